@@ -1,0 +1,101 @@
+"""Async front of the embedder: micro-batches concurrent calls on one dedicated thread.
+
+Calls that arrive while the model is busy wait for the next run and go in together, so under load
+one ONNX run serves many requests, and at low load a call waits for no timer. The thread is
+dedicated so the hot path never queues behind unrelated work in the loop's default executor.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import OrderedDict
+from concurrent.futures import ThreadPoolExecutor
+from typing import Protocol
+
+import numpy as np
+
+from memory_extproc import metrics
+
+
+class Embedder(Protocol):
+    dimension: int
+
+    def embed(self, texts: list[str]) -> np.ndarray: ...
+
+
+class EmbeddingBatcher:
+    def __init__(
+        self,
+        embedder: Embedder,
+        *,
+        max_batch: int = 32,
+        cache_size: int = 1024,
+        name: str = "embed",
+    ) -> None:
+        self.dimension = embedder.dimension
+        self._embedder = embedder
+        self._max_batch = max_batch
+        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._cache_size = cache_size
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix=name)
+        self._pending: list[tuple[str, asyncio.Future[np.ndarray]]] = []
+        self._draining = False
+        self._drain_task: asyncio.Task[None] | None = None
+        self._name = name
+
+    async def embed(self, text: str) -> np.ndarray:
+        cached = self._cache.get(text)
+        if cached is not None:
+            self._cache.move_to_end(text)
+            return cached
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[np.ndarray] = loop.create_future()
+        self._pending.append((text, future))
+        if not self._draining:
+            self._draining = True
+            self._drain_task = loop.create_task(self._drain())
+        return await future
+
+    async def embed_many(self, texts: list[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        return np.stack(await asyncio.gather(*(self.embed(t) for t in texts)))
+
+    def close(self) -> None:
+        self._executor.shutdown(wait=False, cancel_futures=True)
+
+    async def _drain(self) -> None:
+        loop = asyncio.get_running_loop()
+        try:
+            while self._pending:
+                batch = self._pending[: self._max_batch]
+                del self._pending[: self._max_batch]
+                batch = [(t, f) for t, f in batch if not f.done()]  # callers past their budget
+                if not batch:
+                    continue
+                texts = list(dict.fromkeys(t for t, _ in batch))
+                try:
+                    with metrics.EMBEDDING_SECONDS.labels(self._name).time():
+                        vectors = await loop.run_in_executor(
+                            self._executor, self._embedder.embed, texts
+                        )
+                except Exception as exc:  # every waiter gets the failure
+                    for _, future in batch:
+                        if not future.done():
+                            future.set_exception(exc)
+                    continue
+                metrics.EMBEDDING_BATCH_SIZE.labels(self._name).observe(len(texts))
+                by_text = {t: vectors[i] for i, t in enumerate(texts)}
+                for text, vector in by_text.items():
+                    vector.setflags(write=False)
+                    self._remember(text, vector)
+                for text, future in batch:
+                    if not future.done():
+                        future.set_result(by_text[text])
+        finally:
+            self._draining = False
+
+    def _remember(self, text: str, vector: np.ndarray) -> None:
+        self._cache[text] = vector
+        if len(self._cache) > self._cache_size:
+            self._cache.popitem(last=False)

@@ -1,0 +1,50 @@
+"""all-MiniLM-L6-v2 on onnxruntime: tokenize, run, mean-pool, normalize."""
+
+from __future__ import annotations
+
+import numpy as np
+import onnxruntime as ort
+from tokenizers import Tokenizer
+
+from memory_extproc.embedding.model import DIMENSION, MAX_SEQUENCE_TOKENS, ModelFiles
+
+
+class OnnxEmbedder:
+    """Synchronous and CPU-bound: call it from a worker thread, never from the event loop."""
+
+    dimension = DIMENSION
+
+    def __init__(self, files: ModelFiles, threads: int = 1) -> None:
+        files.verify()
+        self._tokenizer = Tokenizer.from_file(str(files.tokenizer))
+        self._tokenizer.enable_truncation(max_length=MAX_SEQUENCE_TOKENS)
+        self._tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # a token, not a secret
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        self._session = ort.InferenceSession(
+            str(files.onnx), options, providers=["CPUExecutionProvider"]
+        )
+        output = self._session.get_outputs()[0]
+        if output.shape[-1] != DIMENSION:
+            raise ValueError(
+                f"model {files.onnx} outputs {output.shape[-1]} dimensions, expected {DIMENSION}"
+            )
+        self._input_names = {i.name for i in self._session.get_inputs()}
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        """Unit-length float32 vectors, one row per text."""
+        if not texts:
+            return np.zeros((0, DIMENSION), dtype=np.float32)
+        encodings = self._tokenizer.encode_batch(texts)
+        ids = np.array([e.ids for e in encodings], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+        feeds = {"input_ids": ids, "attention_mask": mask}
+        if "token_type_ids" in self._input_names:
+            feeds["token_type_ids"] = np.zeros_like(ids)
+        (hidden,) = self._session.run(None, feeds)
+        weights = mask[:, :, None].astype(np.float32)
+        pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+        return (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)

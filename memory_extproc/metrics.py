@@ -1,0 +1,65 @@
+"""Prometheus metrics. Labels are small closed sets: never a user id, memory id or text."""
+
+from __future__ import annotations
+
+from prometheus_client import Counter, Gauge, Histogram
+
+_LATENCY_BUCKETS = (
+    0.001, 0.002, 0.003, 0.005, 0.0075, 0.01, 0.015, 0.02, 0.03, 0.05, 0.075, 0.1, 0.2, 0.5, 1.0,
+)  # fmt: skip
+
+EXTPROC_STREAMS = Counter(
+    "memory_extproc_streams_total", "ext_proc streams opened by Envoy (one per HTTP request)"
+)
+EXTPROC_ERRORS = Counter(
+    "memory_extproc_errors_total",
+    "Internal errors answered with CONTINUE (fail open), by the message being processed",
+    ["phase"],
+)
+REQUESTS = Counter(
+    "memory_extproc_requests_total",
+    "HTTP requests seen, by API (chat_completions, responses, other)",
+    ["api"],
+)
+RETRIEVAL_OUTCOMES = Counter(
+    "memory_retrieval_outcomes_total",
+    "What memory did for each LLM request: injected, no_results, a skip reason, timeout or error",
+    ["outcome"],
+)
+RETRIEVAL_SECONDS = Histogram(
+    "memory_retrieval_seconds",
+    "Time spent on retrieval for requests that searched (decision, embedding, search, injection)",
+    buckets=_LATENCY_BUCKETS,
+)
+INJECTED_MEMORIES = Histogram(
+    "memory_injected_memories",
+    "Memories injected per request that received any",
+    buckets=(1, 2, 3, 4, 5, 6, 8, 10, 15, 20),
+)
+INJECTED_CHARS = Histogram(
+    "memory_injected_chars",
+    "Size of the injected memory context, in characters",
+    buckets=(100, 250, 500, 1000, 2000, 4000, 8000),
+)
+EMBEDDING_SECONDS = Histogram(
+    "memory_embedding_seconds",
+    "Time of one embedding model run, by embedder (hot path or background)",
+    ["embedder"],
+    buckets=_LATENCY_BUCKETS,
+)
+EMBEDDING_BATCH_SIZE = Histogram(
+    "memory_embedding_batch_size",
+    "Texts per embedding model run",
+    ["embedder"],
+    buckets=(1, 2, 4, 8, 16, 32, 64),
+)
+STORE_ERRORS = Counter(
+    "memory_store_errors_total", "Failed store (Milvus) operations, by operation", ["operation"]
+)
+STORE_SECONDS = Histogram(
+    "memory_store_seconds", "Store (Milvus) operation latency", ["operation"],
+    buckets=_LATENCY_BUCKETS,
+)  # fmt: skip
+STORE_AVAILABLE = Gauge(
+    "memory_store_available", "1 while the memory store is connected and usable, else 0"
+)
