@@ -1,0 +1,45 @@
+"""Milvus boolean expressions built from validated, escaped values only.
+
+A user id goes into a filter as a double-quoted string literal with ``\\`` and ``"`` escaped, so
+``alice" or user_id != "`` can only ever match the user of that literal name. Field names and
+memory types come from our own constants, never from input.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from memory_extproc.store.model import (
+    MemoryType,
+    is_memory_id,
+    validate_scope_value,
+)
+
+
+def quote(value: str) -> str:
+    escaped = value.replace("\\", "\\\\").replace('"', '\\"')
+    return f'"{escaped}"'
+
+
+def user_scope(
+    user_id: str,
+    *,
+    project_id: str | None = None,
+    types: Sequence[MemoryType] = (),
+    active_only: bool = True,
+) -> str:
+    clauses = [f"user_id == {quote(validate_scope_value(user_id))}"]
+    if project_id is not None:
+        project = validate_scope_value(project_id, "project id") if project_id else ""
+        clauses.append(f"project_id == {quote(project)}")
+    if types:
+        clauses.append(f"type in [{', '.join(quote(MemoryType(t).value) for t in types)}]")
+    if active_only:
+        clauses.append('superseded_by == ""')
+    return " and ".join(clauses)
+
+
+def one_memory(user_id: str, memory_id: str) -> str:
+    if not is_memory_id(memory_id):
+        raise ValueError("not a memory id")
+    return f"id == {quote(memory_id)} and {user_scope(user_id, active_only=False)}"

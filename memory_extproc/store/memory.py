@@ -1,0 +1,83 @@
+"""InMemoryStore: the Store protocol in a dict, for unit tests and tiny experiments.
+
+Not durable, not shared between processes; integration tests and `make run` use Milvus.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from memory_extproc.store.model import (
+    Memory,
+    MemoryType,
+    ScoredMemory,
+    SearchRequest,
+    validate_scope_value,
+)
+
+
+class InMemoryStore:
+    def __init__(self) -> None:
+        self._rows: dict[str, tuple[Memory, np.ndarray]] = {}
+
+    @property
+    def available(self) -> bool:
+        return True
+
+    async def store(self, memory: Memory, vector: np.ndarray) -> None:
+        self._rows[memory.id] = (memory, np.asarray(vector, dtype=np.float32))
+
+    async def update(self, memory: Memory, vector: np.ndarray) -> None:
+        await self.store(memory, vector)
+
+    async def retrieve(self, request: SearchRequest) -> list[ScoredMemory]:
+        validate_scope_value(request.user_id)
+        scored = [
+            ScoredMemory(memory, float(np.dot(vector, request.vector)))
+            for memory, vector in self._rows.values()
+            if self._in_scope(memory, request.user_id, request.project_id, request.types)
+        ]
+        scored.sort(key=lambda s: s.score, reverse=True)
+        return [s for s in scored[: request.limit] if s.score >= request.threshold]
+
+    async def get(self, user_id: str, memory_id: str) -> Memory | None:
+        row = self._rows.get(memory_id)
+        return row[0] if row and row[0].user_id == user_id else None
+
+    async def list(
+        self, user_id: str, *, limit: int = 100, types: Sequence[MemoryType] = ()
+    ) -> list[Memory]:
+        rows = [m for m, _ in self._rows.values() if self._in_scope(m, user_id, None, types)]
+        return sorted(rows, key=lambda m: m.created_at, reverse=True)[:limit]
+
+    async def forget(self, user_id: str, memory_id: str) -> bool:
+        if await self.get(user_id, memory_id) is None:
+            return False
+        del self._rows[memory_id]
+        return True
+
+    async def forget_by_scope(self, user_id: str, project_id: str | None = None) -> int:
+        doomed = [
+            m.id
+            for m, _ in self._rows.values()
+            if m.user_id == user_id and (project_id is None or m.project_id == project_id)
+        ]
+        for memory_id in doomed:
+            del self._rows[memory_id]
+        return len(doomed)
+
+    async def close(self) -> None:
+        self._rows.clear()
+
+    @staticmethod
+    def _in_scope(
+        memory: Memory, user_id: str, project_id: str | None, types: Sequence[MemoryType]
+    ) -> bool:
+        return (
+            memory.user_id == user_id
+            and not memory.superseded_by
+            and (project_id is None or memory.project_id == project_id)
+            and (not types or memory.type in types)
+        )

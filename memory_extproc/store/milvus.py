@@ -1,0 +1,374 @@
+"""MilvusStore: the Store protocol on Milvus (pymilvus' AsyncMilvusClient).
+
+* ``user_id`` is the partition key, so a search touches one user's partition, not everyone's.
+* Consistency is chosen per call. Hot-path searches read at "Eventually" and never wait; every
+  write ends with a "Strong" read of what it wrote (a visibility barrier, ~one Milvus time tick,
+  off the hot path), so a memory stored or forgotten is seen by the very next search, from any
+  processor that uses this Milvus.
+* Down at start-up or later: ``available`` turns false, callers fail open, and a background task
+  reconnects.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, TypeVar
+
+import numpy as np
+from pymilvus import AsyncMilvusClient, DataType, MilvusClient
+
+from memory_extproc import metrics
+from memory_extproc.store import filters
+from memory_extproc.store.model import (
+    MAX_SCOPE_BYTES,
+    Memory,
+    MemoryType,
+    ScoredMemory,
+    SearchRequest,
+    StoreUnavailableError,
+)
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+SCHEMA_TAG = "memory-extproc schema v1"
+_OUTPUT_FIELDS = [
+    "id", "user_id", "project_id", "type", "content", "source", "created_at", "updated_at",
+    "access_count", "importance", "content_hash", "superseded_by", "expires_at", "meta",
+]  # fmt: skip
+
+
+class SchemaMismatchError(RuntimeError):
+    """The collection exists with a shape this release cannot use; refusing to start."""
+
+
+def _schema(dimension: int) -> Any:
+    schema = MilvusClient.create_schema(
+        auto_id=False, enable_dynamic_field=False, description=SCHEMA_TAG
+    )
+    schema.add_field("id", DataType.VARCHAR, max_length=40, is_primary=True)
+    schema.add_field("user_id", DataType.VARCHAR, max_length=MAX_SCOPE_BYTES, is_partition_key=True)
+    schema.add_field("project_id", DataType.VARCHAR, max_length=MAX_SCOPE_BYTES)
+    schema.add_field("type", DataType.VARCHAR, max_length=16)
+    schema.add_field("content", DataType.VARCHAR, max_length=8192)
+    schema.add_field("embedding", DataType.FLOAT_VECTOR, dim=dimension)
+    schema.add_field("source", DataType.VARCHAR, max_length=64)
+    schema.add_field("created_at", DataType.INT64)
+    schema.add_field("updated_at", DataType.INT64)
+    schema.add_field("access_count", DataType.INT64)
+    schema.add_field("importance", DataType.FLOAT)
+    schema.add_field("content_hash", DataType.VARCHAR, max_length=64)
+    schema.add_field("superseded_by", DataType.VARCHAR, max_length=40)
+    schema.add_field("expires_at", DataType.INT64)
+    schema.add_field("meta", DataType.JSON)
+    return schema
+
+
+def _row(memory: Memory, vector: np.ndarray) -> dict[str, Any]:
+    return {
+        "id": memory.id,
+        "user_id": memory.user_id,
+        "project_id": memory.project_id,
+        "type": memory.type.value,
+        "content": memory.content,
+        "embedding": vector.astype(np.float32).tolist(),
+        "source": memory.source,
+        "created_at": memory.created_at,
+        "updated_at": memory.updated_at,
+        "access_count": memory.access_count,
+        "importance": memory.importance,
+        "content_hash": memory.content_hash,
+        "superseded_by": memory.superseded_by,
+        "expires_at": memory.expires_at,
+        "meta": dict(memory.meta),
+    }
+
+
+def _memory(entity: dict[str, Any]) -> Memory:
+    return Memory(
+        id=entity["id"],
+        user_id=entity["user_id"],
+        type=MemoryType(entity["type"]),
+        content=entity["content"],
+        project_id=entity["project_id"],
+        source=entity["source"],
+        created_at=entity["created_at"],
+        updated_at=entity["updated_at"],
+        access_count=entity["access_count"],
+        importance=entity["importance"],
+        content_hash=entity["content_hash"],
+        superseded_by=entity["superseded_by"],
+        expires_at=entity["expires_at"],
+        meta=entity.get("meta") or {},
+    )
+
+
+class MilvusStore:
+    def __init__(
+        self,
+        uri: str,
+        collection: str,
+        dimension: int,
+        *,
+        token: str = "",
+        timeout_s: float = 5.0,
+        reconnect_interval_s: float = 2.0,
+    ) -> None:
+        self._uri = uri
+        self._collection = collection
+        self._dimension = dimension
+        self._token = token
+        self._timeout = timeout_s
+        self._reconnect_interval = reconnect_interval_s
+        self._client: AsyncMilvusClient | None = None
+        self._reconnect_task: asyncio.Task[None] | None = None
+        metrics.STORE_AVAILABLE.set(0)
+
+    @property
+    def available(self) -> bool:
+        return self._client is not None
+
+    async def start(self) -> None:
+        """Connect now if Milvus is up; otherwise keep retrying in the background.
+
+        A collection of the wrong shape raises SchemaMismatchError: that is a configuration error,
+        not an outage, and the service must not start with it.
+        """
+        try:
+            await self._connect()
+        except SchemaMismatchError:
+            raise
+        except Exception as exc:  # any failure here means "not reachable yet"
+            log.error(
+                "Milvus unavailable, memory disabled; retrying in the background",
+                extra={"uri": self._uri, "error": f"{type(exc).__name__}: {exc}"[:300]},
+            )
+            self._start_reconnect()
+
+    async def close(self) -> None:
+        if self._reconnect_task is not None:
+            self._reconnect_task.cancel()
+        await self._drop_client()
+
+    async def _connect(self) -> None:
+        client = AsyncMilvusClient(uri=self._uri, token=self._token, timeout=self._timeout)
+        try:
+            await self._ensure_collection(client)
+        except BaseException:
+            await client.close()
+            raise
+        self._client = client
+        metrics.STORE_AVAILABLE.set(1)
+        log.info("Milvus connected, memory enabled", extra={"uri": self._uri})
+
+    async def _ensure_collection(self, client: AsyncMilvusClient) -> None:
+        name = self._collection
+        if await client.has_collection(name, timeout=self._timeout):
+            description = await client.describe_collection(name, timeout=self._timeout)
+            self._check_schema(description)
+        else:
+            index = MilvusClient.prepare_index_params()
+            index.add_index(
+                field_name="embedding",
+                index_type="HNSW",
+                metric_type="COSINE",
+                params={"M": 16, "efConstruction": 200},
+            )
+            await client.create_collection(
+                name,
+                schema=_schema(self._dimension),
+                index_params=index,
+                consistency_level="Session",
+                timeout=self._timeout,
+            )
+            log.info("created Milvus collection", extra={"collection": name})
+        await client.load_collection(name, timeout=max(self._timeout, 60.0))
+
+    def _check_schema(self, description: dict[str, Any]) -> None:
+        fields = {f["name"]: f for f in description.get("fields", [])}
+        embedding = fields.get("embedding")
+        if embedding is None or description.get("description") != SCHEMA_TAG:
+            raise SchemaMismatchError(
+                f"Milvus collection {self._collection!r} was not created by memory-extproc "
+                f"({SCHEMA_TAG}); use another collection name or drop it"
+            )
+        dim = int(embedding["params"]["dim"])
+        if dim != self._dimension:
+            raise SchemaMismatchError(
+                f"Milvus collection {self._collection!r} stores {dim}-dimensional vectors but the "
+                f"embedding model produces {self._dimension}: use a new collection for this model"
+            )
+
+    def _start_reconnect(self) -> None:
+        if self._reconnect_task is None or self._reconnect_task.done():
+            self._reconnect_task = asyncio.get_running_loop().create_task(self._reconnect_loop())
+
+    async def _reconnect_loop(self) -> None:
+        while self._client is None:
+            await asyncio.sleep(self._reconnect_interval)
+            try:
+                await self._connect()
+            except SchemaMismatchError as exc:
+                log.error("Milvus collection unusable, memory stays disabled: %s", exc)
+                return
+            except Exception as exc:
+                log.debug("Milvus still unavailable: %s", type(exc).__name__)
+
+    async def _drop_client(self) -> None:
+        client, self._client = self._client, None
+        metrics.STORE_AVAILABLE.set(0)
+        if client is not None:
+            try:
+                await client.close()
+            except Exception:  # closing a broken channel may fail too
+                log.debug("closing Milvus client failed", exc_info=True)
+
+    async def _call(self, operation: str, fn: Callable[[AsyncMilvusClient], Awaitable[T]]) -> T:
+        client = self._client
+        if client is None:
+            raise StoreUnavailableError("Milvus is not connected")
+        started = time.perf_counter()
+        try:
+            result = await fn(client)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            metrics.STORE_ERRORS.labels(operation).inc()
+            if _is_connection_error(exc) and self._client is client:
+                log.error("Milvus unavailable, memory disabled: %s", type(exc).__name__)
+                await self._drop_client()
+                self._start_reconnect()
+            raise StoreUnavailableError(f"Milvus {operation} failed: {exc}") from exc
+        metrics.STORE_SECONDS.labels(operation).observe(time.perf_counter() - started)
+        return result
+
+    async def _visible(self, client: AsyncMilvusClient, memory_id: str) -> None:
+        """Wait until every query node has applied our writes (see module docstring)."""
+        await client.query(
+            self._collection,
+            filter=f"id == {filters.quote(memory_id)}",
+            output_fields=["id"],
+            limit=1,
+            consistency_level="Strong",
+            timeout=self._timeout,
+        )
+
+    async def store(self, memory: Memory, vector: np.ndarray) -> None:
+        await self.store_many([(memory, vector)])
+
+    async def store_many(
+        self, items: Sequence[tuple[Memory, np.ndarray]], *, wait_visible: bool = True
+    ) -> None:
+        if not items:
+            return
+        rows = [_row(m, v) for m, v in items]
+
+        async def op(client: AsyncMilvusClient) -> None:
+            await client.insert(self._collection, rows, timeout=self._timeout)
+            if wait_visible:
+                await self._visible(client, rows[-1]["id"])
+
+        await self._call("insert", op)
+
+    async def update(self, memory: Memory, vector: np.ndarray) -> None:
+        row = _row(memory, vector)
+
+        async def op(client: AsyncMilvusClient) -> None:
+            await client.upsert(self._collection, [row], timeout=self._timeout)
+            await self._visible(client, memory.id)
+
+        await self._call("upsert", op)
+
+    async def retrieve(self, request: SearchRequest) -> list[ScoredMemory]:
+        expr = filters.user_scope(
+            request.user_id, project_id=request.project_id, types=request.types
+        )
+        vector = request.vector.astype(np.float32).tolist()
+
+        async def op(client: AsyncMilvusClient) -> list[list[dict[str, Any]]]:
+            return await client.search(
+                self._collection,
+                data=[vector],
+                filter=expr,
+                limit=request.limit,
+                output_fields=_OUTPUT_FIELDS,
+                search_params={"metric_type": "COSINE", "params": {"ef": max(64, request.limit)}},
+                consistency_level="Eventually",
+                timeout=self._timeout,
+            )
+
+        hits = (await self._call("search", op))[0]
+        results = []
+        for hit in hits:
+            entity = hit["entity"]
+            # Defence in depth: the filter already scopes to the user; check again anyway.
+            if entity["user_id"] != request.user_id or hit["distance"] < request.threshold:
+                continue
+            results.append(ScoredMemory(_memory({**entity, "id": hit["id"]}), hit["distance"]))
+        return results
+
+    async def get(self, user_id: str, memory_id: str) -> Memory | None:
+        expr = filters.one_memory(user_id, memory_id)
+
+        async def op(client: AsyncMilvusClient) -> list[dict[str, Any]]:
+            return await client.query(
+                self._collection, filter=expr, output_fields=_OUTPUT_FIELDS, limit=1,
+                timeout=self._timeout,
+            )  # fmt: skip
+
+        rows = await self._call("get", op)
+        return _memory(rows[0]) if rows and rows[0]["user_id"] == user_id else None
+
+    async def list(
+        self, user_id: str, *, limit: int = 100, types: Sequence[MemoryType] = ()
+    ) -> list[Memory]:
+        expr = filters.user_scope(user_id, types=types)
+
+        async def op(client: AsyncMilvusClient) -> list[dict[str, Any]]:
+            return await client.query(
+                self._collection, filter=expr, output_fields=_OUTPUT_FIELDS, limit=limit,
+                timeout=self._timeout,
+            )  # fmt: skip
+
+        rows = await self._call("list", op)
+        memories = [_memory(r) for r in rows if r["user_id"] == user_id]
+        return sorted(memories, key=lambda m: m.created_at, reverse=True)
+
+    async def forget(self, user_id: str, memory_id: str) -> bool:
+        if await self.get(user_id, memory_id) is None:
+            return False
+        expr = filters.one_memory(user_id, memory_id)
+
+        async def op(client: AsyncMilvusClient) -> None:
+            await client.delete(self._collection, filter=expr, timeout=self._timeout)
+            await self._visible(client, memory_id)
+
+        await self._call("delete", op)
+        return True
+
+    async def forget_by_scope(self, user_id: str, project_id: str | None = None) -> int:
+        expr = filters.user_scope(user_id, project_id=project_id, active_only=False)
+
+        async def op(client: AsyncMilvusClient) -> int:
+            result = await client.delete(self._collection, filter=expr, timeout=self._timeout)
+            await client.query(
+                self._collection, filter=expr, output_fields=["id"], limit=1,
+                consistency_level="Strong", timeout=self._timeout,
+            )  # fmt: skip
+            return int(result.get("delete_count", 0))
+
+        return await self._call("delete_scope", op)
+
+
+def _is_connection_error(exc: Exception) -> bool:
+    import grpc  # local: only needed on the error path
+
+    code = getattr(exc, "code", None)
+    if isinstance(exc, grpc.aio.AioRpcError):
+        return exc.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
+    # pymilvus wraps transport failures in MilvusException with code 1/2 (unexpected/connect)
+    text = str(exc).lower()
+    return code in (1, 2) or "unavailable" in text or "connect" in text or "deadline" in text

@@ -1,0 +1,157 @@
+"""The memory record and the Store protocol every backend implements."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import time
+import unicodedata
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, Protocol
+
+import numpy as np
+
+
+class MemoryType(StrEnum):
+    SEMANTIC = "semantic"  # facts, preferences
+    PROCEDURAL = "procedural"  # how-to, steps
+    EPISODIC = "episodic"  # past events, conversation snippets
+
+
+MAX_CONTENT_CHARS = 2000
+MAX_SCOPE_BYTES = 256  # user_id / project_id, as stored in Milvus VARCHAR(256)
+_MEMORY_ID = re.compile(r"^mem_[0-9a-f]{32}$")
+
+
+class InvalidScopeError(ValueError):
+    """A user or project id that cannot be stored or filtered on safely."""
+
+
+def validate_scope_value(value: str, what: str = "user id") -> str:
+    """Accept any printable Unicode id up to 256 UTF-8 bytes; reject what could not round-trip.
+
+    Hostile but printable ids (quotes, ``or``, backslashes) are legal: filters escape them.
+    """
+    if not value:
+        raise InvalidScopeError(f"{what} is empty")
+    try:
+        encoded = value.encode("utf-8")
+    except UnicodeEncodeError as exc:  # lone surrogates
+        raise InvalidScopeError(f"{what} is not valid Unicode") from exc
+    if len(encoded) > MAX_SCOPE_BYTES:
+        raise InvalidScopeError(f"{what} is longer than {MAX_SCOPE_BYTES} bytes")
+    if any(unicodedata.category(ch) in ("Cc", "Cs") for ch in value):
+        raise InvalidScopeError(f"{what} contains control characters")
+    return value
+
+
+def is_memory_id(value: str) -> bool:
+    return bool(_MEMORY_ID.match(value))
+
+
+def new_memory_id() -> str:
+    return f"mem_{uuid.uuid4().hex}"
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def content_hash(content: str) -> str:
+    """Normalized content digest: re-extracting the same fact must not store it twice."""
+    normalized = " ".join(unicodedata.normalize("NFKC", content).casefold().split())
+    return hashlib.sha256(normalized.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class Memory:
+    id: str
+    user_id: str
+    type: MemoryType
+    content: str
+    project_id: str = ""
+    source: str = ""  # how it was made: "conversation", "api", "cli", …
+    created_at: int = 0  # epoch milliseconds
+    updated_at: int = 0
+    access_count: int = 0
+    importance: float = 0.5
+    content_hash: str = ""
+    superseded_by: str = ""  # set when a newer memory replaced this one; excluded from search
+    expires_at: int = 0  # epoch milliseconds; 0 = never
+    meta: Mapping[str, Any] = field(default_factory=dict)  # provenance, audit trail
+
+    @classmethod
+    def new(
+        cls,
+        user_id: str,
+        content: str,
+        type: MemoryType = MemoryType.SEMANTIC,
+        *,
+        project_id: str = "",
+        source: str = "",
+        created_at: int | None = None,
+        importance: float = 0.5,
+        meta: Mapping[str, Any] | None = None,
+    ) -> Memory:
+        ts = now_ms() if created_at is None else created_at
+        return cls(
+            id=new_memory_id(),
+            user_id=validate_scope_value(user_id),
+            type=MemoryType(type),
+            content=content,
+            project_id=validate_scope_value(project_id, "project id") if project_id else "",
+            source=source,
+            created_at=ts,
+            updated_at=ts,
+            importance=importance,
+            content_hash=content_hash(content),
+            meta=dict(meta or {}),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class ScoredMemory:
+    memory: Memory
+    score: float  # cosine similarity in [-1, 1]
+
+
+@dataclass(frozen=True, slots=True)
+class SearchRequest:
+    user_id: str
+    vector: np.ndarray
+    limit: int = 5
+    threshold: float = 0.6
+    types: Sequence[MemoryType] = field(default_factory=tuple)  # empty: all types
+    project_id: str | None = None  # None: every project of the user
+
+
+class StoreUnavailableError(RuntimeError):
+    """The backend cannot be reached; callers fail open."""
+
+
+class Store(Protocol):
+    """Every method is scoped to one user: there is no call that can reach another user's rows."""
+
+    @property
+    def available(self) -> bool: ...
+
+    async def store(self, memory: Memory, vector: np.ndarray) -> None: ...
+
+    async def retrieve(self, request: SearchRequest) -> list[ScoredMemory]: ...
+
+    async def get(self, user_id: str, memory_id: str) -> Memory | None: ...
+
+    async def update(self, memory: Memory, vector: np.ndarray) -> None: ...
+
+    async def list(
+        self, user_id: str, *, limit: int = 100, types: Sequence[MemoryType] = ()
+    ) -> list[Memory]: ...
+
+    async def forget(self, user_id: str, memory_id: str) -> bool: ...
+
+    async def forget_by_scope(self, user_id: str, project_id: str | None = None) -> int: ...
+
+    async def close(self) -> None: ...
