@@ -1,0 +1,1 @@
+"""Pure functions on OpenAI-compatible bodies: parse and rewrite requests, read answers."""

@@ -1,0 +1,217 @@
+"""Chat Completions and Responses API requests: what the user asked, and the rewritten body.
+
+Pure functions on bytes and plain data. Identity is never read from the body: the non-standard
+``memory_context`` field is removed before forwarding and otherwise ignored.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, TypeGuard
+
+import orjson
+
+from memory_extproc.store.model import MemoryType
+
+MEMORY_FIELDS = ("memory_config", "memory_context")
+
+
+class Api(StrEnum):
+    CHAT_COMPLETIONS = "chat_completions"
+    RESPONSES = "responses"
+
+
+class InvalidRequestBody(ValueError):
+    """Not a request we can read; it is forwarded untouched and the LLM answers it."""
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    role: str  # system, developer, user, assistant, tool
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryOptions:
+    """Per-request ``memory_config``. Each value can only narrow what the operator allows."""
+
+    enabled: bool | None = None
+    auto_store: bool | None = None
+    retrieval_limit: int | None = None
+    similarity_threshold: float | None = None
+    memory_types: tuple[MemoryType, ...] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ChatRequest:
+    api: Api
+    body: dict[str, Any]  # the parsed body, memory fields already removed
+    model: str
+    turns: tuple[Turn, ...]
+    stream: bool
+    options: MemoryOptions
+    had_memory_fields: bool
+    previous_response_id: str = ""
+
+    @property
+    def query(self) -> str:
+        """The latest user message: what retrieval searches for."""
+        for turn in reversed(self.turns):
+            if turn.role == "user":
+                return turn.text
+        return ""
+
+    @property
+    def earlier_user_messages(self) -> list[str]:
+        users = [t.text for t in self.turns if t.role == "user" and t.text]
+        return users[:-1]
+
+    @property
+    def ends_with_tool_output(self) -> bool:
+        """The request carries a tool result back to the model: a tool loop, not a user turn."""
+        return bool(self.turns) and self.turns[-1].role == "tool"
+
+
+def parse_request(api: Api, raw: bytes) -> ChatRequest:
+    try:
+        body = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise InvalidRequestBody("body is not valid JSON") from exc
+    if not isinstance(body, dict):
+        raise InvalidRequestBody("body is not a JSON object")
+    had_memory_fields = any(k in body for k in MEMORY_FIELDS)
+    options = _memory_options(body.get("memory_config"))
+    for key in MEMORY_FIELDS:
+        body.pop(key, None)
+    turns = _chat_turns(body) if api is Api.CHAT_COMPLETIONS else _responses_turns(body)
+    model = body.get("model")
+    previous = body.get("previous_response_id")
+    return ChatRequest(
+        api=api,
+        body=body,
+        model=model if isinstance(model, str) else "",
+        turns=tuple(turns),
+        stream=body.get("stream") is True,
+        options=options,
+        had_memory_fields=had_memory_fields,
+        previous_response_id=previous if isinstance(previous, str) else "",
+    )
+
+
+def with_memory_context(request: ChatRequest, context: str) -> dict[str, Any]:
+    """The body with the memory context added: one system message, or Responses instructions.
+
+    The system message goes after the operator's leading system/developer messages, so their
+    prompt keeps its place and the conversation follows unchanged.
+    """
+    body = dict(request.body)
+    if request.api is Api.CHAT_COMPLETIONS:
+        messages = list(body.get("messages") or [])
+        at = 0
+        while at < len(messages) and _role(messages[at]) in ("system", "developer"):
+            at += 1
+        messages.insert(at, {"role": "system", "content": context})
+        body["messages"] = messages
+    else:
+        instructions = body.get("instructions")
+        if isinstance(instructions, str) and instructions.strip():
+            body["instructions"] = f"{instructions}\n\n{context}"
+        else:
+            body["instructions"] = context
+    return body
+
+
+def encode(body: dict[str, Any]) -> bytes:
+    return orjson.dumps(body)
+
+
+def _role(message: Any) -> str:
+    return message.get("role", "") if isinstance(message, dict) else ""
+
+
+def _text(content: Any) -> str:
+    """Text of a message content: a string, or the text parts of a list of parts."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = []
+        for part in content:
+            if isinstance(part, str):
+                parts.append(part)
+            elif isinstance(part, dict) and isinstance(part.get("text"), str):
+                parts.append(part["text"])
+        return "\n".join(parts)
+    return ""
+
+
+def _chat_turns(body: dict[str, Any]) -> list[Turn]:
+    messages = body.get("messages")
+    if not isinstance(messages, list):
+        raise InvalidRequestBody("messages is not a list")
+    turns = []
+    for message in messages:
+        role = _role(message)
+        if role == "function":
+            role = "tool"
+        if role:
+            turns.append(Turn(role, _text(message.get("content"))))
+    return turns
+
+
+def _responses_turns(body: dict[str, Any]) -> list[Turn]:
+    items = body.get("input")
+    if isinstance(items, str):
+        return [Turn("user", items)]
+    if not isinstance(items, list):
+        raise InvalidRequestBody("input is neither a string nor a list")
+    turns = []
+    for item in items:
+        if not isinstance(item, dict):
+            continue
+        kind = item.get("type", "message")
+        if kind == "message" and isinstance(item.get("role"), str):
+            turns.append(Turn(item["role"], _text(item.get("content"))))
+        elif kind in ("function_call_output", "custom_tool_call_output"):
+            turns.append(Turn("tool", _text(item.get("output"))))
+        elif kind in ("function_call", "custom_tool_call"):
+            turns.append(Turn("assistant", ""))
+    return turns
+
+
+def _memory_options(config: Any) -> MemoryOptions:
+    """Read ``memory_config`` leniently: a value of the wrong type is ignored, not fatal."""
+    if not isinstance(config, dict):
+        return MemoryOptions()
+    limit = config.get("retrieval_limit")
+    threshold = config.get("similarity_threshold")
+    types = config.get("memory_types")
+    return MemoryOptions(
+        enabled=_bool(config.get("enabled")),
+        auto_store=_bool(config.get("auto_store")),
+        retrieval_limit=limit if _is_int(limit) and limit >= 0 else None,
+        similarity_threshold=(
+            float(threshold)
+            if isinstance(threshold, int | float)
+            and not isinstance(threshold, bool)
+            and math.isfinite(threshold)
+            else None
+        ),
+        memory_types=_memory_types(types),
+    )
+
+
+def _bool(value: Any) -> bool | None:
+    return value if isinstance(value, bool) else None
+
+
+def _is_int(value: Any) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _memory_types(value: Any) -> tuple[MemoryType, ...] | None:
+    if not isinstance(value, list):
+        return None
+    known = {t.value for t in MemoryType}
+    return tuple(MemoryType(v) for v in value if isinstance(v, str) and v in known)

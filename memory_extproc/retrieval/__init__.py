@@ -1,0 +1,1 @@
+"""Request path: decide whether memory can help, build the query, search, format the context."""

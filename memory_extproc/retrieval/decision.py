@@ -1,0 +1,82 @@
+"""Should this request search memory? A pure decision with a named reason for every skip."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class Skip(StrEnum):
+    NO_USER = "no_user"  # no authenticated identity: never guess one
+    OPTED_OUT = "opted_out"  # opt-out header
+    DISABLED_BY_REQUEST = "disabled_by_request"  # memory_config.enabled = false
+    ROUTE_EXCLUDED = "route_excluded"
+    MODEL_EXCLUDED = "model_excluded"
+    TOOL_OUTPUT = "tool_output"  # the request returns a tool result: a tool loop
+    TOOL_SIGNAL = "tool_signal"  # an upstream classifier says a tool answers this
+    FACT_QUERY = "fact_query"  # general-knowledge question, nothing personal in it
+    GREETING = "greeting"
+    NO_QUERY = "no_query"  # no user text to search with
+    ZERO_LIMIT = "zero_limit"  # memory_config.retrieval_limit = 0
+
+
+_PERSONAL = re.compile(r"\b(my|me|mine|myself|i|i'm|i've|i'll|i'd)\b", re.IGNORECASE)
+_GREETING = re.compile(
+    r"^(?:(?:hi|hello|hey|howdy|yo|hiya)(?:\s+there)?|good\s+(?:morning|afternoon|evening)"
+    r"|thanks|thank\s+you|thx|ty|bye|goodbye|see\s+you|ok|okay|sure|yes|no|cool|great)"
+    r"[\s!.,]*$",
+    re.IGNORECASE,
+)
+_GREETING_MAX_CHARS = 20
+
+
+def is_personal(query: str) -> bool:
+    return bool(_PERSONAL.search(query.replace("\u2019", "'")))
+
+
+def is_greeting(query: str) -> bool:
+    """Greeting or acknowledgement only: "Hi!" yes, "Hi, what's my budget?" no."""
+    text = query.strip()
+    return len(text) <= _GREETING_MAX_CHARS and bool(_GREETING.match(text))
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionInput:
+    has_user: bool
+    opted_out: bool
+    enabled_by_request: bool | None
+    path_excluded: bool
+    model_excluded: bool
+    ends_with_tool_output: bool
+    tool_signal: bool
+    fact_signal: bool
+    query: str
+    limit: int
+
+
+def decide(facts: DecisionInput) -> Skip | None:
+    """None means: search memory. Checks run cheapest and most certain first."""
+    if not facts.has_user:
+        return Skip.NO_USER
+    if facts.opted_out:
+        return Skip.OPTED_OUT
+    if facts.enabled_by_request is False:
+        return Skip.DISABLED_BY_REQUEST
+    if facts.path_excluded:
+        return Skip.ROUTE_EXCLUDED
+    if facts.model_excluded:
+        return Skip.MODEL_EXCLUDED
+    if facts.ends_with_tool_output:
+        return Skip.TOOL_OUTPUT
+    if facts.limit <= 0:
+        return Skip.ZERO_LIMIT
+    if not facts.query.strip():
+        return Skip.NO_QUERY
+    if facts.tool_signal:
+        return Skip.TOOL_SIGNAL
+    if facts.fact_signal and not is_personal(facts.query):
+        return Skip.FACT_QUERY
+    if is_greeting(facts.query):
+        return Skip.GREETING
+    return None

@@ -1,0 +1,75 @@
+"""From a parsed request and its headers to a decision: skip (with a reason) or a search plan."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from memory_extproc.llm_api.requests import ChatRequest
+from memory_extproc.retrieval.decision import DecisionInput, Skip, decide
+from memory_extproc.retrieval.query import build_search_query
+from memory_extproc.store.model import MemoryType
+
+
+@dataclass(frozen=True, slots=True)
+class RetrievalPolicy:
+    """What the operator allows; a request's ``memory_config`` can only narrow it."""
+
+    limit: int = 5
+    threshold: float = 0.6
+    max_context_chars: int = 2000
+    excluded_paths: frozenset[str] = frozenset()
+    excluded_models: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True, slots=True)
+class RequestSignals:
+    """What the request headers said (identity is resolved and validated before this)."""
+
+    path: str
+    user_id: str
+    project_id: str = ""
+    opted_out: bool = False
+    tool_signal: bool = False
+    fact_signal: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class SearchPlan:
+    query: str
+    limit: int
+    threshold: float
+    types: tuple[MemoryType, ...]
+
+
+def plan_retrieval(
+    request: ChatRequest, signals: RequestSignals, policy: RetrievalPolicy
+) -> Skip | SearchPlan:
+    options = request.options
+    limit = policy.limit
+    if options.retrieval_limit is not None:
+        limit = min(limit, options.retrieval_limit)
+    threshold = policy.threshold
+    if options.similarity_threshold is not None:
+        threshold = max(threshold, options.similarity_threshold)
+    skip = decide(
+        DecisionInput(
+            has_user=bool(signals.user_id),
+            opted_out=signals.opted_out,
+            enabled_by_request=options.enabled,
+            path_excluded=signals.path in policy.excluded_paths,
+            model_excluded=request.model in policy.excluded_models,
+            ends_with_tool_output=request.ends_with_tool_output,
+            tool_signal=signals.tool_signal,
+            fact_signal=signals.fact_signal,
+            query=request.query,
+            limit=limit,
+        )
+    )
+    if skip is not None:
+        return skip
+    return SearchPlan(
+        query=build_search_query(request.query, request.earlier_user_messages),
+        limit=limit,
+        threshold=threshold,
+        types=options.memory_types or (),
+    )

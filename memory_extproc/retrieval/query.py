@@ -1,0 +1,58 @@
+"""The search query: the user's message, plus recent context when the message is not enough."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+_VAGUE = re.compile(
+    r"^\s*(how much|how many|what about|and (that|this|it|them|those)|this one|that one"
+    r"|the other one|what else)\b",
+    re.IGNORECASE,
+)
+_SELF_CONTAINED_MIN_CHARS = 20
+_CONTEXT_MESSAGES = 3
+_MAX_TERMS_PER_MESSAGE = 8
+_WORD = re.compile(r"[^\W_][\w'$%.,-]*[^\W_]|[^\W_]", re.UNICODE)
+_STOPWORDS = frozenset(
+    """a about above after again all also am an and any are as at be because been before being
+    below between both but by can could did do does doing down during each few for from further
+    had has have having he her here hers herself him himself his how i i'd i'll i'm i've if in
+    into is it it's its itself just let's me more most my myself no nor not now of off on once
+    only or other our ours ourselves out over own please same she should so some such than that
+    that's the their theirs them themselves then there these they this those through to too
+    under until up very was we were what what's when where which while who whom why will with
+    would you your yours yourself yourselves ok okay yes yeah sure thanks thank hi hello hey
+    tell know think want like really much many get got going go""".split()
+)
+
+
+def is_self_contained(query: str) -> bool:
+    """ "What's my budget for the Hawaii trip?" is; "How much?" or "And that one?" is not."""
+    text = query.strip()
+    return len(text) > _SELF_CONTAINED_MIN_CHARS and not _VAGUE.match(text)
+
+
+def key_terms(text: str, limit: int = _MAX_TERMS_PER_MESSAGE) -> list[str]:
+    terms: list[str] = []
+    for word in _WORD.findall(text):
+        lowered = word.lower()
+        if lowered not in _STOPWORDS and lowered not in terms:
+            terms.append(lowered)
+            if len(terms) == limit:
+                break
+    return terms
+
+
+def build_search_query(query: str, earlier_user_messages: Sequence[str]) -> str:
+    """Design §5 option A, context prepend: the message, then key terms of the last 3 user
+    messages before it (the current message is never counted twice)."""
+    query = query.strip()
+    if is_self_contained(query) or not earlier_user_messages:
+        return query
+    terms: list[str] = []
+    for message in reversed(earlier_user_messages[-_CONTEXT_MESSAGES:]):
+        for term in key_terms(message):
+            if term not in terms:
+                terms.append(term)
+    return f"{query} {' '.join(terms)}".strip()

@@ -1,0 +1,118 @@
+"""The request-path edge: run the plan against the embedder and the store, within one budget.
+
+Whatever goes wrong here (timeout, Milvus down, embedder error) the request proceeds unchanged:
+memory is an enhancement, never a dependency. Every request ends with exactly one outcome.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from dataclasses import dataclass
+from enum import StrEnum
+
+from memory_extproc import metrics
+from memory_extproc.embedding.batcher import EmbeddingBatcher
+from memory_extproc.llm_api.requests import ChatRequest, encode, with_memory_context
+from memory_extproc.retrieval.context import format_context
+from memory_extproc.retrieval.decision import Skip
+from memory_extproc.retrieval.plan import (
+    RequestSignals,
+    RetrievalPolicy,
+    SearchPlan,
+    plan_retrieval,
+)
+from memory_extproc.store.model import ScoredMemory, SearchRequest, Store, StoreUnavailableError
+
+log = logging.getLogger(__name__)
+
+
+class Outcome(StrEnum):
+    INJECTED = "injected"
+    NO_RESULTS = "no_results"
+    TIMEOUT = "timeout"
+    STORE_UNAVAILABLE = "store_unavailable"
+    ERROR = "error"
+    INVALID_BODY = "invalid_body"
+
+
+@dataclass(frozen=True, slots=True)
+class RetrievalResult:
+    outcome: Outcome | Skip
+    body: bytes | None  # the body to forward, or None to forward the original unchanged
+    injected: int = 0
+
+
+class MemoryRetrieval:
+    def __init__(
+        self,
+        embedder: EmbeddingBatcher,
+        store: Store,
+        policy: RetrievalPolicy,
+        budget_s: float,
+    ) -> None:
+        self._embedder = embedder
+        self._store = store
+        self.policy = policy
+        self._budget = budget_s
+
+    async def process(self, request: ChatRequest, signals: RequestSignals) -> RetrievalResult:
+        decision = plan_retrieval(request, signals, self.policy)
+        if isinstance(decision, Skip):
+            return self._finish(request, decision)
+        if not self._store.available:
+            return self._finish(request, Outcome.STORE_UNAVAILABLE)
+        started = time.perf_counter()
+        try:
+            async with asyncio.timeout(self._budget):
+                memories = await self._search(decision, signals)
+        except TimeoutError:
+            log.warning("Memory search timeout, skipping", extra={"budget_ms": self._budget * 1e3})
+            return self._finish(request, Outcome.TIMEOUT, started)
+        except StoreUnavailableError as exc:
+            log.warning("Memory search failed, skipping: %s", type(exc.__cause__).__name__)
+            return self._finish(request, Outcome.STORE_UNAVAILABLE, started)
+        except Exception:
+            log.exception("Memory retrieval failed, skipping")
+            return self._finish(request, Outcome.ERROR, started)
+        context, count = format_context(memories, self.policy.max_context_chars)
+        if not count:
+            return self._finish(request, Outcome.NO_RESULTS, started)
+        body = encode(with_memory_context(request, context))
+        metrics.INJECTED_MEMORIES.observe(count)
+        metrics.INJECTED_CHARS.observe(len(context))
+        log.debug(
+            "Memory injected",
+            extra={"memories": count, "scores": [round(m.score, 3) for m in memories[:count]]},
+        )
+        return self._finish(request, Outcome.INJECTED, started, body=body, injected=count)
+
+    async def _search(self, plan: SearchPlan, signals: RequestSignals) -> list[ScoredMemory]:
+        vector = await self._embedder.embed(plan.query)
+        return await self._store.retrieve(
+            SearchRequest(
+                user_id=signals.user_id,
+                vector=vector,
+                limit=plan.limit,
+                threshold=plan.threshold,
+                types=plan.types,
+                project_id=signals.project_id or None,  # a project header scopes the search
+            )
+        )
+
+    @staticmethod
+    def _finish(
+        request: ChatRequest,
+        outcome: Outcome | Skip,
+        started: float | None = None,
+        *,
+        body: bytes | None = None,
+        injected: int = 0,
+    ) -> RetrievalResult:
+        if started is not None:
+            metrics.RETRIEVAL_SECONDS.observe(time.perf_counter() - started)
+        metrics.RETRIEVAL_OUTCOMES.labels(outcome.value).inc()
+        if body is None and request.had_memory_fields:
+            body = encode(request.body)  # memory_config / memory_context never reach the LLM
+        return RetrievalResult(outcome, body, injected)

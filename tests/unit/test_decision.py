@@ -1,0 +1,83 @@
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from memory_extproc.retrieval.decision import DecisionInput, Skip, decide, is_greeting, is_personal
+
+BASE = DecisionInput(
+    has_user=True,
+    opted_out=False,
+    enabled_by_request=None,
+    path_excluded=False,
+    model_excluded=False,
+    ends_with_tool_output=False,
+    tool_signal=False,
+    fact_signal=False,
+    query="What's my budget for the Hawaii trip?",
+    limit=5,
+)
+
+
+def with_(**changes: object) -> DecisionInput:
+    return dataclasses.replace(BASE, **changes)  # type: ignore[arg-type]
+
+
+def test_a_personal_question_searches_memory() -> None:
+    assert decide(BASE) is None
+
+
+@pytest.mark.parametrize(
+    ("changes", "reason"),
+    [
+        ({"has_user": False}, Skip.NO_USER),
+        ({"opted_out": True}, Skip.OPTED_OUT),
+        ({"enabled_by_request": False}, Skip.DISABLED_BY_REQUEST),
+        ({"path_excluded": True}, Skip.ROUTE_EXCLUDED),
+        ({"model_excluded": True}, Skip.MODEL_EXCLUDED),
+        ({"ends_with_tool_output": True}, Skip.TOOL_OUTPUT),
+        ({"tool_signal": True}, Skip.TOOL_SIGNAL),
+        ({"limit": 0}, Skip.ZERO_LIMIT),
+        ({"query": "   "}, Skip.NO_QUERY),
+        ({"query": "Hello!"}, Skip.GREETING),
+        ({"fact_signal": True, "query": "What is the capital of France?"}, Skip.FACT_QUERY),
+    ],
+)
+def test_each_skip_has_its_reason(changes: dict, reason: Skip) -> None:
+    assert decide(with_(**changes)) is reason
+
+
+def test_fact_signal_is_overridden_by_a_personal_question() -> None:
+    assert decide(with_(fact_signal=True, query="What is my favourite capital?")) is None
+
+
+def test_enabled_true_in_the_request_cannot_override_a_missing_user() -> None:
+    assert decide(with_(has_user=False, enabled_by_request=True)) is Skip.NO_USER
+
+
+@pytest.mark.parametrize(
+    "text", ["hi", "Hello!", "hey there", "Thanks!", "ok", "bye.", "Good morning"]
+)
+def test_greetings(text: str) -> None:
+    assert is_greeting(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Hi, what's my budget?", "hello world program in rust", "thanks for the list of hotels"],
+)
+def test_not_greetings(text: str) -> None:
+    assert not is_greeting(text)
+
+
+@pytest.mark.parametrize(
+    "text", ["what's my budget", "I need a hotel", "remind me", "I\u2019m going"]
+)
+def test_personal(text: str) -> None:
+    assert is_personal(text)
+
+
+@pytest.mark.parametrize("text", ["capital of France", "Minecraft servers", "Imagine"])
+def test_not_personal(text: str) -> None:
+    assert not is_personal(text)
