@@ -1,0 +1,226 @@
+"""Configuration: one YAML file (design §10 under ``memory:``, plus ``server:``), validated.
+
+Every mistake is reported with its path and what would be valid, and the service refuses to
+start on any of them: a typo silently ignored is a memory feature silently off.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import math
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from memory_extproc.embedding.model import DIMENSION as MODEL_DIMENSION
+
+
+class ConfigError(ValueError):
+    """The configuration cannot be used; the message says where and why."""
+
+
+def _range(lo: float | None = None, hi: float | None = None) -> dict[str, Any]:
+    return {"min": lo, "max": hi}
+
+
+@dataclass(frozen=True)
+class MilvusConfig:
+    address: str = "127.0.0.1:19530"  # host:port, or a full URI (http://, https://)
+    collection: str = "agentic_memory"
+    dimension: int = field(default=384, metadata=_range(1, 32768))
+    token: str = ""  # "user:password" or an API key, when the server requires one
+    timeout_seconds: float = field(default=5.0, metadata=_range(0.1, 300))
+
+    @property
+    def uri(self) -> str:
+        return self.address if "://" in self.address else f"http://{self.address}"
+
+
+@dataclass(frozen=True)
+class EmbeddingConfig:
+    model: str = "all-MiniLM-L6-v2"
+    dimension: int = field(default=384, metadata=_range(1, 32768))
+    model_path: str = ""  # your own ONNX export instead of the packaged one
+    tokenizer_path: str = ""  # its tokenizer.json
+    threads: int = field(default=1, metadata=_range(1, 64))
+
+
+@dataclass(frozen=True)
+class LlmEndpoint:
+    address: str = "127.0.0.1"
+    port: int = field(default=8000, metadata=_range(1, 65535))
+    scheme: str = "http"
+    api_key: str = ""
+
+
+@dataclass(frozen=True)
+class ExternalModel:
+    model_role: str = ""  # memory_extraction | memory_rewrite
+    llm_provider: str = "openai"
+    llm_endpoint: LlmEndpoint = field(default_factory=LlmEndpoint)
+    llm_model_name: str = ""
+    llm_timeout_seconds: float = field(default=30.0, metadata=_range(0.1, 600))
+    max_tokens: int = field(default=500, metadata=_range(1, 100_000))
+    temperature: float = field(default=0.1, metadata=_range(0, 2))
+
+
+@dataclass(frozen=True)
+class IdentityConfig:
+    """Trusted headers, set by Envoy after authentication (see envoy/envoy.yaml)."""
+
+    user_header: str = "x-authz-user-id"
+    project_header: str = "x-authz-project-id"
+
+
+@dataclass(frozen=True)
+class SignalsConfig:
+    opt_out_header: str = "x-disable-router-memory"  # value "true" disables memory per request
+    fact_check_header: str = "x-vsr-matched-fact-check"
+    tool_header: str = "x-vsr-matched-tools"
+
+
+@dataclass(frozen=True)
+class RetrievalConfig:
+    time_budget_ms: int = field(default=100, metadata=_range(1, 10_000))
+    max_context_chars: int = field(default=2000, metadata=_range(100, 100_000))
+    excluded_paths: list[str] = field(default_factory=list)
+    excluded_models: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class MemoryConfig:
+    enabled: bool = True
+    auto_store: bool = True
+    milvus: MilvusConfig = field(default_factory=MilvusConfig)
+    embedding: EmbeddingConfig = field(default_factory=EmbeddingConfig)
+    default_retrieval_limit: int = field(default=5, metadata=_range(0, 100))
+    default_similarity_threshold: float = field(default=0.6, metadata=_range(-1, 1))
+    extraction_batch_size: int = field(default=10, metadata=_range(1, 1000))
+    external_models: list[ExternalModel] = field(default_factory=list)
+    identity: IdentityConfig = field(default_factory=IdentityConfig)
+    signals: SignalsConfig = field(default_factory=SignalsConfig)
+    retrieval: RetrievalConfig = field(default_factory=RetrievalConfig)
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    host: str = "0.0.0.0"  # a sidecar service listens for Envoy
+    grpc_port: int = field(default=50051, metadata=_range(0, 65535))
+    admin_host: str = "0.0.0.0"
+    admin_port: int = field(default=9190, metadata=_range(0, 65535))  # /metrics
+    max_message_mb: int = field(default=64, metadata=_range(4, 1024))
+    grace_seconds: float = field(default=10.0, metadata=_range(0, 600))
+    log_level: str = "INFO"
+
+
+@dataclass(frozen=True)
+class Config:
+    memory: MemoryConfig = field(default_factory=MemoryConfig)
+    server: ServerConfig = field(default_factory=ServerConfig)
+
+
+_ROLES = ("memory_extraction", "memory_rewrite")
+_LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
+
+
+def load(path: str | Path | None) -> Config:
+    """Defaults when ``path`` is None, otherwise the validated contents of the YAML file."""
+    if path is None:
+        return validate(Config())
+    try:
+        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"cannot read {path}: {exc.strerror}") from exc
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path} is not valid YAML: {exc}") from exc
+    return parse(data or {})
+
+
+def parse(data: Any) -> Config:
+    return validate(_build(Config, data, ""))
+
+
+def validate(config: Config) -> Config:
+    """Checks that span several keys."""
+    memory = config.memory
+    dims = {
+        "memory.embedding.dimension": memory.embedding.dimension,
+        "memory.milvus.dimension": memory.milvus.dimension,
+    }
+    if not memory.embedding.model_path:
+        dims[f"the packaged {memory.embedding.model} model"] = MODEL_DIMENSION
+    if len(set(dims.values())) > 1:
+        detail = ", ".join(f"{k} is {v}" for k, v in dims.items())
+        raise ConfigError(f"embedding dimensions disagree: {detail}")
+    for i, model in enumerate(memory.external_models):
+        if model.model_role not in _ROLES:
+            raise ConfigError(
+                f"memory.external_models[{i}].model_role: {model.model_role!r} is not one of "
+                f"{', '.join(_ROLES)}"
+            )
+    if config.server.log_level.upper() not in _LOG_LEVELS:
+        raise ConfigError(f"server.log_level: must be one of {', '.join(_LOG_LEVELS)}")
+    for name in ("user_header", "project_header"):
+        value = getattr(memory.identity, name)
+        if not value or value != value.lower():
+            raise ConfigError(f"memory.identity.{name}: must be a non-empty lower-case header name")
+    return config
+
+
+def _build(cls: type, data: Any, path: str) -> Any:
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path or 'the file'}: expected a mapping, got {_kind(data)}")
+    hints = typing.get_type_hints(cls)
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    values = {}
+    for key, raw in data.items():
+        where = f"{path}.{key}" if path else str(key)
+        if key not in fields:
+            near = difflib.get_close_matches(str(key), list(fields), n=1)
+            hint = f" (did you mean {near[0]!r}?)" if near else ""
+            raise ConfigError(f"{where}: unknown key{hint}")
+        values[key] = _value(hints[key], raw, where, fields[key].metadata)
+    return cls(**values)
+
+
+def _value(hint: Any, raw: Any, where: str, meta: Any) -> Any:
+    origin = typing.get_origin(hint)
+    if dataclasses.is_dataclass(hint):
+        return _build(hint, raw, where)  # type: ignore[arg-type]
+    if origin is list:
+        (item,) = typing.get_args(hint)
+        if not isinstance(raw, list):
+            raise ConfigError(f"{where}: expected a list, got {_kind(raw)}")
+        return [_value(item, v, f"{where}[{i}]", {}) for i, v in enumerate(raw)]
+    if hint is bool:
+        if not isinstance(raw, bool):
+            raise ConfigError(f"{where}: expected true or false, got {_kind(raw)}")
+        return raw
+    if hint is int:
+        if isinstance(raw, bool) or not isinstance(raw, int):
+            raise ConfigError(f"{where}: expected an integer, got {_kind(raw)}")
+        return _in_range(raw, where, meta)
+    if hint is float:
+        if isinstance(raw, bool) or not isinstance(raw, int | float) or not math.isfinite(raw):
+            raise ConfigError(f"{where}: expected a number, got {_kind(raw)}")
+        return _in_range(float(raw), where, meta)
+    if hint is str:
+        if not isinstance(raw, str):
+            raise ConfigError(f"{where}: expected a string, got {_kind(raw)}")
+        return raw
+    raise ConfigError(f"{where}: unsupported type {hint!r}")  # pragma: no cover
+
+
+def _in_range(value: float, where: str, meta: Any) -> Any:
+    lo, hi = meta.get("min"), meta.get("max")
+    if (lo is not None and value < lo) or (hi is not None and value > hi):
+        raise ConfigError(f"{where}: {value} is out of range [{lo}, {hi}]")
+    return value
+
+
+def _kind(value: Any) -> str:
+    return f"{type(value).__name__} {value!r}"[:80]

@@ -1,0 +1,42 @@
+"""The gRPC service Envoy calls: exactly one reply of the matching kind per message, always."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+
+import grpc
+
+from memory_extproc import metrics
+from memory_extproc._proto.envoy.service.ext_proc.v3 import external_processor_pb2_grpc as pb_grpc
+from memory_extproc.extproc import protocol as p
+from memory_extproc.extproc.exchange import Exchange, ProcessorDeps
+
+log = logging.getLogger(__name__)
+
+
+class ExternalProcessor(pb_grpc.ExternalProcessorServicer):
+    def __init__(self, deps: ProcessorDeps) -> None:
+        self._deps = deps
+
+    async def Process(  # the gRPC method name
+        self,
+        request_iterator: AsyncIterator[p.ProcessingRequest],
+        context: grpc.aio.ServicerContext,
+    ) -> AsyncIterator[p.ProcessingResponse]:
+        metrics.EXTPROC_STREAMS.inc()
+        exchange = Exchange(self._deps)
+        async for message in request_iterator:
+            kind = message.WhichOneof("request")
+            if kind is None:  # a message kind newer than our protos: nothing we can answer
+                log.warning("ext_proc message of unknown kind ignored")
+                continue
+            try:
+                reply = await exchange.handle(kind, message)
+            except Exception:
+                # Fail open: a reply of the matching kind that changes nothing.
+                metrics.EXTPROC_ERRORS.labels(kind).inc()
+                log.exception("ext_proc %s failed; continuing without memory", kind)
+                reply = p.CONTINUE_BY_KIND[kind]
+            if not message.observability_mode:
+                yield reply

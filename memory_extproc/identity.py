@@ -1,0 +1,48 @@
+"""Who is asking, and what the request headers signal: read from trusted headers only.
+
+The identity header is trustworthy only because Envoy strips it from client requests and sets it
+from a verified credential before ext_proc runs (envoy/envoy.yaml). The body never names the user.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from memory_extproc.config import IdentityConfig, SignalsConfig
+from memory_extproc.store.model import InvalidScopeError, validate_scope_value
+
+_TRUE = frozenset({"true", "1", "yes", "on"})
+
+
+@dataclass(frozen=True, slots=True)
+class HeaderSignals:
+    user_id: str  # "" when absent
+    project_id: str
+    invalid_identity: bool  # a header was present but unusable: treated as absent
+    opted_out: bool
+    fact_signal: bool
+    tool_signal: bool
+
+
+def read_headers(
+    headers: dict[str, str], identity: IdentityConfig, signals: SignalsConfig
+) -> HeaderSignals:
+    user_id, bad_user = _scope(headers.get(identity.user_header, ""), "user id")
+    project_id, bad_project = _scope(headers.get(identity.project_header, ""), "project id")
+    return HeaderSignals(
+        user_id=user_id if not bad_project else "",
+        project_id=project_id,
+        invalid_identity=bad_user or bad_project,
+        opted_out=headers.get(signals.opt_out_header, "").strip().lower() in _TRUE,
+        fact_signal=bool(headers.get(signals.fact_check_header, "").strip()),
+        tool_signal=bool(headers.get(signals.tool_header, "").strip()),
+    )
+
+
+def _scope(value: str, what: str) -> tuple[str, bool]:
+    if not value:
+        return "", False
+    try:
+        return validate_scope_value(value, what), False
+    except InvalidScopeError:
+        return "", True

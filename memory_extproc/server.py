@@ -1,0 +1,113 @@
+"""Wiring only: build the components from the configuration and serve until told to stop."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from prometheus_client import start_http_server
+
+from memory_extproc._proto.envoy.service.ext_proc.v3 import external_processor_pb2_grpc as pb_grpc
+from memory_extproc.config import Config
+from memory_extproc.embedding import EmbeddingBatcher, OnnxEmbedder, model_files
+from memory_extproc.extproc.exchange import ProcessorDeps
+from memory_extproc.extproc.servicer import ExternalProcessor
+from memory_extproc.retrieval.plan import RetrievalPolicy
+from memory_extproc.retrieval.service import MemoryRetrieval
+from memory_extproc.store.milvus import MilvusStore
+
+log = logging.getLogger(__name__)
+SERVICE_NAME = "envoy.service.ext_proc.v3.ExternalProcessor"
+
+
+def build_embedder(config: Config) -> OnnxEmbedder:
+    emb = config.memory.embedding
+    return OnnxEmbedder(model_files(emb.model_path, emb.tokenizer_path), threads=emb.threads)
+
+
+def build_store(config: Config) -> MilvusStore:
+    milvus = config.memory.milvus
+    return MilvusStore(
+        milvus.uri,
+        milvus.collection,
+        milvus.dimension,
+        token=milvus.token,
+        timeout_s=milvus.timeout_seconds,
+    )
+
+
+def retrieval_policy(config: Config) -> RetrievalPolicy:
+    memory = config.memory
+    return RetrievalPolicy(
+        limit=memory.default_retrieval_limit,
+        threshold=memory.default_similarity_threshold,
+        max_context_chars=memory.retrieval.max_context_chars,
+        excluded_paths=frozenset(memory.retrieval.excluded_paths),
+        excluded_models=frozenset(memory.retrieval.excluded_models),
+    )
+
+
+async def serve(config: Config) -> None:
+    memory = config.memory
+    store: MilvusStore | None = None
+    batcher: EmbeddingBatcher | None = None
+    retrieval = None
+    if memory.enabled:
+        batcher = EmbeddingBatcher(build_embedder(config), name="query")
+        store = build_store(config)
+        await store.start()
+        retrieval = MemoryRetrieval(
+            batcher,
+            store,
+            retrieval_policy(config),
+            budget_s=memory.retrieval.time_budget_ms / 1000,
+        )
+    else:
+        log.warning("memory.enabled is false: every request passes through unchanged")
+
+    max_bytes = config.server.max_message_mb * 1024 * 1024
+    server = grpc.aio.server(
+        options=[
+            ("grpc.max_receive_message_length", max_bytes),
+            ("grpc.max_send_message_length", max_bytes),
+            ("grpc.so_reuseport", 0),  # a second server must fail to bind, not share the port
+        ]
+    )
+    deps = ProcessorDeps(retrieval=retrieval, identity=memory.identity, signals=memory.signals)
+    pb_grpc.add_ExternalProcessorServicer_to_server(ExternalProcessor(deps), server)
+    health_servicer = health.aio.HealthServicer()  # type: ignore[attr-defined]
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    address = f"{config.server.host}:{config.server.grpc_port}"
+    port = server.add_insecure_port(address)
+    metrics_server, _ = start_http_server(config.server.admin_port, config.server.admin_host)
+    await server.start()
+    for name in ("", SERVICE_NAME):
+        await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+    log.info(
+        "memory-extproc serving",
+        extra={
+            "grpc_port": port,
+            "admin_port": metrics_server.server_port,
+            "memory": "enabled" if memory.enabled else "disabled",
+        },
+    )
+
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+
+    log.info("shutting down", extra={"grace_seconds": config.server.grace_seconds})
+    for name in ("", SERVICE_NAME):
+        await health_servicer.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
+    await server.stop(config.server.grace_seconds)
+    metrics_server.shutdown()
+    if store is not None:
+        await store.close()
+    if batcher is not None:
+        batcher.close()
+    log.info("stopped")

@@ -1,0 +1,76 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memory_extproc import config
+
+
+def test_defaults_mirror_the_design() -> None:
+    cfg = config.load(None)
+    assert cfg.memory.default_retrieval_limit == 5
+    assert cfg.memory.default_similarity_threshold == 0.6
+    assert cfg.memory.extraction_batch_size == 10
+    assert cfg.memory.milvus.dimension == cfg.memory.embedding.dimension == 384
+    assert cfg.memory.identity.user_header == "x-authz-user-id"
+    assert cfg.memory.milvus.uri == "http://127.0.0.1:19530"
+
+
+def test_design_section_10_file_loads(tmp_path: Path) -> None:
+    path = tmp_path / "config.yaml"
+    path.write_text(
+        """
+memory:
+  enabled: true
+  auto_store: true
+  milvus: {address: "milvus:19530", collection: agentic_memory, dimension: 384}
+  embedding: {model: all-MiniLM-L6-v2, dimension: 384}
+  default_retrieval_limit: 5
+  default_similarity_threshold: 0.6
+  extraction_batch_size: 10
+  external_models:
+    - llm_provider: vllm
+      model_role: memory_extraction
+      llm_endpoint: {address: qwen, port: 8000}
+      llm_model_name: qwen3
+      llm_timeout_seconds: 30
+      max_tokens: 500
+      temperature: 0.1
+"""
+    )
+    cfg = config.load(path)
+    assert cfg.memory.milvus.uri == "http://milvus:19530"
+    assert cfg.memory.external_models[0].llm_endpoint.address == "qwen"
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ({"memory": {"milvs": {}}}, "memory.milvs: unknown key (did you mean 'milvus'?)"),
+        ({"memory": {"enabled": "yes"}}, "memory.enabled: expected true or false"),
+        ({"memory": {"default_retrieval_limit": 5.5}}, "expected an integer"),
+        ({"memory": {"default_similarity_threshold": 3}}, "out of range [-1, 1]"),
+        ({"memory": {"milvus": {"dimension": 768}}}, "memory.milvus.dimension is 768"),
+        (
+            {"memory": {"embedding": {"dimension": 1024}, "milvus": {"dimension": 1024}}},
+            "the packaged all-MiniLM-L6-v2 model is 384",
+        ),
+        ({"memory": {"external_models": [{"model_role": "chat"}]}}, "model_role: 'chat'"),
+        ({"memory": {"identity": {"user_header": "X-User"}}}, "lower-case header name"),
+        ({"server": []}, "server: expected a mapping"),
+    ],
+)
+def test_mistakes_are_named(data: dict, message: str) -> None:
+    with pytest.raises(config.ConfigError) as error:
+        config.parse(data)
+    assert message in str(error.value)
+
+
+def test_unreadable_file_is_a_config_error(tmp_path: Path) -> None:
+    with pytest.raises(config.ConfigError, match="cannot read"):
+        config.load(tmp_path / "missing.yaml")
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("memory: [unclosed")
+    with pytest.raises(config.ConfigError, match="not valid YAML"):
+        config.load(bad)

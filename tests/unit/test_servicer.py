@@ -1,0 +1,83 @@
+"""The gRPC stream itself: one reply of the matching kind per message, even when we break."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import grpc
+import pytest
+from prometheus_client import REGISTRY
+
+from memory_extproc._proto.envoy.config.core.v3 import base_pb2
+from memory_extproc._proto.envoy.service.ext_proc.v3 import external_processor_pb2_grpc as pb_grpc
+from memory_extproc.config import IdentityConfig, SignalsConfig
+from memory_extproc.extproc import protocol as p
+from memory_extproc.extproc.exchange import ProcessorDeps
+from memory_extproc.extproc.servicer import ExternalProcessor
+
+pb = p.pb
+
+
+class ExplodingRetrieval:
+    async def process(self, request, signals):  # type: ignore[no-untyped-def]
+        raise RuntimeError("boom")
+
+
+def _headers(pairs: dict[str, str]) -> base_pb2.HeaderMap:
+    return base_pb2.HeaderMap(
+        headers=[base_pb2.HeaderValue(key=k, raw_value=v.encode()) for k, v in pairs.items()]
+    )
+
+
+@pytest.fixture
+async def stub() -> AsyncIterator[pb_grpc.ExternalProcessorStub]:
+    deps = ProcessorDeps(ExplodingRetrieval(), IdentityConfig(), SignalsConfig())  # type: ignore[arg-type]
+    server = grpc.aio.server()
+    pb_grpc.add_ExternalProcessorServicer_to_server(ExternalProcessor(deps), server)
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+        yield pb_grpc.ExternalProcessorStub(channel)
+    await server.stop(None)
+
+
+async def test_an_internal_error_is_answered_with_continue_of_the_same_kind(
+    stub: pb_grpc.ExternalProcessorStub,
+) -> None:
+    before = (
+        REGISTRY.get_sample_value("memory_extproc_errors_total", {"phase": "request_body"}) or 0
+    )
+    messages = [
+        p.ProcessingRequest(
+            request_headers=pb.HttpHeaders(
+                headers=_headers(
+                    {":method": "POST", ":path": "/v1/chat/completions", "x-authz-user-id": "alice"}
+                )
+            )
+        ),
+        p.ProcessingRequest(request_body=pb.HttpBody(body=b'{"messages": []}', end_of_stream=True)),
+        p.ProcessingRequest(response_headers=pb.HttpHeaders(headers=_headers({":status": "200"}))),
+        p.ProcessingRequest(response_body=pb.HttpBody(body=b"{}", end_of_stream=True)),
+    ]
+    replies = [reply async for reply in stub.Process(iter(messages))]
+    assert [r.WhichOneof("response") for r in replies] == [
+        "request_headers",
+        "request_body",
+        "response_headers",
+        "response_body",
+    ]
+    assert replies[1] == p.CONTINUE_REQUEST_BODY
+    after = REGISTRY.get_sample_value("memory_extproc_errors_total", {"phase": "request_body"})
+    assert after == before + 1
+
+
+async def test_observability_mode_messages_get_no_reply(
+    stub: pb_grpc.ExternalProcessorStub,
+) -> None:
+    messages = [
+        p.ProcessingRequest(
+            request_headers=pb.HttpHeaders(headers=_headers({":path": "/x"})),
+            observability_mode=True,
+        )
+    ]
+    assert [reply async for reply in stub.Process(iter(messages))] == []
