@@ -74,7 +74,7 @@ async def _memories(config: config_module.Config, args: argparse.Namespace) -> i
         return 2
     store = build_store(config)
     await store.start()
-    if not store.available:
+    if not await store.wait_available(120):
         await store.close()
         print(f"error: Milvus is not reachable at {config.memory.milvus.uri}", file=sys.stderr)
         return 1

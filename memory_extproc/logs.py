@@ -34,5 +34,11 @@ def setup(level: str) -> None:
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level.upper())
-    for noisy in ("pymilvus", "grpc", "asyncio"):
+    for noisy in ("grpc", "asyncio"):
         logging.getLogger(noisy).setLevel(max(logging.WARNING, root.level))
+    # pymilvus prints every failed RPC with a traceback on its own handler; the store reports
+    # failures itself, once, as JSON.
+    pymilvus = logging.getLogger("pymilvus")
+    pymilvus.handlers.clear()
+    pymilvus.propagate = True
+    pymilvus.setLevel(logging.CRITICAL)

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import os
+import signal
 import sys
 from pathlib import Path
 
@@ -30,49 +30,71 @@ async def run() -> None:
     envoy_port = int(os.environ.get("ENVOY_PORT", "8080"))
     if not port_is_free(envoy_port):
         sys.exit(f"port {envoy_port} is in use: stop what uses it or set ENVOY_PORT")
-    identity = DevIdentity(RUN_DIR / "identity")
-    milvus = MilvusProcess(RUN_DIR / "milvus", _port(19530))
-    started: list[MilvusProcess | ProcessorProcess | EnvoyProcess] = [milvus]
-    demo: MockLLM | None = None
+    stop = asyncio.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):  # Ctrl-C, also when started in the background
+        asyncio.get_running_loop().add_signal_handler(sig, stop.set)
+    started: list[MilvusProcess | ProcessorProcess | EnvoyProcess] = []
+    demo: list[MockLLM] = []
+    startup = asyncio.ensure_future(_start(envoy_port, started, demo))
+    stopping = asyncio.ensure_future(stop.wait())
     try:
-        print(f"starting Milvus standalone on :{milvus.port} (data in {RUN_DIR / 'milvus'}) …")
-        milvus.wait_ready()
-        grpc_port, metrics_port = _port(50051), _port(9190)
-        config = write_config(
-            RUN_DIR / "config.yaml",
-            {
-                "memory": {"milvus": {"address": f"127.0.0.1:{milvus.port}"}},
-                "server": {"grpc_port": grpc_port, "admin_port": metrics_port},
-            },
-        )
-        processor = ProcessorProcess(config, grpc_port, RUN_DIR / "processor.log")
-        started.append(processor)
-        processor.wait_ready()
-        if base_url := os.environ.get("LLM_BASE_URL"):
-            upstream = Upstream.from_url(base_url)
-        else:
-            demo = MockLLM(demo=True)
-            upstream = Upstream("127.0.0.1", await demo.start(port=_port(8000)))
-        envoy = EnvoyProcess(
-            render(
-                listen_port=envoy_port,
-                admin_port=_port(9901),
-                processor_ports=[grpc_port],
-                upstream=upstream,
-                jwks_path=identity.jwks_path,
-            ),
-            RUN_DIR / "envoy",
-        )
-        started.append(envoy)
-        envoy.wait_ready()
-        _banner(envoy_port, metrics_port, upstream, demo is not None, identity)
-        await asyncio.Event().wait()
+        await asyncio.wait([startup, stopping], return_when=asyncio.FIRST_COMPLETED)
+        if startup.done():
+            startup.result()  # a failed start raises here, with the failing part's log
+            await stopping
     finally:
         print("\nstopping …")
-        if demo is not None:
-            await demo.stop()
+        startup.cancel()
+        stopping.cancel()
+        for mock in demo:
+            await mock.stop()
         for process in reversed(started):
             process.stop()
+
+
+async def _start(
+    envoy_port: int,
+    started: list[MilvusProcess | ProcessorProcess | EnvoyProcess],
+    demo: list[MockLLM],
+) -> None:
+    """Start every part; waits run in threads so Ctrl-C is honoured at any moment."""
+    identity = DevIdentity(RUN_DIR / "identity")
+    milvus = MilvusProcess(RUN_DIR / "milvus", _port(19530))
+    started.append(milvus)
+    print(f"starting Milvus standalone on :{milvus.port} (data in {RUN_DIR / 'milvus'}) …")
+    await asyncio.to_thread(milvus.wait_ready)
+    grpc_port, metrics_port = _port(50051), _port(9190)
+    config = write_config(
+        RUN_DIR / "config.yaml",
+        {
+            "memory": {"milvus": {"address": f"127.0.0.1:{milvus.port}"}},
+            "server": {"grpc_port": grpc_port, "admin_port": metrics_port},
+        },
+    )
+    processor = ProcessorProcess(config, grpc_port, RUN_DIR / "processor.log")
+    started.append(processor)
+    await asyncio.to_thread(processor.wait_ready)
+    print("waiting for memory to come on (Milvus may be replaying its log) …")
+    await asyncio.to_thread(processor.wait_memory_enabled, metrics_port)
+    if base_url := os.environ.get("LLM_BASE_URL"):
+        upstream = Upstream.from_url(base_url)
+    else:
+        mock = MockLLM(demo=True)
+        demo.append(mock)
+        upstream = Upstream("127.0.0.1", await mock.start(port=_port(8000)))
+    envoy = EnvoyProcess(
+        render(
+            listen_port=envoy_port,
+            admin_port=_port(9901),
+            processor_ports=[grpc_port],
+            upstream=upstream,
+            jwks_path=identity.jwks_path,
+        ),
+        RUN_DIR / "envoy",
+    )
+    started.append(envoy)
+    await asyncio.to_thread(envoy.wait_ready)
+    _banner(envoy_port, metrics_port, upstream, bool(demo), identity)
 
 
 def _banner(port: int, metrics_port: int, upstream: Upstream, demo: bool, ids: DevIdentity) -> None:
@@ -90,8 +112,8 @@ Tokens (valid 7 days; more with `.venv/bin/python -m memory_extproc.devstack tok
 
 Give alice a memory, then ask as alice and as bob:
   .venv/bin/memory-extproc -c {RUN_DIR}/config.yaml memories add --user alice \\
-      "Alice's budget for the Hawaii trip is $10,000"
-  ASK='{{"model":"demo","messages":[{{"role":"user","content":"What is my trip budget?"}}]}}'
+      'My budget for the Hawaii trip is $10,000'
+  ASK='{{"model":"demo","messages":[{{"role":"user","content":"What is my Hawaii trip budget?"}}]}}'
   curl -s {url} -H "authorization: Bearer $ALICE" -H 'content-type: application/json' -d "$ASK"
   curl -s {url} -H "authorization: Bearer $BOB" -H 'content-type: application/json' -d "$ASK"
 
@@ -111,8 +133,7 @@ def main() -> None:
     if args.command == "token":
         print(DevIdentity(RUN_DIR / "identity").token(args.user, args.project))
         return
-    with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(run())
+    asyncio.run(run())
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import signal
+import socket
 import threading
 from pathlib import Path
 
@@ -18,7 +19,19 @@ from milvus import MilvusServer, MilvusServerConfig
 from memory_extproc.devstack.ports import free_port
 
 
-class _Config(MilvusServerConfig):  # type: ignore[misc]
+class _Config(MilvusServerConfig):
+    def try_bind_port(self, port: int) -> socket.socket | None:
+        # as Milvus itself binds: a port with connections in TIME_WAIT is usable
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind(("127.0.0.1", port))
+            sock.listen()
+        except OSError:
+            sock.close()
+            return None
+        return sock
+
     def write_config(self) -> None:
         super().write_config()
         configs = Path(self.base_data_dir) / "configs"
@@ -38,6 +51,9 @@ class _Config(MilvusServerConfig):  # type: ignore[misc]
         milvus_yaml = configs / "milvus.yaml"
         settings = yaml.safe_load(milvus_yaml.read_text())
         settings["etcd"]["config"] = {"path": str(configs / "embed-etcd.yaml")}
+        # A killed instance leaves its session in etcd; the next start stalls (no time ticks, so
+        # no Strong reads) until it expires. 30 s by default; short is safe on loopback.
+        settings["common"]["session"]["ttl"] = 5
         milvus_yaml.write_text(yaml.safe_dump(settings, sort_keys=False))
 
 

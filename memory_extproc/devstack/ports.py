@@ -12,7 +12,9 @@ def free_port() -> int:
 
 
 def port_is_free(port: int) -> bool:
+    """Free for a listener: connections still in TIME_WAIT on it do not count."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             sock.bind(("127.0.0.1", port))
         except OSError:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import signal
 import sys
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +39,16 @@ class ProcessorProcess:
             return bool(reply.status == health_pb2.HealthCheckResponse.SERVING)
 
         self._process.wait_until(ready, timeout_s)
+
+    def wait_memory_enabled(self, metrics_port: int, timeout_s: float = 120) -> None:
+        """Milvus replays its log after a restart; memory turns on when it has caught up."""
+
+        def enabled() -> bool:
+            url = f"http://127.0.0.1:{metrics_port}/metrics"
+            with urllib.request.urlopen(url, timeout=1) as response:
+                return b"memory_store_available 1.0" in response.read()
+
+        self._process.wait_until(enabled, timeout_s, poll_s=0.5)
 
     @property
     def running(self) -> bool:

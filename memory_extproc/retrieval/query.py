@@ -11,6 +11,8 @@ _VAGUE = re.compile(
     re.IGNORECASE,
 )
 _SELF_CONTAINED_MIN_CHARS = 20
+# The model reads at most 256 word pieces; a pasted document must not cost a 5 MB tokenization.
+MAX_QUERY_CHARS = 1000
 _CONTEXT_MESSAGES = 3
 _MAX_TERMS_PER_MESSAGE = 8
 _WORD = re.compile(r"[^\W_][\w'$%.,-]*[^\W_]|[^\W_]", re.UNICODE)
@@ -47,12 +49,12 @@ def key_terms(text: str, limit: int = _MAX_TERMS_PER_MESSAGE) -> list[str]:
 def build_search_query(query: str, earlier_user_messages: Sequence[str]) -> str:
     """Design §5 option A, context prepend: the message, then key terms of the last 3 user
     messages before it (the current message is never counted twice)."""
-    query = query.strip()
+    query = query.strip()[:MAX_QUERY_CHARS]
     if is_self_contained(query) or not earlier_user_messages:
         return query
     terms: list[str] = []
     for message in reversed(earlier_user_messages[-_CONTEXT_MESSAGES:]):
-        for term in key_terms(message):
+        for term in key_terms(message[:MAX_QUERY_CHARS]):
             if term not in terms:
                 terms.append(term)
-    return f"{query} {' '.join(terms)}".strip()
+    return f"{query} {' '.join(terms)}".strip()[:MAX_QUERY_CHARS]

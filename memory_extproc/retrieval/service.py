@@ -28,11 +28,16 @@ from memory_extproc.store.model import ScoredMemory, SearchRequest, Store, Store
 log = logging.getLogger(__name__)
 
 
+class EmbeddingError(RuntimeError):
+    """The model failed on this query."""
+
+
 class Outcome(StrEnum):
     INJECTED = "injected"
     NO_RESULTS = "no_results"
     TIMEOUT = "timeout"
     STORE_UNAVAILABLE = "store_unavailable"
+    EMBEDDING_ERROR = "embedding_error"
     ERROR = "error"
     INVALID_BODY = "invalid_body"
 
@@ -73,11 +78,15 @@ class MemoryRetrieval:
         except StoreUnavailableError as exc:
             log.warning("Memory search failed, skipping: %s", type(exc.__cause__).__name__)
             return self._finish(request, Outcome.STORE_UNAVAILABLE, started)
+        except EmbeddingError:
+            log.warning("Embedding failed, skipping memory", exc_info=True)
+            return self._finish(request, Outcome.EMBEDDING_ERROR, started)
         except Exception:
             log.exception("Memory retrieval failed, skipping")
             return self._finish(request, Outcome.ERROR, started)
         context, count = format_context(memories, self.policy.max_context_chars)
         if not count:
+            log.debug("No memories above threshold", extra={"threshold": decision.threshold})
             return self._finish(request, Outcome.NO_RESULTS, started)
         body = encode(with_memory_context(request, context))
         metrics.INJECTED_MEMORIES.observe(count)
@@ -89,7 +98,10 @@ class MemoryRetrieval:
         return self._finish(request, Outcome.INJECTED, started, body=body, injected=count)
 
     async def _search(self, plan: SearchPlan, signals: RequestSignals) -> list[ScoredMemory]:
-        vector = await self._embedder.embed(plan.query)
+        try:
+            vector = await self._embedder.embed(plan.query)
+        except Exception as exc:
+            raise EmbeddingError from exc
         return await self._store.retrieve(
             SearchRequest(
                 user_id=signals.user_id,

@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -124,34 +125,68 @@ class MilvusStore:
         self._timeout = timeout_s
         self._reconnect_interval = reconnect_interval_s
         self._client: AsyncMilvusClient | None = None
-        self._reconnect_task: asyncio.Task[None] | None = None
+        self._connect_task: asyncio.Task[None] | None = None
+        self._first_attempt = asyncio.Event()
+        self._connected = asyncio.Event()
         metrics.STORE_AVAILABLE.set(0)
 
     @property
     def available(self) -> bool:
         return self._client is not None
 
-    async def start(self) -> None:
-        """Connect now if Milvus is up; otherwise keep retrying in the background.
+    async def start(self, wait_s: float = 10.0) -> None:
+        """Connect in the background; return once the first attempt ends or ``wait_s`` passes.
 
-        A collection of the wrong shape raises SchemaMismatchError: that is a configuration error,
-        not an outage, and the service must not start with it.
+        Milvus down: the service starts at once with memory disabled and keeps trying. Milvus
+        slow (replaying its log after a restart): memory turns on when it has caught up.
+        A collection of the wrong shape raises SchemaMismatchError: a configuration error, not
+        an outage, and the service must not start with it.
         """
-        try:
-            await self._connect()
-        except SchemaMismatchError:
-            raise
-        except Exception as exc:  # any failure here means "not reachable yet"
-            log.error(
-                "Milvus unavailable, memory disabled; retrying in the background",
-                extra={"uri": self._uri, "error": f"{type(exc).__name__}: {exc}"[:300]},
-            )
-            self._start_reconnect()
+        self._start_connecting()
+        assert self._connect_task is not None
+        attempt = asyncio.ensure_future(self._first_attempt.wait())
+        await asyncio.wait(
+            [attempt, self._connect_task], timeout=wait_s, return_when="FIRST_COMPLETED"
+        )
+        attempt.cancel()
+        if self._connect_task.done() and not self._connect_task.cancelled():
+            error = self._connect_task.exception()
+            if isinstance(error, SchemaMismatchError):
+                raise error
+
+    async def wait_available(self, timeout_s: float) -> bool:
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(timeout_s):
+                await self._connected.wait()
+        return self.available
 
     async def close(self) -> None:
-        if self._reconnect_task is not None:
-            self._reconnect_task.cancel()
+        if self._connect_task is not None:
+            self._connect_task.cancel()
         await self._drop_client()
+
+    def _start_connecting(self) -> asyncio.Task[None]:
+        if self._connect_task is None or self._connect_task.done():
+            self._connect_task = asyncio.get_running_loop().create_task(self._connect_loop())
+        return self._connect_task
+
+    async def _connect_loop(self) -> None:
+        failures = 0
+        while self._client is None:
+            try:
+                await self._connect()
+            except SchemaMismatchError as exc:
+                log.error("Milvus collection unusable, memory stays disabled: %s", exc)
+                raise
+            except Exception as exc:  # not reachable (yet)
+                if failures == 0:
+                    log.error(
+                        "Milvus unavailable, memory disabled; retrying in the background",
+                        extra={"uri": self._uri, "error": f"{type(exc).__name__}: {exc}"[:300]},
+                    )
+                failures += 1
+                self._first_attempt.set()
+                await asyncio.sleep(self._reconnect_interval)
 
     async def _connect(self) -> None:
         client = AsyncMilvusClient(uri=self._uri, token=self._token, timeout=self._timeout)
@@ -161,6 +196,8 @@ class MilvusStore:
             await client.close()
             raise
         self._client = client
+        self._connected.set()
+        self._first_attempt.set()
         metrics.STORE_AVAILABLE.set(1)
         log.info("Milvus connected, memory enabled", extra={"uri": self._uri})
 
@@ -186,6 +223,12 @@ class MilvusStore:
             )
             log.info("created Milvus collection", extra={"collection": name})
         await client.load_collection(name, timeout=max(self._timeout, 60.0))
+        # After a Milvus restart, reads at "Eventually" miss the rows replayed from its log until
+        # the query node has caught up; a Strong read waits for exactly that.
+        await client.query(
+            name, filter='id == ""', output_fields=["id"], limit=1,
+            consistency_level="Strong", timeout=max(self._timeout, 60.0),
+        )  # fmt: skip
 
     def _check_schema(self, description: dict[str, Any]) -> None:
         fields = {f["name"]: f for f in description.get("fields", [])}
@@ -202,23 +245,9 @@ class MilvusStore:
                 f"embedding model produces {self._dimension}: use a new collection for this model"
             )
 
-    def _start_reconnect(self) -> None:
-        if self._reconnect_task is None or self._reconnect_task.done():
-            self._reconnect_task = asyncio.get_running_loop().create_task(self._reconnect_loop())
-
-    async def _reconnect_loop(self) -> None:
-        while self._client is None:
-            await asyncio.sleep(self._reconnect_interval)
-            try:
-                await self._connect()
-            except SchemaMismatchError as exc:
-                log.error("Milvus collection unusable, memory stays disabled: %s", exc)
-                return
-            except Exception as exc:
-                log.debug("Milvus still unavailable: %s", type(exc).__name__)
-
     async def _drop_client(self) -> None:
         client, self._client = self._client, None
+        self._connected.clear()
         metrics.STORE_AVAILABLE.set(0)
         if client is not None:
             try:
@@ -240,7 +269,7 @@ class MilvusStore:
             if _is_connection_error(exc) and self._client is client:
                 log.error("Milvus unavailable, memory disabled: %s", type(exc).__name__)
                 await self._drop_client()
-                self._start_reconnect()
+                self._start_connecting()
             raise StoreUnavailableError(f"Milvus {operation} failed: {exc}") from exc
         metrics.STORE_SECONDS.labels(operation).observe(time.perf_counter() - started)
         return result

@@ -29,3 +29,8 @@ def test_without_history_the_vague_query_stays_alone() -> None:
 
 def test_key_terms_drop_stopwords_and_repeats_and_keep_amounts() -> None:
     assert key_terms("My budget is $10,000 and the budget is firm") == ["budget", "10,000", "firm"]
+
+
+def test_huge_messages_are_cut_before_embedding() -> None:
+    assert len(build_search_query("my notes: " + "x" * 5_000_000, [])) == 1000
+    assert len(build_search_query("How much?", ["y" * 5_000_000])) == 1000

@@ -1,0 +1,201 @@
+"""The real stack, started once per test run: Milvus standalone, the processor, Envoy, mock LLM."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import numpy as np
+import orjson
+import pytest
+
+from memory_extproc.devstack.envoy import EnvoyProcess, Upstream, render
+from memory_extproc.devstack.milvus import MilvusProcess
+from memory_extproc.devstack.mock_llm import MockLLM, Recorded, memory_lines
+from memory_extproc.devstack.ports import free_port
+from memory_extproc.devstack.processor import ProcessorProcess, write_config
+from memory_extproc.devstack.tokens import DevIdentity
+from memory_extproc.embedding import OnnxEmbedder
+from memory_extproc.store.milvus import MilvusStore
+from memory_extproc.store.model import Memory, MemoryType
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(scope="session")
+def milvus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MilvusProcess]:
+    server = MilvusProcess(tmp_path_factory.mktemp("milvus"), free_port())
+    try:
+        server.wait_ready()
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+async def llm() -> AsyncIterator[MockLLM]:
+    mock = MockLLM()
+    await mock.start()
+    yield mock
+    await mock.stop()
+
+
+@pytest.fixture(scope="session")
+def identity(tmp_path_factory: pytest.TempPathFactory) -> DevIdentity:
+    return DevIdentity(tmp_path_factory.mktemp("identity"))
+
+
+@dataclass
+class Stack:
+    url: str
+    llm: MockLLM
+    identity: DevIdentity
+    processor: ProcessorProcess
+    config_path: Path
+    metrics_url: str
+    http: aiohttp.ClientSession
+
+    async def post(
+        self,
+        path: str,
+        body: Any,
+        *,
+        user: str | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> tuple[int, bytes, Recorded | None]:
+        """POST through Envoy; returns status, answer bytes and what the LLM received."""
+        sent = dict(headers or {})
+        if user is not None:
+            sent["authorization"] = f"Bearer {self.identity.token(user)}"
+        data = body if isinstance(body, bytes) else orjson.dumps(body)
+        before = len(self.llm.recorded)
+        async with self.http.post(f"{self.url}{path}", data=data, headers=sent) as response:
+            answer = await response.read()
+        received = self.llm.recorded[before] if len(self.llm.recorded) > before else None
+        return response.status, answer, received
+
+    async def ask(self, question: str, user: str | None = None, **kwargs: Any) -> list[str]:
+        """Ask a chat question; the memory lines the LLM was given."""
+        status, _, received = await self.post(
+            "/v1/chat/completions",
+            {"model": "m", "messages": [{"role": "user", "content": question}]},
+            user=user,
+            **kwargs,
+        )
+        assert status == 200
+        assert received is not None
+        return memory_lines(received.json)
+
+    async def metric(self, name: str, labels: dict[str, str] | None = None) -> float:
+        async with self.http.get(self.metrics_url) as response:
+            text = await response.text()
+        wanted = name + (
+            "{" + ",".join(f'{k}="{v}"' for k, v in (labels or {}).items()) + "}" if labels else ""
+        )
+        for line in text.splitlines():
+            if line.startswith(wanted + " "):
+                return float(line.rsplit(" ", 1)[1])
+        return 0.0
+
+
+@asynccontextmanager
+async def running_stack(
+    workdir: Path,
+    milvus_address: str,
+    llm: MockLLM,
+    identity: DevIdentity,
+    *,
+    collection: str,
+    memory: dict[str, Any] | None = None,
+) -> AsyncIterator[Stack]:
+    grpc_port, admin_port, envoy_port = free_port(), free_port(), free_port()
+    settings = {
+        "memory": {
+            "milvus": {"address": milvus_address, "collection": collection},
+            **(memory or {}),
+        },
+        "server": {
+            "grpc_port": grpc_port,
+            "admin_port": admin_port,
+            "log_level": "DEBUG",
+            "grace_seconds": 2,
+        },
+    }
+    config_path = write_config(workdir / "config.yaml", settings)
+    processor = ProcessorProcess(config_path, grpc_port, workdir / "processor.log")
+    envoy = None
+    try:
+        processor.wait_ready()
+        envoy = EnvoyProcess(
+            render(
+                listen_port=envoy_port,
+                admin_port=free_port(),
+                processor_ports=[grpc_port],
+                upstream=Upstream("127.0.0.1", llm.port),
+                jwks_path=identity.jwks_path,
+            ),
+            workdir / "envoy",
+        )
+        envoy.wait_ready()
+        async with aiohttp.ClientSession() as http:
+            yield Stack(
+                url=f"http://127.0.0.1:{envoy_port}",
+                llm=llm,
+                identity=identity,
+                processor=processor,
+                config_path=config_path,
+                metrics_url=f"http://127.0.0.1:{admin_port}/metrics",
+                http=http,
+            )
+    finally:
+        if envoy is not None:
+            envoy.stop()
+        processor.stop()
+
+
+@pytest.fixture(scope="session")
+async def stack(
+    tmp_path_factory: pytest.TempPathFactory,
+    milvus: MilvusProcess,
+    llm: MockLLM,
+    identity: DevIdentity,
+) -> AsyncIterator[Stack]:
+    async with running_stack(
+        tmp_path_factory.mktemp("stack"), f"127.0.0.1:{milvus.port}", llm, identity,
+        collection="it_main",
+    ) as running:  # fmt: skip
+        yield running
+
+
+@pytest.fixture(scope="session")
+async def store(milvus: MilvusProcess, stack: Stack) -> AsyncIterator[MilvusStore]:
+    """Direct access to the stack's collection, to seed and inspect memories."""
+    milvus_store = MilvusStore(milvus.uri, "it_main", 384)
+    await milvus_store.start()
+    assert milvus_store.available
+    yield milvus_store
+    await milvus_store.close()
+
+
+@pytest.fixture
+def user() -> str:
+    """A fresh user per test: tests never see each other's memories."""
+    return f"user-{uuid.uuid4().hex[:10]}"
+
+
+@pytest.fixture
+def remember(store: MilvusStore, embedder: OnnxEmbedder):  # type: ignore[no-untyped-def]
+    async def add(user_id: str, content: str, project_id: str = "") -> Memory:
+        memory = Memory.new(
+            user_id, content, MemoryType.SEMANTIC, project_id=project_id, source="test"
+        )
+        vector: np.ndarray = embedder.embed([content])[0]
+        await store.store(memory, vector)
+        return memory
+
+    return add

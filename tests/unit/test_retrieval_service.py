@@ -1,0 +1,115 @@
+"""Every failure of the request-path edge ends in a named outcome and an unchanged request."""
+
+from __future__ import annotations
+
+import numpy as np
+import orjson
+import pytest
+from prometheus_client import REGISTRY
+
+from memory_extproc.embedding import EmbeddingBatcher, OnnxEmbedder
+from memory_extproc.llm_api.requests import Api, parse_request
+from memory_extproc.retrieval.decision import Skip
+from memory_extproc.retrieval.plan import RequestSignals, RetrievalPolicy
+from memory_extproc.retrieval.service import MemoryRetrieval, Outcome
+from memory_extproc.store.memory import InMemoryStore
+from memory_extproc.store.model import Memory, StoreUnavailableError
+
+ASK = {"messages": [{"role": "user", "content": "What's my budget for the Hawaii trip?"}]}
+ALICE = RequestSignals(path="/v1/chat/completions", user_id="alice")
+
+
+def request(extra: dict | None = None):  # type: ignore[no-untyped-def]
+    return parse_request(Api.CHAT_COMPLETIONS, orjson.dumps({**ASK, **(extra or {})}))
+
+
+def outcomes(name: str) -> float:
+    return REGISTRY.get_sample_value("memory_retrieval_outcomes_total", {"outcome": name}) or 0.0
+
+
+class BrokenEmbedder:
+    dimension = 384
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        raise RuntimeError("onnx failed")
+
+
+class DownStore(InMemoryStore):
+    async def retrieve(self, request):  # type: ignore[no-untyped-def]
+        raise StoreUnavailableError("connection refused")
+
+
+class OfflineStore(InMemoryStore):
+    @property
+    def available(self) -> bool:
+        return False
+
+
+@pytest.fixture
+def batcher(embedder: OnnxEmbedder) -> EmbeddingBatcher:
+    return EmbeddingBatcher(embedder, name="test")
+
+
+@pytest.mark.parametrize(
+    ("store", "outcome"),
+    [(DownStore(), Outcome.STORE_UNAVAILABLE), (OfflineStore(), Outcome.STORE_UNAVAILABLE)],
+)
+async def test_store_failures(
+    batcher: EmbeddingBatcher, store: InMemoryStore, outcome: Outcome
+) -> None:
+    before = outcomes(outcome.value)
+    result = await MemoryRetrieval(batcher, store, RetrievalPolicy(), 1.0).process(request(), ALICE)
+    assert result.outcome is outcome
+    assert result.body is None
+    assert outcomes(outcome.value) == before + 1
+
+
+async def test_embedder_failure() -> None:
+    retrieval = MemoryRetrieval(
+        EmbeddingBatcher(BrokenEmbedder(), name="test"), InMemoryStore(), RetrievalPolicy(), 1.0
+    )
+    result = await retrieval.process(request(), ALICE)
+    assert result.outcome is Outcome.EMBEDDING_ERROR
+    assert result.body is None
+
+
+async def test_failure_still_strips_memory_fields(batcher: EmbeddingBatcher) -> None:
+    result = await MemoryRetrieval(batcher, DownStore(), RetrievalPolicy(), 1.0).process(
+        request({"memory_config": {"retrieval_limit": 2}}), ALICE
+    )
+    assert result.outcome is Outcome.STORE_UNAVAILABLE
+    assert result.body is not None
+    assert orjson.loads(result.body) == ASK
+
+
+async def test_request_can_narrow_but_not_widen_the_operator_policy(
+    batcher: EmbeddingBatcher, embedder: OnnxEmbedder
+) -> None:
+    store = InMemoryStore()
+    for text in ["My budget for the Hawaii trip is $10,000", "My Hawaii trip budget covers hotels"]:
+        await store.store(Memory.new("alice", text), embedder.embed([text])[0])
+    retrieval = MemoryRetrieval(batcher, store, RetrievalPolicy(limit=1, threshold=0.5), 1.0)
+    widened = await retrieval.process(
+        request({"memory_config": {"retrieval_limit": 10, "similarity_threshold": 0.0}}), ALICE
+    )
+    assert widened.injected == 1
+    narrowed = await retrieval.process(
+        request({"memory_config": {"similarity_threshold": 0.99}}), ALICE
+    )
+    assert narrowed.outcome is Outcome.NO_RESULTS
+    off = await retrieval.process(request({"memory_config": {"enabled": False}}), ALICE)
+    assert off.outcome is Skip.DISABLED_BY_REQUEST
+
+
+async def test_project_header_scopes_the_search(
+    batcher: EmbeddingBatcher, embedder: OnnxEmbedder
+) -> None:
+    store = InMemoryStore()
+    text = "My budget for the Hawaii trip is $10,000"
+    await store.store(Memory.new("alice", text, project_id="travel"), embedder.embed([text])[0])
+    retrieval = MemoryRetrieval(batcher, store, RetrievalPolicy(), 1.0)
+    in_project = RequestSignals(path="/v1/chat/completions", user_id="alice", project_id="travel")
+    other = RequestSignals(path="/v1/chat/completions", user_id="alice", project_id="work")
+    assert (await retrieval.process(request(), in_project)).injected == 1
+    assert (await retrieval.process(request(), other)).outcome is Outcome.NO_RESULTS
+    assert (await retrieval.process(request(), ALICE)).injected == 1  # no project: all of alice's
