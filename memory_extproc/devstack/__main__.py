@@ -89,6 +89,7 @@ async def _start(
             processor_ports=[grpc_port],
             upstream=upstream,
             jwks_path=identity.jwks_path,
+            upstream_api_key=os.environ.get("LLM_API_KEY", ""),
         ),
         RUN_DIR / "envoy",
     )
@@ -129,11 +130,25 @@ def main() -> None:
     token = commands.add_parser("token", help="print a development JWT for a user")
     token.add_argument("user")
     token.add_argument("--project", default="")
+    mock = commands.add_parser("mock-llm", help="run the demo LLM alone (used by make bench)")
+    mock.add_argument("--port", type=int, required=True)
     args = parser.parse_args()
     if args.command == "token":
         print(DevIdentity(RUN_DIR / "identity").token(args.user, args.project))
-        return
-    asyncio.run(run())
+    elif args.command == "mock-llm":
+        asyncio.run(_mock_llm(args.port))
+    else:
+        asyncio.run(run())
+
+
+async def _mock_llm(port: int) -> None:
+    mock = MockLLM(demo=True)
+    await mock.start(port=port)
+    stop = asyncio.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        asyncio.get_running_loop().add_signal_handler(sig, stop.set)
+    await stop.wait()
+    await mock.stop()
 
 
 if __name__ == "__main__":

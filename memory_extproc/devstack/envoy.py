@@ -60,6 +60,7 @@ def render(
     upstream: Upstream,
     jwks_path: Path,
     direct_port: int | None = None,
+    upstream_api_key: str = "",
     source: Path = REPO_CONFIG,
 ) -> dict[str, Any]:
     """The repository config with our ports; ``direct_port`` adds a listener without ext_proc
@@ -80,6 +81,13 @@ def render(
         route["prefix_rewrite"] = upstream.path_prefix + "/"
     if upstream.tls:
         route["host_rewrite_literal"] = upstream.host
+    if upstream_api_key:  # jwt_authn already removed the user's token (forward: false)
+        hcm["route_config"]["virtual_hosts"][0]["request_headers_to_add"] = [
+            {
+                "header": {"key": "authorization", "value": f"Bearer {upstream_api_key}"},
+                "append_action": "OVERWRITE_IF_EXISTS_OR_ADD",
+            }
+        ]
     clusters = {c["name"]: c for c in resources["clusters"]}
     clusters["memory_extproc"]["load_assignment"]["endpoints"] = [
         {"lb_endpoints": [_endpoint("127.0.0.1", p) for p in processor_ports]}

@@ -40,6 +40,8 @@ _OUTPUT_FIELDS = [
     "id", "user_id", "project_id", "type", "content", "source", "created_at", "updated_at",
     "access_count", "importance", "content_hash", "superseded_by", "expires_at", "meta",
 ]  # fmt: skip
+# What injection needs; fewer fields is measurably cheaper to fetch and decode on the hot path.
+_SEARCH_FIELDS = ["user_id", "type", "content", "created_at"]
 
 
 class SchemaMismatchError(RuntimeError):
@@ -323,7 +325,7 @@ class MilvusStore:
                 data=[vector],
                 filter=expr,
                 limit=request.limit,
-                output_fields=_OUTPUT_FIELDS,
+                output_fields=_SEARCH_FIELDS,
                 search_params={"metric_type": "COSINE", "params": {"ef": max(64, request.limit)}},
                 consistency_level="Eventually",
                 timeout=self._timeout,
@@ -336,7 +338,14 @@ class MilvusStore:
             # Defence in depth: the filter already scopes to the user; check again anyway.
             if entity["user_id"] != request.user_id or hit["distance"] < request.threshold:
                 continue
-            results.append(ScoredMemory(_memory({**entity, "id": hit["id"]}), hit["distance"]))
+            memory = Memory(
+                id=hit["id"],
+                user_id=entity["user_id"],
+                type=MemoryType(entity["type"]),
+                content=entity["content"],
+                created_at=entity["created_at"],
+            )
+            results.append(ScoredMemory(memory, hit["distance"]))
         return results
 
     async def get(self, user_id: str, memory_id: str) -> Memory | None:

@@ -60,6 +60,7 @@ async def test_injected_request_is_well_formed_for_the_llm(
     assert forwarded["messages"][0]["content"] == "You are a travel agent."
     assert "accept-encoding" not in received.headers
     assert "x-authz-user-id" not in received.headers  # the LLM provider is not told who asked
+    assert "authorization" not in received.headers  # nor sees the user's token
 
 
 async def test_memory_added_by_the_cli_is_found_by_the_next_request(

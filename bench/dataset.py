@@ -1,0 +1,148 @@
+"""Synthetic but natural memories and the questions that should find them."""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+RELATIONS = [
+    "sister",
+    "brother",
+    "mother",
+    "father",
+    "wife",
+    "husband",
+    "son",
+    "daughter",
+    "best friend",
+    "manager",
+    "neighbour",
+    "cousin",
+    "aunt",
+    "uncle",
+    "grandmother",
+]
+NAMES = [
+    "Anna",
+    "Ben",
+    "Chloe",
+    "Daniel",
+    "Elena",
+    "Farid",
+    "Grace",
+    "Hiro",
+    "Ines",
+    "Jonas",
+    "Kai",
+    "Lena",
+    "Marco",
+    "Nadia",
+    "Omar",
+    "Priya",
+    "Quinn",
+    "Rosa",
+    "Sven",
+    "Tara",
+]
+CITIES = [
+    "Lisbon",
+    "Tokyo",
+    "Nairobi",
+    "Lima",
+    "Oslo",
+    "Seoul",
+    "Denver",
+    "Hanoi",
+    "Cairo",
+    "Dublin",
+    "Quito",
+    "Perth",
+    "Riga",
+    "Porto",
+    "Austin",
+    "Kyoto",
+    "Accra",
+    "Bergen",
+]
+THINGS = [
+    ("colour", ["green", "teal", "crimson", "amber"]),
+    ("cuisine", ["Thai", "Ethiopian", "Peruvian", "Georgian"]),
+    ("band", ["Radiohead", "ABBA", "Queen", "Daft Punk"]),
+    ("sport", ["climbing", "rowing", "fencing", "padel"]),
+    ("book", ["Dune", "Emma", "Beloved", "Solaris"]),
+]
+SERVICES = [
+    "payment-service",
+    "search-api",
+    "billing-worker",
+    "auth-gateway",
+    "report-cron",
+    "image-resizer",
+    "email-relay",
+    "ledger-sync",
+]
+TOOLS = ["helm", "terraform", "ansible", "kubectl apply", "a blue-green script", "ArgoCD"]
+FOODS = ["peanuts", "shellfish", "gluten", "sesame", "kiwi", "lactose", "soy", "eggs"]
+DAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
+
+PREFIXES = [
+    "",
+    "Quick question: ",
+    "Remind me, ",
+    "Hey, ",
+    "Can you tell me ",
+    "Sorry, ",
+    "I forgot: ",
+    "Help me remember: ",
+    "One thing: ",
+    "Do you know ",
+]
+SUFFIXES = ["", " Thanks!", " Please.", " I need it today.", " Just checking."]  # fmt: skip
+
+
+def facts_and_questions() -> list[tuple[str, str]]:
+    pairs: list[tuple[str, str]] = []
+    for rel, name in itertools.product(RELATIONS, NAMES):
+        pairs.append((f"My {rel}'s name is {name}", f"what is my {rel}'s name?"))
+    for rel, city in itertools.product(RELATIONS, CITIES):
+        pairs.append((f"My {rel} lives in {city}", f"where does my {rel} live?"))
+    for city, amount in itertools.product(CITIES, range(1000, 21000, 500)):
+        pairs.append(
+            (
+                f"My budget for the {city} trip is ${amount:,}",
+                f"what's my budget for the {city} trip?",
+            )
+        )
+    for (thing, values), rel in itertools.product(THINGS, ["", *RELATIONS]):
+        owner = f"my {rel}'s" if rel else "my"
+        for value in values:
+            pairs.append((f"{owner.capitalize()} favourite {thing} is {value}",
+                          f"what is {owner} favourite {thing}?"))  # fmt: skip
+    for service, tool in itertools.product(SERVICES, TOOLS):
+        pairs.append((f"I deploy {service} with {tool}", f"how do I deploy {service}?"))
+    for city, day in itertools.product(CITIES, DAYS):
+        pairs.append(
+            (f"My flight to {city} leaves on {day}", f"when does my flight to {city} leave?")
+        )
+    for food, rel in itertools.product(FOODS, ["I am", *(f"My {r} is" for r in RELATIONS)]):
+        who = "am I" if rel == "I am" else f"is my {rel[3:-3]}"
+        pairs.append((f"{rel} allergic to {food}", f"what food {who} allergic to?"))
+    return pairs
+
+
+class Questions:
+    """Unique phrasings, so the processor's query cache never answers for the model."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self._rng = rng
+        self._seen: set[str] = set()
+
+    def ask(self, question: str) -> str:
+        for _ in range(100):
+            prefix, suffix = self._rng.choice(PREFIXES), self._rng.choice(SUFFIXES)
+            text = f"{prefix}{question}{suffix}"
+            text = text[0].upper() + text[1:]
+            if text not in self._seen:
+                self._seen.add(text)
+                return text
+        return f"{question} ({len(self._seen)})"
