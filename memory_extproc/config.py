@@ -92,6 +92,23 @@ class RetrievalConfig:
 
 
 @dataclass(frozen=True)
+class ExtractionConfig:
+    """The response path's worker pool and limits (our keys, next to design §10's)."""
+
+    queue_size: int = field(default=1000, metadata=_range(1, 1_000_000))
+    concurrency: int = field(default=2, metadata=_range(1, 64))
+    job_timeout_seconds: float = field(default=120.0, metadata=_range(1, 3600))
+    retries: int = field(default=2, metadata=_range(0, 10))  # transient LLM errors, with backoff
+    idle_flush_seconds: float = field(default=300.0, metadata=_range(0.1, 86_400))
+    drain_seconds: float = field(default=20.0, metadata=_range(0, 600))  # on SIGTERM
+    min_fact_chars: int = field(default=8, metadata=_range(1, 1000))
+    max_fact_chars: int = field(default=500, metadata=_range(10, 2000))
+    max_facts: int = field(default=20, metadata=_range(1, 200))
+    max_conversations: int = field(default=10_000, metadata=_range(1, 10_000_000))
+    date_header: str = "x-memory-date"  # optional ISO date of the turn (replayed history)
+
+
+@dataclass(frozen=True)
 class MemoryConfig:
     enabled: bool = True
     auto_store: bool = True
@@ -104,6 +121,10 @@ class MemoryConfig:
     identity: IdentityConfig = field(default_factory=IdentityConfig)
     signals: SignalsConfig = field(default_factory=SignalsConfig)
     retrieval: RetrievalConfig = field(default_factory=RetrievalConfig)
+    extraction: ExtractionConfig = field(default_factory=ExtractionConfig)
+
+    def model(self, role: str) -> ExternalModel | None:
+        return next((m for m in self.external_models if m.model_role == role), None)
 
 
 @dataclass(frozen=True)
@@ -162,6 +183,12 @@ def validate(config: Config) -> Config:
                 f"memory.external_models[{i}].model_role: {model.model_role!r} is not one of "
                 f"{', '.join(_ROLES)}"
             )
+    extraction = memory.extraction
+    if extraction.min_fact_chars >= extraction.max_fact_chars:
+        raise ConfigError(
+            "memory.extraction.min_fact_chars must be below max_fact_chars "
+            f"({extraction.min_fact_chars} >= {extraction.max_fact_chars})"
+        )
     if config.server.log_level.upper() not in _LOG_LEVELS:
         raise ConfigError(f"server.log_level: must be one of {', '.join(_LOG_LEVELS)}")
     for name in ("user_header", "project_header"):

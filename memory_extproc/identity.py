@@ -7,6 +7,7 @@ from a verified credential before ext_proc runs (envoy/envoy.yaml). The body nev
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 from memory_extproc.config import IdentityConfig, SignalsConfig
 from memory_extproc.store.model import InvalidScopeError, validate_scope_value
@@ -22,10 +23,14 @@ class HeaderSignals:
     opted_out: bool
     fact_signal: bool
     tool_signal: bool
+    at_ms: int | None = None  # the turn's date when the client says (replayed history)
 
 
 def read_headers(
-    headers: dict[str, str], identity: IdentityConfig, signals: SignalsConfig
+    headers: dict[str, str],
+    identity: IdentityConfig,
+    signals: SignalsConfig,
+    date_header: str = "",
 ) -> HeaderSignals:
     user_id, bad_user = _scope(headers.get(identity.user_header, ""), "user id")
     project_id, bad_project = _scope(headers.get(identity.project_header, ""), "project id")
@@ -36,7 +41,19 @@ def read_headers(
         opted_out=headers.get(signals.opt_out_header, "").strip().lower() in _TRUE,
         fact_signal=bool(headers.get(signals.fact_check_header, "").strip()),
         tool_signal=bool(headers.get(signals.tool_header, "").strip()),
+        at_ms=_date(headers.get(date_header, "")) if date_header else None,
     )
+
+
+def _date(value: str) -> int | None:
+    """ISO 8601 date or date-time (UTC unless it says otherwise); anything else: ignored."""
+    try:
+        moment = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return int(moment.timestamp() * 1000)
 
 
 def _scope(value: str, what: str) -> tuple[str, bool]:

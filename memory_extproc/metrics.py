@@ -63,3 +63,37 @@ STORE_SECONDS = Histogram(
 STORE_AVAILABLE = Gauge(
     "memory_store_available", "1 while the memory store is connected and usable, else 0"
 )
+
+# Response path
+TURNS = Counter(
+    "memory_turns_total",
+    "Answers seen by the response path: captured, or why not (not_2xx, no_text, aborted, …)",
+    ["outcome"],
+)
+EXTRACTION_QUEUE_DEPTH = Gauge("memory_extraction_queue_depth", "Extraction jobs waiting")
+EXTRACTION_DROPPED = Counter(
+    "memory_extraction_dropped_total",
+    "Extraction jobs dropped, by reason (queue_full, timeout, shutdown)",
+    ["reason"],
+)
+EXTRACTION_JOBS = Counter(
+    "memory_extraction_jobs_total",
+    "Finished extraction jobs: ok, or the failure (llm_error, parse_error, store_error, …)",
+    ["outcome"],
+)
+EXTRACTION_FACTS = Counter(
+    "memory_extraction_facts_total",
+    "What happened to each extracted fact: stored, updated, deduped, deleted, noop, rejected_*",
+    ["outcome"],
+)
+EXTRACTION_JOB_SECONDS = Histogram(
+    "memory_extraction_job_seconds",
+    "Time of one extraction job, from start to its last write",
+    buckets=(0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 120),
+)
+LLM_SECONDS = Histogram(
+    "memory_llm_seconds",
+    "Calls to the memory models, by role and outcome",
+    ["role", "outcome"],
+    buckets=(0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60),
+)

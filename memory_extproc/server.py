@@ -15,6 +15,12 @@ from memory_extproc.config import Config
 from memory_extproc.embedding import EmbeddingBatcher, OnnxEmbedder, model_files
 from memory_extproc.extproc.exchange import ProcessorDeps
 from memory_extproc.extproc.servicer import ExternalProcessor
+from memory_extproc.extraction.facts import FactLimits
+from memory_extproc.extraction.llm_client import ChatClient
+from memory_extproc.extraction.pool import WorkerPool
+from memory_extproc.extraction.service import ExtractionService
+from memory_extproc.extraction.turns import TurnTracker
+from memory_extproc.extraction.writer import MemoryWriter
 from memory_extproc.retrieval.plan import RetrievalPolicy
 from memory_extproc.retrieval.service import MemoryRetrieval
 from memory_extproc.store.milvus import MilvusStore
@@ -39,6 +45,30 @@ def build_store(config: Config) -> MilvusStore:
     )
 
 
+def build_extraction(config: Config, store: MilvusStore) -> ExtractionService:
+    """The response path: LLM extraction when a memory_extraction model is configured, else
+    episodic Q/A chunks of every substantive turn."""
+    memory = config.memory
+    settings = memory.extraction
+    model = memory.model("memory_extraction")
+    client = ChatClient(model, retries=settings.retries) if model is not None else None
+    limits = FactLimits(settings.min_fact_chars, settings.max_fact_chars, settings.max_facts)
+    embedder = EmbeddingBatcher(build_embedder(config), name="background", background=True)
+    every = memory.extraction_batch_size if client is not None else 1
+    return ExtractionService(
+        tracker=TurnTracker(every, max_conversations=settings.max_conversations),
+        pool=WorkerPool(
+            queue_size=settings.queue_size,
+            concurrency=settings.concurrency,
+            job_timeout_s=settings.job_timeout_seconds,
+        ),
+        writer=MemoryWriter(store, embedder, client, limits),
+        extractor=client,
+        limits=limits,
+        idle_flush_s=settings.idle_flush_seconds,
+    )
+
+
 def retrieval_policy(config: Config) -> RetrievalPolicy:
     memory = config.memory
     return RetrievalPolicy(
@@ -55,6 +85,7 @@ async def serve(config: Config) -> None:
     store: MilvusStore | None = None
     batcher: EmbeddingBatcher | None = None
     retrieval = None
+    extraction: ExtractionService | None = None
     if memory.enabled:
         batcher = EmbeddingBatcher(build_embedder(config), name="query")
         store = build_store(config)
@@ -65,6 +96,9 @@ async def serve(config: Config) -> None:
             retrieval_policy(config),
             budget_s=memory.retrieval.time_budget_ms / 1000,
         )
+        if memory.auto_store:
+            extraction = build_extraction(config, store)
+            extraction.start()
     else:
         log.warning("memory.enabled is false: every request passes through unchanged")
 
@@ -76,7 +110,13 @@ async def serve(config: Config) -> None:
             ("grpc.so_reuseport", 0),  # a second server must fail to bind, not share the port
         ]
     )
-    deps = ProcessorDeps(retrieval=retrieval, identity=memory.identity, signals=memory.signals)
+    deps = ProcessorDeps(
+        retrieval=retrieval,
+        identity=memory.identity,
+        signals=memory.signals,
+        extraction=extraction,
+        date_header=memory.extraction.date_header,
+    )
     pb_grpc.add_ExternalProcessorServicer_to_server(ExternalProcessor(deps), server)
     health_servicer = health.aio.HealthServicer()  # type: ignore[attr-defined]
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
@@ -92,6 +132,7 @@ async def serve(config: Config) -> None:
             "grpc_port": port,
             "admin_port": metrics_server.server_port,
             "memory": "enabled" if memory.enabled else "disabled",
+            "learning": extraction.mode if extraction is not None else "off",
         },
     )
 
@@ -105,6 +146,8 @@ async def serve(config: Config) -> None:
     for name in ("", SERVICE_NAME):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
     await server.stop(config.server.grace_seconds)
+    if extraction is not None:
+        await extraction.stop(memory.extraction.drain_seconds)
     metrics_server.shutdown()
     if store is not None:
         await store.close()

@@ -8,11 +8,12 @@ gives one. In demo mode (`make run` without LLM_BASE_URL) it says which memories
 from __future__ import annotations
 
 import asyncio
+import inspect
 import re
 import time
 import uuid
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,7 +47,7 @@ class Reply:
     body: bytes | None = None  # exact bytes instead of a generated answer
     content_type: str | None = None
     chunks: list[bytes] | None = None  # exact SSE chunks instead of generated events
-    release: asyncio.Event | None = None  # SSE: hold everything after the first chunk until set
+    release: asyncio.Event | None = None  # hold the answer (SSE: after its first chunk) until set
     headers: dict[str, str] = field(default_factory=dict)
 
 
@@ -70,11 +71,15 @@ def _strings(value: Any) -> Iterator[str]:
             yield from _strings(item)
 
 
+ModelHandler = Callable[[dict[str, Any]], Reply | Awaitable[Reply]]
+
+
 class MockLLM:
     def __init__(self, *, demo: bool = False) -> None:
         self.demo = demo
         self.recorded: list[Recorded] = []
         self._script: deque[Reply] = deque()
+        self._models: dict[str, ModelHandler] = {}
         self._arrived = asyncio.Condition()
         self._runner: web.AppRunner | None = None
         self.port = 0
@@ -82,9 +87,22 @@ class MockLLM:
     def script(self, *replies: Reply) -> None:
         self._script.extend(replies)
 
+    def on_model(self, model: str, handler: ModelHandler | None) -> None:
+        """Requests naming ``model`` are answered by ``handler`` (the memory models in tests)."""
+        if handler is None:
+            self._models.pop(model, None)
+        else:
+            self._models[model] = handler
+
+    def for_model(self, model: str) -> list[Recorded]:
+        return [
+            r for r in self.recorded if isinstance(r.json, dict) and r.json.get("model") == model
+        ]
+
     def reset(self) -> None:
         self.recorded.clear()
         self._script.clear()
+        self._models.clear()
 
     async def wait_for(self, count: int, timeout_s: float = 10.0) -> list[Recorded]:
         async with asyncio.timeout(timeout_s), self._arrived:
@@ -113,11 +131,19 @@ class MockLLM:
         async with self._arrived:
             self.recorded.append(record)
             self._arrived.notify_all()
-        reply = self._script.popleft() if self._script else Reply()
+        payload = record.json if isinstance(record.json, dict) else {}
+        handler = self._models.get(str(payload.get("model", "")))
+        if handler is not None:
+            produced = handler(payload)
+            reply = await produced if inspect.isawaitable(produced) else produced
+        else:
+            reply = self._script.popleft() if self._script else Reply()
         if request.path.endswith("/models"):
             return web.json_response(
                 {"object": "list", "data": [{"id": "mock", "object": "model"}]}
             )
+        if reply.release is not None and payload.get("stream") is not True:
+            await reply.release.wait()  # a slow (or hung) model
         if reply.body is not None or reply.status >= 400:
             return web.Response(
                 status=reply.status,
@@ -125,7 +151,6 @@ class MockLLM:
                 content_type=reply.content_type or "application/json",
                 headers=reply.headers,
             )
-        payload = record.json if isinstance(record.json, dict) else {}
         text = reply.text if reply.text is not None else self._answer(payload)
         responses_api = request.path.endswith("/responses")
         if reply.chunks is not None or payload.get("stream") is True:

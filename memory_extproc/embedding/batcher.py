@@ -8,6 +8,9 @@ dedicated so the hot path never queues behind unrelated work in the loop's defau
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
+import threading
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from typing import Protocol
@@ -15,6 +18,12 @@ from typing import Protocol
 import numpy as np
 
 from memory_extproc import metrics
+
+
+def _lower_priority() -> None:
+    """Background embedding (extraction) yields the CPU to the hot path's embedder thread."""
+    with contextlib.suppress(OSError, AttributeError):  # Linux: threads have their own nice
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
 
 
 class Embedder(Protocol):
@@ -31,13 +40,18 @@ class EmbeddingBatcher:
         max_batch: int = 32,
         cache_size: int = 1024,
         name: str = "embed",
+        background: bool = False,
     ) -> None:
         self.dimension = embedder.dimension
         self._embedder = embedder
         self._max_batch = max_batch
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._cache_size = cache_size
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix=name)
+        self._executor = ThreadPoolExecutor(
+            max_workers=1,
+            thread_name_prefix=name,
+            initializer=_lower_priority if background else None,
+        )
         self._pending: list[tuple[str, asyncio.Future[np.ndarray]]] = []
         self._draining = False
         self._drain_task: asyncio.Task[None] | None = None

@@ -12,11 +12,26 @@ from dataclasses import dataclass
 from memory_extproc import metrics
 from memory_extproc.config import IdentityConfig, SignalsConfig
 from memory_extproc.extproc import protocol as p
+from memory_extproc.extraction.service import ExtractionService
+from memory_extproc.extraction.turns import CapturedTurn
 from memory_extproc.identity import HeaderSignals, read_headers
-from memory_extproc.llm_api.requests import Api, InvalidRequestBody, parse_request
+from memory_extproc.llm_api.answers import (
+    Answer,
+    GzipStream,
+    SseAnswerReader,
+    answer_from_json,
+    decode_body,
+)
+from memory_extproc.llm_api.requests import (
+    Api,
+    ChatRequest,
+    InvalidRequestBody,
+    parse_request,
+)
 from memory_extproc.retrieval.decision import Skip
 from memory_extproc.retrieval.plan import RequestSignals
 from memory_extproc.retrieval.service import MemoryRetrieval, Outcome
+from memory_extproc.store.model import now_ms
 
 log = logging.getLogger(__name__)
 
@@ -24,6 +39,7 @@ _LLM_ROUTES = {
     ("POST", "/v1/chat/completions"): Api.CHAT_COMPLETIONS,
     ("POST", "/v1/responses"): Api.RESPONSES,
 }
+_GZIP = ("gzip", "x-gzip", "deflate")
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +47,8 @@ class ProcessorDeps:
     retrieval: MemoryRetrieval | None  # None: memory disabled by configuration
     identity: IdentityConfig
     signals: SignalsConfig
+    extraction: ExtractionService | None = None  # None: nothing is learned from answers
+    date_header: str = ""
 
 
 class Exchange:
@@ -40,6 +58,11 @@ class Exchange:
         self.path = ""
         self.request_id = ""
         self.headers: HeaderSignals | None = None
+        self.request: ChatRequest | None = None
+        self._sse: SseAnswerReader | None = None
+        self._gzip: GzipStream | None = None
+        self._content_encoding = ""
+        self._awaiting_answer = False
 
     async def handle(self, kind: str, message: p.ProcessingRequest) -> p.ProcessingResponse:
         if kind == "request_headers":
@@ -48,7 +71,17 @@ class Exchange:
             return await self._request_body(message.request_body)
         if kind == "response_headers":
             return self._response_headers(message.response_headers)
+        if kind == "response_body":
+            return self._response_body(message.response_body)
         return p.CONTINUE_BY_KIND[kind]
+
+    def close(self) -> None:
+        """The stream ended. An answer still being read was cut off (client abort): no turn."""
+        if self._awaiting_answer:
+            metrics.TURNS.labels("incomplete").inc()
+            self._awaiting_answer = False
+
+    # request phase
 
     def _request_headers(self, message: p.pb.HttpHeaders) -> p.ProcessingResponse:
         headers = p.header_dict(message.headers)
@@ -58,7 +91,9 @@ class Exchange:
         if self.api is None:
             return p.PASS_THROUGH
         self.request_id = headers.get("x-request-id", "")
-        self.headers = read_headers(headers, self._deps.identity, self._deps.signals)
+        self.headers = read_headers(
+            headers, self._deps.identity, self._deps.signals, self._deps.date_header
+        )
         if self.headers.invalid_identity:
             log.warning("Unusable identity header, memory skipped", extra=self._log_extra())
         return p.LLM_REQUEST_HEADERS
@@ -75,6 +110,7 @@ class Exchange:
             metrics.RETRIEVAL_OUTCOMES.labels(Outcome.INVALID_BODY.value).inc()
             log.info("Unreadable LLM request passed through: %s", exc, extra=self._log_extra())
             return p.CONTINUE_REQUEST_BODY
+        self.request = request
         signals = RequestSignals(
             path=self.path,
             user_id=self.headers.user_id,
@@ -94,12 +130,71 @@ class Exchange:
             return p.CONTINUE_REQUEST_BODY
         return p.replace_request_body(result.body)
 
+    # response phase
+
+    def _learns_from_answer(self) -> bool:
+        headers, request = self.headers, self.request
+        return (
+            self._deps.extraction is not None
+            and headers is not None
+            and request is not None
+            and bool(headers.user_id)
+            and not headers.opted_out
+            and request.options.enabled is not False
+            and request.options.auto_store is not False
+            and not request.ends_with_tool_output
+        )
+
     def _response_headers(self, message: p.pb.HttpHeaders) -> p.ProcessingResponse:
         headers = p.header_dict(message.headers)
-        if headers.get("content-type", "").startswith("text/event-stream"):
-            # Never hold an SSE answer: Envoy would buffer it until the stream ends.
+        sse = headers.get("content-type", "").startswith("text/event-stream")
+        learning = self._learns_from_answer()
+        if learning and not headers.get(":status", "").startswith("2"):
+            metrics.TURNS.labels("not_2xx").inc()  # errors are never remembered
+            learning = False
+        if not learning or self.request is None:
+            # Never hold an SSE answer (Envoy would buffer it to the end); ask for no body at all.
+            return p.RESPONSE_BODY_STREAMED if sse else p.RESPONSE_BODY_NONE
+        self._content_encoding = headers.get("content-encoding", "").strip().lower()
+        self._awaiting_answer = True
+        if sse:
+            self._sse = SseAnswerReader(self.request.api)
+            if self._content_encoding in _GZIP:
+                self._gzip = GzipStream()
             return p.RESPONSE_BODY_STREAMED
-        return p.RESPONSE_BODY_NONE
+        return p.RESPONSE_BODY_BUFFERED
+
+    def _response_body(self, message: p.pb.HttpBody) -> p.ProcessingResponse:
+        if not self._awaiting_answer or self.api is None:
+            return p.CONTINUE_RESPONSE_BODY
+        if self._sse is not None:
+            chunk = self._gzip.feed(message.body) if self._gzip else message.body
+            self._sse.feed(chunk)
+            if message.end_of_stream:
+                self._sse.close()
+                self._finish(self._sse.answer())
+        elif message.end_of_stream:
+            body = decode_body(message.body, self._content_encoding)
+            self._finish(answer_from_json(self.api, body) if body is not None else None)
+        return p.CONTINUE_RESPONSE_BODY
+
+    def _finish(self, answer: Answer | None) -> None:
+        self._awaiting_answer = False
+        extraction, headers, request = self._deps.extraction, self.headers, self.request
+        if answer is None or extraction is None or headers is None or request is None:
+            metrics.TURNS.labels("no_text").inc()
+            return
+        extraction.capture(
+            CapturedTurn(
+                user_id=headers.user_id,
+                project_id=headers.project_id,
+                turns=request.turns,
+                answer=answer.text,
+                at_ms=headers.at_ms or now_ms(),
+                response_id=answer.response_id,
+                previous_response_id=request.previous_response_id,
+            )
+        )
 
     def _log_extra(self) -> dict[str, str]:
         return {"request_id": self.request_id, "api": self.api.value if self.api else "other"}

@@ -26,6 +26,15 @@ class ExternalProcessor(pb_grpc.ExternalProcessorServicer):
     ) -> AsyncIterator[p.ProcessingResponse]:
         metrics.EXTPROC_STREAMS.inc()
         exchange = Exchange(self._deps)
+        try:
+            async for reply in self._replies(exchange, request_iterator):
+                yield reply
+        finally:
+            exchange.close()
+
+    async def _replies(
+        self, exchange: Exchange, request_iterator: AsyncIterator[p.ProcessingRequest]
+    ) -> AsyncIterator[p.ProcessingResponse]:
         async for message in request_iterator:
             kind = message.WhichOneof("request")
             if kind is None:  # a message kind newer than our protos: nothing we can answer

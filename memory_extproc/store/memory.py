@@ -14,6 +14,8 @@ from memory_extproc.store.model import (
     MemoryType,
     ScoredMemory,
     SearchRequest,
+    audit_copy,
+    retired,
     validate_scope_value,
 )
 
@@ -51,6 +53,30 @@ class InMemoryStore:
     ) -> list[Memory]:
         rows = [m for m, _ in self._rows.values() if self._in_scope(m, user_id, None, types)]
         return sorted(rows, key=lambda m: m.created_at, reverse=True)[:limit]
+
+    async def find_by_hash(self, user_id: str, digest: str) -> Memory | None:
+        return next(
+            (
+                m
+                for m, _ in self._rows.values()
+                if m.user_id == user_id and m.content_hash == digest and not m.superseded_by
+            ),
+            None,
+        )
+
+    async def revise(self, memory: Memory, vector: np.ndarray, reason: str) -> None:
+        old, old_vector = self._rows[memory.id]
+        audit = audit_copy(old, reason)
+        self._rows[audit.id] = (audit, old_vector)
+        await self.store(memory, vector)
+
+    async def retire(self, user_id: str, memory_id: str, reason: str) -> bool:
+        memory = await self.get(user_id, memory_id)
+        if memory is None:
+            return False
+        vector = self._rows[memory_id][1]
+        self._rows[memory_id] = (retired(memory, reason), vector)
+        return True
 
     async def forget(self, user_id: str, memory_id: str) -> bool:
         if await self.get(user_id, memory_id) is None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import re
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
@@ -30,9 +31,12 @@ from memory_extproc.store.model import (
     ScoredMemory,
     SearchRequest,
     StoreUnavailableError,
+    audit_copy,
+    retired,
 )
 
 log = logging.getLogger(__name__)
+_HEX = re.compile(r"^[0-9a-f]{64}$")
 T = TypeVar("T")
 
 SCHEMA_TAG = "memory-extproc schema v1"
@@ -41,7 +45,7 @@ _OUTPUT_FIELDS = [
     "access_count", "importance", "content_hash", "superseded_by", "expires_at", "meta",
 ]  # fmt: skip
 # What injection needs; fewer fields is measurably cheaper to fetch and decode on the hot path.
-_SEARCH_FIELDS = ["user_id", "type", "content", "created_at"]
+_SEARCH_FIELDS = ["user_id", "project_id", "type", "content", "created_at"]
 
 
 class SchemaMismatchError(RuntimeError):
@@ -287,6 +291,13 @@ class MilvusStore:
             timeout=self._timeout,
         )
 
+    async def _replace(self, client: AsyncMilvusClient, row: dict[str, Any]) -> None:
+        """Delete then insert: Milvus 2.3's upsert on this (partition-key) collection drops the
+        row it writes (tests/integration/test_store.py). A search between the two calls may miss
+        the memory; no search ever sees two versions."""
+        await client.delete(self._collection, ids=[row["id"]], timeout=self._timeout)
+        await client.insert(self._collection, [row], timeout=self._timeout)
+
     async def store(self, memory: Memory, vector: np.ndarray) -> None:
         await self.store_many([(memory, vector)])
 
@@ -308,10 +319,10 @@ class MilvusStore:
         row = _row(memory, vector)
 
         async def op(client: AsyncMilvusClient) -> None:
-            await client.upsert(self._collection, [row], timeout=self._timeout)
+            await self._replace(client, row)
             await self._visible(client, memory.id)
 
-        await self._call("upsert", op)
+        await self._call("update", op)
 
     async def retrieve(self, request: SearchRequest) -> list[ScoredMemory]:
         expr = filters.user_scope(
@@ -343,6 +354,7 @@ class MilvusStore:
                 user_id=entity["user_id"],
                 type=MemoryType(entity["type"]),
                 content=entity["content"],
+                project_id=entity["project_id"],
                 created_at=entity["created_at"],
             )
             results.append(ScoredMemory(memory, hit["distance"]))
@@ -374,6 +386,62 @@ class MilvusStore:
         rows = await self._call("list", op)
         memories = [_memory(r) for r in rows if r["user_id"] == user_id]
         return sorted(memories, key=lambda m: m.created_at, reverse=True)
+
+    async def find_by_hash(self, user_id: str, digest: str) -> Memory | None:
+        if not _HEX.match(digest):
+            raise ValueError("not a content hash")
+        expr = f"{filters.user_scope(user_id)} and content_hash == {filters.quote(digest)}"
+
+        async def op(client: AsyncMilvusClient) -> list[dict[str, Any]]:
+            return await client.query(
+                self._collection, filter=expr, output_fields=_OUTPUT_FIELDS, limit=1,
+                timeout=self._timeout,
+            )  # fmt: skip
+
+        rows = await self._call("find_by_hash", op)
+        return _memory(rows[0]) if rows and rows[0]["user_id"] == user_id else None
+
+    async def _with_vector(
+        self, client: AsyncMilvusClient, user_id: str, memory_id: str
+    ) -> tuple[Memory, Sequence[float]] | None:
+        rows = await client.query(
+            self._collection,
+            filter=filters.one_memory(user_id, memory_id),
+            output_fields=[*_OUTPUT_FIELDS, "embedding"],
+            limit=1,
+            timeout=self._timeout,
+        )
+        if not rows or rows[0]["user_id"] != user_id:
+            return None
+        return _memory(rows[0]), rows[0]["embedding"]
+
+    async def revise(self, memory: Memory, vector: np.ndarray, reason: str) -> None:
+        async def op(client: AsyncMilvusClient) -> None:
+            current = await self._with_vector(client, memory.user_id, memory.id)
+            if current is None:
+                raise KeyError(memory.id)
+            old, old_vector = current
+            audit = audit_copy(old, reason)
+            await client.insert(
+                self._collection, [_row(audit, np.asarray(old_vector))], timeout=self._timeout
+            )
+            await self._replace(client, _row(memory, vector))
+            await self._visible(client, memory.id)
+
+        await self._call("revise", op)
+
+    async def retire(self, user_id: str, memory_id: str, reason: str) -> bool:
+        async def op(client: AsyncMilvusClient) -> bool:
+            current = await self._with_vector(client, user_id, memory_id)
+            if current is None:
+                return False
+            memory, vector = current
+            row = _row(retired(memory, reason), np.asarray(vector))
+            await self._replace(client, row)
+            await self._visible(client, memory_id)
+            return True
+
+        return await self._call("retire", op)
 
     async def forget(self, user_id: str, memory_id: str) -> bool:
         if await self.get(user_id, memory_id) is None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import re
 import time
@@ -60,6 +61,9 @@ def now_ms() -> int:
     return int(time.time() * 1000)
 
 
+RETIRED = "deleted"  # superseded_by of a memory retired without a successor
+
+
 def content_hash(content: str) -> str:
     """Normalized content digest: re-extracting the same fact must not store it twice."""
     normalized = " ".join(unicodedata.normalize("NFKC", content).casefold().split())
@@ -112,6 +116,28 @@ class Memory:
         )
 
 
+def audit_copy(old: Memory, reason: str) -> Memory:
+    """The previous version of a revised memory, kept for the record."""
+    ts = now_ms()
+    return dataclasses.replace(
+        old,
+        id=new_memory_id(),
+        superseded_by=old.id,
+        updated_at=ts,
+        meta={**old.meta, "superseded_at": ts, "reason": reason},
+    )
+
+
+def retired(memory: Memory, reason: str) -> Memory:
+    ts = now_ms()
+    return dataclasses.replace(
+        memory,
+        superseded_by=RETIRED,
+        updated_at=ts,
+        meta={**memory.meta, "superseded_at": ts, "reason": reason},
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class ScoredMemory:
     memory: Memory
@@ -141,8 +167,8 @@ class Store(Protocol):
     async def store(self, memory: Memory, vector: np.ndarray) -> None: ...
 
     async def retrieve(self, request: SearchRequest) -> list[ScoredMemory]:
-        """Best first, at or above the threshold. The memories carry id, user_id, type, content
-        and created_at only: what injection needs (``get`` returns the whole record)."""
+        """Best first, at or above the threshold. The memories carry id, user_id, project_id,
+        type, content and created_at only: what injection needs (``get`` returns it all)."""
         ...
 
     async def get(self, user_id: str, memory_id: str) -> Memory | None: ...
@@ -152,6 +178,19 @@ class Store(Protocol):
     async def list(
         self, user_id: str, *, limit: int = 100, types: Sequence[MemoryType] = ()
     ) -> list[Memory]: ...
+
+    async def find_by_hash(self, user_id: str, digest: str) -> Memory | None:
+        """An active memory of the user with this normalized content hash."""
+        ...
+
+    async def revise(self, memory: Memory, vector: np.ndarray, reason: str) -> None:
+        """Replace a memory's content, keeping its id and creation time; the previous content
+        stays as an audit row (superseded_by = the memory's id), never searched."""
+        ...
+
+    async def retire(self, user_id: str, memory_id: str, reason: str) -> bool:
+        """Take a memory out of search, keeping it as an audit row (superseded_by = "deleted")."""
+        ...
 
     async def forget(self, user_id: str, memory_id: str) -> bool: ...
 

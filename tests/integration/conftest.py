@@ -76,8 +76,9 @@ class Stack:
         before = len(self.llm.recorded)
         async with self.http.post(f"{self.url}{path}", data=data, headers=sent) as response:
             answer = await response.read()
-        received = self.llm.recorded[before] if len(self.llm.recorded) > before else None
-        return response.status, answer, received
+        # what Envoy forwarded (it adds x-request-id), not the processor's own model calls
+        forwarded = [r for r in self.llm.recorded[before:] if "x-request-id" in r.headers]
+        return response.status, answer, forwarded[0] if forwarded else None
 
     async def ask(self, question: str, user: str | None = None, **kwargs: Any) -> list[str]:
         """Ask a chat question; the memory lines the LLM was given."""
@@ -167,7 +168,7 @@ async def stack(
 ) -> AsyncIterator[Stack]:
     async with running_stack(
         tmp_path_factory.mktemp("stack"), f"127.0.0.1:{milvus.port}", llm, identity,
-        collection="it_main",
+        collection="it_main", memory={"auto_store": False},  # request path only, deterministic
     ) as running:  # fmt: skip
         yield running
 

@@ -1,0 +1,1 @@
+"""Response path: turn conversations into consistent memories, off the request path."""

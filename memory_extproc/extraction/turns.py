@@ -1,0 +1,172 @@
+"""Which turns to extract, and when: every N turns of a conversation, and when it goes idle.
+
+Chat Completions requests carry their whole history, so the trigger is arithmetic on the request
+itself (turn k with k % N == 0): any replica decides the same. Only two things need state here,
+bounded and per process: the idle flush (turns after the last multiple of N), and Responses API
+chains (``previous_response_id`` names a turn whose history the request does not repeat).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import OrderedDict
+from dataclasses import dataclass
+
+from memory_extproc.llm_api.requests import Turn
+
+CONTEXT_MESSAGES = 5  # messages before the new turns, so the extractor knows what they refer to
+
+
+@dataclass(frozen=True, slots=True)
+class CapturedTurn:
+    """One finished exchange: what the request carried, and the answer."""
+
+    user_id: str
+    project_id: str
+    turns: tuple[Turn, ...]  # the request's conversation, up to and including this user message
+    answer: str
+    at_ms: int  # when it happened (epoch ms)
+    response_id: str = ""  # Responses API
+    previous_response_id: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Batch:
+    user_id: str
+    project_id: str
+    messages: tuple[Turn, ...]  # context, then the turns to extract
+    new_turns: int
+    at_ms: int
+    reason: str  # "every_n" or "idle"
+
+    @property
+    def last_exchange(self) -> tuple[str, str]:
+        """The last user message and the answer to it."""
+        question = next((t.text for t in reversed(self.messages) if t.role == "user"), "")
+        return question, self.messages[-1].text if self.messages else ""
+
+
+@dataclass
+class _Conversation:
+    user_id: str
+    project_id: str
+    messages: list[Turn]  # user/assistant messages, bounded
+    turn: int  # index of the latest turn (1-based)
+    extracted_upto: int
+    at_ms: int
+    last_seen: float
+
+
+def _dialogue(turns: tuple[Turn, ...]) -> list[Turn]:
+    """What extraction reads: the user's and the assistant's words (not system prompts or tool
+    output, which are not the user speaking)."""
+    return [t for t in turns if t.role in ("user", "assistant") and t.text.strip()]
+
+
+def _key(user_id: str, project_id: str, first_user: str, first_answer: str) -> str:
+    digest = hashlib.sha256()
+    for part in (user_id, project_id, first_user, first_answer):
+        digest.update(part.encode("utf-8", "surrogateescape") + b"\x00")
+    return digest.hexdigest()[:32]
+
+
+class TurnTracker:
+    def __init__(self, every: int, *, max_conversations: int = 10_000) -> None:
+        self._every = every
+        self._max = max_conversations
+        self._conversations: OrderedDict[str, _Conversation] = OrderedDict()
+        self._chains: OrderedDict[str, str] = OrderedDict()  # response id → conversation key
+
+    def record(self, captured: CapturedTurn, now: float) -> Batch | None:
+        """Remember the turn; a batch when it completes N turns."""
+        previous = (
+            self._chains.get(captured.previous_response_id)
+            if captured.previous_response_id
+            else None
+        )
+        state = self._conversations.get(previous) if previous else None
+        dialogue = [*_dialogue(captured.turns), Turn("assistant", captured.answer)]
+        if previous is not None and state is not None:  # a Responses chain we followed
+            key = previous
+            messages = state.messages + dialogue
+            turn = state.turn + sum(1 for t in dialogue if t.role == "user")
+        else:
+            users = [t for t in dialogue if t.role == "user"]
+            answers = [t for t in dialogue if t.role == "assistant"]
+            key = _key(
+                captured.user_id,
+                captured.project_id,
+                users[0].text if users else "",
+                answers[0].text if answers else "",
+            )
+            messages = dialogue
+            turn = len(users)
+            state = self._conversations.get(key)
+        extracted = (
+            state.extracted_upto if state is not None and state.extracted_upto <= turn else 0
+        )
+        if turn % self._every == 0:
+            extracted = max(extracted, turn - self._every)
+        conversation = _Conversation(
+            captured.user_id,
+            captured.project_id,
+            _bounded(messages, self._every),
+            turn,
+            extracted,
+            captured.at_ms,
+            now,
+        )
+        batch = None
+        if turn % self._every == 0 and turn > extracted:
+            batch = _batch(conversation, "every_n")
+            conversation.extracted_upto = turn
+        self._remember(key, conversation)
+        if captured.response_id:
+            self._chains[captured.response_id] = key
+            self._chains.move_to_end(captured.response_id)
+            while len(self._chains) > self._max:
+                self._chains.popitem(last=False)
+        return batch
+
+    def idle(self, now: float, idle_s: float) -> list[Batch]:
+        """Batches for conversations quiet for ``idle_s`` with turns not yet extracted."""
+        batches = []
+        for conversation in self._conversations.values():
+            if (
+                now - conversation.last_seen >= idle_s
+                and conversation.turn > conversation.extracted_upto
+            ):
+                batches.append(_batch(conversation, "idle"))
+                conversation.extracted_upto = conversation.turn
+        return batches
+
+    def flush_all(self) -> list[Batch]:
+        """Everything not yet extracted (shutdown)."""
+        return self.idle(float("inf"), 0.0)
+
+    def _remember(self, key: str, conversation: _Conversation) -> None:
+        self._conversations[key] = conversation
+        self._conversations.move_to_end(key)
+        while len(self._conversations) > self._max:
+            self._conversations.popitem(last=False)
+
+
+def _bounded(messages: list[Turn], every: int) -> list[Turn]:
+    """Enough history for one batch: N turns (user + answer each) plus the context."""
+    return messages[-(2 * every + CONTEXT_MESSAGES + 2) :]
+
+
+def _batch(conversation: _Conversation, reason: str) -> Batch:
+    new_turns = conversation.turn - conversation.extracted_upto
+    messages = conversation.messages
+    user_positions = [i for i, t in enumerate(messages) if t.role == "user"]
+    first_new = user_positions[-new_turns] if len(user_positions) >= new_turns else 0
+    start = max(0, first_new - CONTEXT_MESSAGES)
+    return Batch(
+        conversation.user_id,
+        conversation.project_id,
+        tuple(messages[start:]),
+        new_turns,
+        conversation.at_ms,
+        reason,
+    )

@@ -1,0 +1,126 @@
+"""Write one fact so memory stays consistent: no duplicates, updates instead of contradictions.
+
+1. Exact duplicate (normalized content hash) of an active memory: nothing to do.
+2. Near-identical (cosine >= 0.9) to an existing memory: it is that memory, reworded: revise it.
+3. Related memories exist (cosine >= 0.4): similarity cannot tell "$10,000" from "now $15,000"
+   (MiniLM scores them ~0.55), so the model decides ADD / UPDATE / DELETE / NOOP against them,
+   seeing them as 0..k, never as ids.
+4. Otherwise: a new memory.
+Revisions keep the memory's id and creation time and leave the old text as an audit row.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from enum import StrEnum
+
+import numpy as np
+
+from memory_extproc.embedding.batcher import EmbeddingBatcher
+from memory_extproc.extraction.facts import ExtractionParseError, Fact, FactLimits
+from memory_extproc.extraction.llm_client import ChatClient, LlmError
+from memory_extproc.extraction.prompts import reconcile_messages
+from memory_extproc.extraction.reconcile import Action, parse_decision
+from memory_extproc.store.model import (
+    Memory,
+    ScoredMemory,
+    SearchRequest,
+    Store,
+    content_hash,
+    now_ms,
+)
+
+log = logging.getLogger(__name__)
+
+SAME_MEMORY = 0.9
+RELATED = 0.4
+CANDIDATES = 10
+
+
+class Written(StrEnum):
+    STORED = "stored"
+    UPDATED = "updated"
+    DEDUPED = "deduped"
+    DELETED = "deleted"
+    NOOP = "noop"
+    STORED_UNRECONCILED = "stored_unreconciled"  # the model's decision was unusable: kept as new
+
+
+class MemoryWriter:
+    def __init__(
+        self,
+        store: Store,
+        embedder: EmbeddingBatcher,
+        reconciler: ChatClient | None,
+        limits: FactLimits,
+    ) -> None:
+        self._store = store
+        self._embedder = embedder
+        self._reconciler = reconciler
+        self._limits = limits
+
+    async def write(
+        self,
+        user_id: str,
+        project_id: str,
+        fact: Fact,
+        at_ms: int,
+        *,
+        source: str,
+        reconcile: bool = True,
+    ) -> Written:
+        if await self._store.find_by_hash(user_id, content_hash(fact.content)) is not None:
+            return Written.DEDUPED
+        vector = await self._embedder.embed(fact.content)
+        new = Memory.new(
+            user_id, fact.content, fact.type, project_id=project_id, source=source, created_at=at_ms
+        )
+        if not reconcile:
+            await self._store.store(new, vector)
+            return Written.STORED
+        similar = await self._store.retrieve(
+            SearchRequest(
+                user_id, vector, limit=CANDIDATES, threshold=RELATED, project_id=project_id
+            )
+        )
+        if similar and similar[0].score >= SAME_MEMORY:
+            await self._revise(similar[0], fact.content, vector, "restated")
+            return Written.UPDATED
+        if not similar or self._reconciler is None:
+            await self._store.store(new, vector)
+            return Written.STORED
+        try:
+            answer = await self._reconciler.complete(
+                reconcile_messages([s.memory for s in similar], fact.content)
+            )
+            decision = parse_decision(answer, len(similar), self._limits)
+        except (LlmError, ExtractionParseError) as exc:
+            log.warning("Reconcile decision unusable, fact stored as new: %s", exc)
+            await self._store.store(new, vector)
+            return Written.STORED_UNRECONCILED
+        if decision.action is Action.ADD:
+            await self._store.store(new, vector)
+            return Written.STORED
+        if decision.action is Action.NOOP:
+            return Written.NOOP
+        target = similar[decision.index or 0]  # parse_decision always sets it for these two
+        if decision.action is Action.DELETE:
+            await self._store.retire(user_id, target.memory.id, "contradicted by a newer memory")
+            return Written.DELETED
+        content = decision.content or fact.content
+        if content != fact.content:
+            vector = await self._embedder.embed(content)
+        await self._revise(target, content, vector, "updated by a newer memory")
+        return Written.UPDATED
+
+    async def _revise(
+        self, target: ScoredMemory, content: str, vector: np.ndarray, reason: str
+    ) -> None:
+        current = await self._store.get(target.memory.user_id, target.memory.id)
+        if current is None:
+            return
+        revised = dataclasses.replace(
+            current, content=content, content_hash=content_hash(content), updated_at=now_ms()
+        )
+        await self._store.revise(revised, vector, reason)

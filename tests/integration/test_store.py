@@ -1,0 +1,135 @@
+"""One contract, two stores: MilvusStore (real Milvus) and the InMemoryStore unit tests use."""
+
+from __future__ import annotations
+
+import dataclasses
+import uuid
+from collections.abc import AsyncIterator
+
+import pytest
+
+from memory_extproc.devstack.milvus import MilvusProcess
+from memory_extproc.embedding import OnnxEmbedder
+from memory_extproc.store.memory import InMemoryStore
+from memory_extproc.store.milvus import MilvusStore, SchemaMismatchError
+from memory_extproc.store.model import (
+    RETIRED,
+    Memory,
+    MemoryType,
+    SearchRequest,
+    Store,
+    content_hash,
+)
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(params=["milvus", "memory"])
+async def store(request: pytest.FixtureRequest, milvus: MilvusProcess) -> AsyncIterator[Store]:
+    if request.param == "memory":
+        yield InMemoryStore()
+        return
+    milvus_store = MilvusStore(milvus.uri, "it_store_contract", 384)
+    await milvus_store.start()
+    assert await milvus_store.wait_available(60)
+    yield milvus_store
+    await milvus_store.close()
+
+
+async def put(store: Store, embedder: OnnxEmbedder, user: str, text: str, **kw: object) -> Memory:
+    memory = Memory.new(user, text, **kw)  # type: ignore[arg-type]
+    await store.store(memory, embedder.embed([text])[0])
+    return memory
+
+
+def search(embedder: OnnxEmbedder, user: str, text: str, **kw: object) -> SearchRequest:
+    return SearchRequest(user, embedder.embed([text])[0], **kw)  # type: ignore[arg-type]
+
+
+async def test_stored_memories_are_found_at_once_by_their_user_only(
+    store: Store, embedder: OnnxEmbedder
+) -> None:
+    alice, bob = f"alice-{uuid.uuid4().hex[:6]}", f"bob-{uuid.uuid4().hex[:6]}"
+    mine = await put(store, embedder, alice, "My budget for the Hawaii trip is $10,000")
+    await put(store, embedder, bob, "My budget for the Hawaii trip is $99")
+    (found,) = await store.retrieve(search(embedder, alice, "What's my Hawaii trip budget?"))
+    assert found.memory.id == mine.id
+    assert found.memory.content == mine.content
+    assert found.memory.created_at == mine.created_at
+    assert 0.6 < found.score <= 1.0
+    assert await store.get(alice, mine.id) == mine
+    assert await store.get(bob, mine.id) is None  # another user's id: not found
+    assert [m.id for m in await store.list(alice)] == [mine.id]
+
+
+async def test_filters_by_type_project_and_threshold(store: Store, embedder: OnnxEmbedder) -> None:
+    user = f"u-{uuid.uuid4().hex[:6]}"
+    text = "To deploy the app the user runs make release"
+    await put(store, embedder, user, text, type=MemoryType.PROCEDURAL, project_id="work")
+    await put(store, embedder, user, "User deployed the app on Friday", type=MemoryType.EPISODIC)
+    query = "How do I deploy the app?"
+    both = await store.retrieve(search(embedder, user, query, threshold=0.3))
+    assert {m.memory.type for m in both} == {MemoryType.PROCEDURAL, MemoryType.EPISODIC}
+    procedural = await store.retrieve(
+        search(embedder, user, query, threshold=0.3, types=[MemoryType.PROCEDURAL])
+    )
+    assert [m.memory.type for m in procedural] == [MemoryType.PROCEDURAL]
+    work = await store.retrieve(search(embedder, user, query, threshold=0.3, project_id="work"))
+    assert [m.memory.project_id for m in work] == ["work"]
+    assert await store.retrieve(search(embedder, user, query, threshold=0.99)) == []
+
+
+async def test_revise_keeps_id_and_creation_and_leaves_an_audit_row(
+    store: Store, embedder: OnnxEmbedder
+) -> None:
+    user = f"u-{uuid.uuid4().hex[:6]}"
+    old = await put(store, embedder, user, "User's budget for the Hawaii trip is $10,000")
+    new_text = "User's budget for the Hawaii trip is now $15,000"
+    revised = dataclasses.replace(
+        old, content=new_text, content_hash=content_hash(new_text), updated_at=old.updated_at + 1
+    )
+    await store.revise(revised, embedder.embed([new_text])[0], "updated")
+    (active,) = await store.list(user)
+    assert (active.id, active.content, active.created_at) == (old.id, new_text, old.created_at)
+    assert await store.find_by_hash(user, content_hash(new_text)) == active
+    assert (
+        await store.find_by_hash(user, content_hash(old.content)) is None
+    )  # the audit row is not active
+    hits = await store.retrieve(search(embedder, user, "Hawaii trip budget", threshold=0.0))
+    assert [h.memory.content for h in hits] == [new_text]
+
+
+async def test_retire_takes_a_memory_out_of_search(store: Store, embedder: OnnxEmbedder) -> None:
+    user = f"u-{uuid.uuid4().hex[:6]}"
+    memory = await put(store, embedder, user, "User owns a red bicycle")
+    assert await store.retire(user, memory.id, "sold it")
+    assert await store.list(user) == []
+    assert await store.retrieve(search(embedder, user, "red bicycle", threshold=0.0)) == []
+    retired = await store.get(user, memory.id)
+    assert retired is not None
+    assert retired.superseded_by == RETIRED
+    assert not await store.retire("someone-else", memory.id, "nope")
+
+
+async def test_forget_one_and_forget_a_scope(store: Store, embedder: OnnxEmbedder) -> None:
+    user = f"u-{uuid.uuid4().hex[:6]}"
+    a = await put(store, embedder, user, "User likes green tea")
+    await put(store, embedder, user, "User likes jazz", project_id="p1")
+    await put(store, embedder, user, "User likes chess", project_id="p1")
+    assert not await store.forget("other-user", a.id)
+    assert await store.forget(user, a.id)
+    assert await store.get(user, a.id) is None
+    assert await store.forget_by_scope(user, project_id="p1") == 2
+    assert await store.list(user) == []
+    assert (
+        await store.retrieve(search(embedder, user, "What does the user like?", threshold=-1)) == []
+    )
+
+
+async def test_a_collection_of_another_dimension_is_refused(milvus: MilvusProcess) -> None:
+    other = MilvusStore(milvus.uri, "it_store_contract", 768)
+    with pytest.raises(
+        SchemaMismatchError, match="384-dimensional vectors but the embedding model produces 768"
+    ):
+        await other.start()
+    await other.close()

@@ -1,0 +1,120 @@
+from __future__ import annotations
+
+from memory_extproc.extraction.turns import CONTEXT_MESSAGES, CapturedTurn, TurnTracker
+from memory_extproc.llm_api.requests import Turn
+
+
+def chat_history(n: int) -> tuple[Turn, ...]:
+    """A Chat Completions request at turn n: system prompt, n-1 exchanges, the n-th question."""
+    turns = [Turn("system", "be helpful")]
+    for i in range(1, n):
+        turns += [Turn("user", f"question {i}"), Turn("assistant", f"answer {i}")]
+    return (*turns, Turn("user", f"question {n}"))
+
+
+def captured(n: int, user: str = "alice", **kwargs: object) -> CapturedTurn:
+    return CapturedTurn(user, "", chat_history(n), f"answer {n}", at_ms=1000 * n, **kwargs)  # type: ignore[arg-type]
+
+
+def test_every_n_turns_on_the_new_turns_plus_context() -> None:
+    tracker = TurnTracker(every=3)
+    assert tracker.record(captured(1), now=1) is None
+    assert tracker.record(captured(2), now=2) is None
+    batch = tracker.record(captured(3), now=3)
+    assert batch is not None
+    assert batch.reason == "every_n"
+    assert batch.new_turns == 3
+    assert [t.text for t in batch.messages] == [
+        "question 1", "answer 1", "question 2", "answer 2", "question 3", "answer 3",
+    ]  # fmt: skip
+    assert batch.last_exchange == ("question 3", "answer 3")
+    assert tracker.record(captured(4), now=4) is None
+    sixth = tracker.record(captured(6), now=6)
+    assert sixth is not None
+    assert [t.text for t in sixth.messages][: CONTEXT_MESSAGES] == [
+        "answer 1", "question 2", "answer 2", "question 3", "answer 3",
+    ]  # fmt: skip
+    assert [t.text for t in sixth.messages][CONTEXT_MESSAGES:] == [
+        "question 4", "answer 4", "question 5", "answer 5", "question 6", "answer 6",
+    ]  # fmt: skip
+    assert all(t.role != "system" for t in sixth.messages)
+
+
+def test_the_trigger_needs_no_memory_of_earlier_requests() -> None:
+    """A replica that never saw turns 1-9 still extracts at turn 10, from the request alone."""
+    batch = TurnTracker(every=10).record(captured(10), now=10)
+    assert batch is not None
+    assert batch.new_turns == 10
+
+
+def test_idle_conversations_are_flushed_once() -> None:
+    tracker = TurnTracker(every=10)
+    tracker.record(captured(1), now=100)
+    tracker.record(captured(2), now=110)
+    assert tracker.idle(now=150, idle_s=60) == []
+    (batch,) = tracker.idle(now=171, idle_s=60)
+    assert batch.reason == "idle"
+    assert batch.new_turns == 2
+    assert batch.at_ms == 2000
+    assert tracker.idle(now=1000, idle_s=60) == []
+    # the conversation goes on: turn 10 extracts only what the idle flush did not
+    for n in range(3, 10):
+        tracker.record(captured(n), now=1000 + n)
+    tenth = tracker.record(captured(10), now=1010)
+    assert tenth is not None
+    assert tenth.new_turns == 8
+
+
+def test_users_and_conversations_are_kept_apart() -> None:
+    tracker = TurnTracker(every=2)
+    tracker.record(captured(1, "alice"), now=1)
+    tracker.record(captured(1, "bob"), now=1)
+    other = CapturedTurn("alice", "", (Turn("user", "question 1"),), "a different answer", at_ms=5)
+    tracker.record(other, now=1)
+    batches = tracker.idle(now=100, idle_s=10)
+    assert sorted(b.user_id for b in batches) == ["alice", "alice", "bob"]
+
+
+def test_responses_api_chains_carry_history_the_request_does_not() -> None:
+    tracker = TurnTracker(every=2)
+    first = CapturedTurn(
+        "alice",
+        "",
+        (Turn("user", "I plan a trip to Hawaii"),),
+        "Nice!",
+        at_ms=1,
+        response_id="resp_1",
+    )
+    assert tracker.record(first, now=1) is None
+    second = CapturedTurn(
+        "alice", "", (Turn("user", "Budget is $10,000"),), "Noted.", at_ms=2,
+        response_id="resp_2", previous_response_id="resp_1",
+    )  # fmt: skip
+    batch = tracker.record(second, now=2)
+    assert batch is not None
+    assert [t.text for t in batch.messages] == [
+        "I plan a trip to Hawaii", "Nice!", "Budget is $10,000", "Noted.",
+    ]  # fmt: skip
+    unknown = CapturedTurn(
+        "alice",
+        "",
+        (Turn("user", "And flights?"),),
+        "Sure.",
+        at_ms=3,
+        previous_response_id="resp_x",
+    )
+    assert tracker.record(unknown, now=3) is None  # a chain we never saw starts afresh
+
+
+def test_state_is_bounded() -> None:
+    tracker = TurnTracker(every=5, max_conversations=3)
+    for i in range(10):
+        tracker.record(CapturedTurn(f"user{i}", "", (Turn("user", "q"),), "a", at_ms=i), now=i)
+    assert len(tracker.idle(now=100, idle_s=1)) == 3
+
+
+def test_flush_all_on_shutdown() -> None:
+    tracker = TurnTracker(every=10)
+    tracker.record(captured(4), now=1)
+    (batch,) = tracker.flush_all()
+    assert batch.new_turns == 4
