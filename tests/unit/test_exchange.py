@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import gzip
 
 import orjson
 import pytest
 
 from memory_extproc._proto.envoy.config.core.v3 import base_pb2
 from memory_extproc.config import IdentityConfig, SignalsConfig
+from memory_extproc.devstack.mock_llm import _chat_events
 from memory_extproc.embedding import EmbeddingBatcher, OnnxEmbedder
 from memory_extproc.extproc import protocol as p
 from memory_extproc.extproc.exchange import Exchange, ProcessorDeps
@@ -200,3 +203,121 @@ def test_header_dict_joins_repeats_and_lowercases() -> None:
         ]
     )
     assert p.header_dict(header_map) == {"x-a": "1,2", "x-old": "legacy"}
+
+
+class Captures:
+    def __init__(self) -> None:
+        self.turns: list = []
+
+    def capture(self, turn) -> None:  # type: ignore[no-untyped-def]
+        self.turns.append(turn)
+
+
+@pytest.fixture
+def learning(deps: ProcessorDeps) -> tuple[ProcessorDeps, Captures]:
+    captures = Captures()
+    return dataclasses.replace(deps, extraction=captures, date_header="x-memory-date"), captures  # type: ignore[arg-type]
+
+
+async def answered(
+    deps: ProcessorDeps,
+    response_headers: dict[str, str],
+    chunks: list[bytes],
+    request_headers: dict[str, str] | None = None,
+    body: bytes = ASK,
+) -> tuple[Exchange, p.ProcessingResponse]:
+    exchange = Exchange(deps)
+    await run(
+        exchange,
+        headers_message(
+            "request_headers", {**CHAT, "x-authz-user-id": "alice", **(request_headers or {})}
+        ),
+    )
+    await run(exchange, body_message("request_body", body))
+    mode = await run(exchange, headers_message("response_headers", response_headers))
+    for i, chunk in enumerate(chunks):
+        reply = await run(exchange, body_message("response_body", chunk, end=i == len(chunks) - 1))
+        assert reply == p.CONTINUE_RESPONSE_BODY  # the answer passes untouched
+    return exchange, mode
+
+
+async def test_a_json_answer_becomes_a_captured_turn(learning) -> None:  # type: ignore[no-untyped-def]
+    deps, captures = learning
+    body = orjson.dumps(
+        {"choices": [{"message": {"role": "assistant", "content": "It is $10,000."}}]}
+    )
+    _, mode = await answered(
+        deps, {":status": "200", "content-type": "application/json"}, [body],
+        request_headers={"x-memory-date": "2023-05-08"},
+    )  # fmt: skip
+    assert mode == p.RESPONSE_BODY_BUFFERED
+    (turn,) = captures.turns
+    assert turn.user_id == "alice"
+    assert turn.answer == "It is $10,000."
+    assert turn.turns[-1].text == "What's my budget for the Hawaii trip?"
+    assert turn.at_ms == 1683504000000
+
+
+async def test_a_gzipped_answer_is_read(learning) -> None:  # type: ignore[no-untyped-def]
+    deps, captures = learning
+    body = orjson.dumps({"choices": [{"message": {"content": "Compressed but readable."}}]})
+    await answered(
+        deps,
+        {":status": "200", "content-type": "application/json", "content-encoding": "gzip"},
+        [gzip.compress(body)],
+    )
+    assert [t.answer for t in captures.turns] == ["Compressed but readable."]
+
+
+async def test_an_sse_answer_is_captured_when_it_ends(learning) -> None:  # type: ignore[no-untyped-def]
+    deps, captures = learning
+    events = b"".join(_chat_events("Streamed answer"))
+    chunks = [events[i : i + 10] for i in range(0, len(events), 10)] + [b""]
+    _, mode = await answered(deps, {":status": "200", "content-type": "text/event-stream"}, chunks)
+    assert mode == p.RESPONSE_BODY_STREAMED
+    assert [t.answer for t in captures.turns] == ["Streamed answer"]
+
+
+async def test_an_aborted_stream_captures_nothing(learning) -> None:  # type: ignore[no-untyped-def]
+    deps, captures = learning
+    exchange = Exchange(deps)
+    await run(exchange, headers_message("request_headers", {**CHAT, "x-authz-user-id": "alice"}))
+    await run(exchange, body_message("request_body", ASK))
+    await run(
+        exchange,
+        headers_message(
+            "response_headers", {":status": "200", "content-type": "text/event-stream"}
+        ),
+    )
+    await run(exchange, body_message("response_body", _chat_events("partial")[1], end=False))
+    exchange.close()  # Envoy ended the stream without end_of_stream
+    assert captures.turns == []
+
+
+@pytest.mark.parametrize(
+    ("request_headers", "status", "body"),
+    [
+        ({}, "500", ASK),
+        ({}, "429", ASK),
+        ({"x-disable-router-memory": "true"}, "200", ASK),
+        ({"x-authz-user-id": ""}, "200", ASK),
+        ({}, "200", orjson.dumps({**orjson.loads(ASK), "memory_config": {"auto_store": False}})),
+    ],
+)
+async def test_no_learning_from_errors_opt_outs_or_anonymous_requests(
+    learning,
+    request_headers: dict[str, str],
+    status: str,
+    body: bytes,  # type: ignore[no-untyped-def]
+) -> None:
+    deps, captures = learning
+    answer = orjson.dumps({"choices": [{"message": {"content": "text"}}]})
+    _, mode = await answered(
+        deps,
+        {":status": status, "content-type": "application/json"},
+        [answer],
+        request_headers,
+        body,
+    )
+    assert mode == p.RESPONSE_BODY_NONE
+    assert captures.turns == []

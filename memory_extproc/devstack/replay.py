@@ -1,0 +1,91 @@
+"""LoCoMo replay: a stand-in extraction model that answers with the benchmark's gold observations.
+
+Given an extraction prompt, it finds which LoCoMo turns the transcript contains and returns the
+observations written from those turns, as a perfect extractor would. Reconcile prompts get ADD
+(the observations are distinct facts). Used by the tests and `make eval`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from memory_extproc.devstack.mock_llm import Reply
+
+# ../shared next to the repository (never copied into it); LOCOMO_PATH points elsewhere
+LOCOMO = Path(
+    os.environ.get(
+        "LOCOMO_PATH",
+        Path(__file__).resolve().parents[3] / "shared" / "data" / "locomo" / "locomo-dev.json",
+    )
+)
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split())
+
+
+@dataclass(frozen=True)
+class Session:
+    number: int
+    date_time: str  # as LoCoMo writes it: "1:56 pm on 8 May, 2023"
+    turns: list[dict[str, Any]]  # {speaker, dia_id, text}
+
+
+def load_samples(path: Path = LOCOMO) -> list[dict[str, Any]]:
+    return orjson.loads(path.read_bytes())
+
+
+def sessions(sample: dict[str, Any]) -> list[Session]:
+    conversation = sample["conversation"]
+    numbers = sorted(
+        int(m.group(1)) for key in conversation if (m := re.fullmatch(r"session_(\d+)", key))
+    )
+    return [
+        Session(n, conversation[f"session_{n}_date_time"], conversation[f"session_{n}"])
+        for n in numbers
+    ]
+
+
+def observations(sample: dict[str, Any]) -> list[tuple[str, list[str]]]:
+    """(observation text, evidence dia_ids) for every observation of the sample."""
+    found = []
+    for per_speaker in sample["observation"].values():
+        for facts in per_speaker.values():
+            for text, evidence in facts:
+                ids = evidence if isinstance(evidence, list) else [evidence]
+                found.append((_norm(text), [str(i) for i in ids]))
+    return found
+
+
+class ObservationReplay:
+    def __init__(self, samples: list[dict[str, Any]]) -> None:
+        self._by_text: dict[str, set[str]] = defaultdict(set)  # turn text → dia ids
+        self._by_dia: dict[str, list[str]] = defaultdict(list)  # dia id → observations
+        for sample in samples:
+            prefix = sample["sample_id"]
+            for session in sessions(sample):
+                for turn in session.turns:
+                    self._by_text[_norm(turn["text"])].add(f"{prefix}/{turn['dia_id']}")
+            for text, evidence in observations(sample):
+                for dia in evidence:
+                    self._by_dia[f"{prefix}/{dia}"].append(text)
+
+    def __call__(self, payload: dict[str, Any]) -> Reply:
+        system = payload["messages"][0]["content"]
+        if "keep a user's memory consistent" in system:
+            return Reply(text='{"action": "ADD"}')
+        transcript = payload["messages"][-1]["content"]
+        facts: list[str] = []
+        for line in transcript.splitlines():
+            _, _, text = line.partition(": ")
+            for dia in sorted(self._by_text.get(_norm(text), ())):
+                facts.extend(f for f in self._by_dia.get(dia, []) if f not in facts)
+        answer = {"facts": [{"type": "semantic", "content": f} for f in facts]}
+        return Reply(text=orjson.dumps(answer).decode())

@@ -1,0 +1,98 @@
+"""The extraction model client against a real (local) HTTP server: retries, errors, timeouts."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import orjson
+import pytest
+
+from memory_extproc.config import ExternalModel, LlmEndpoint
+from memory_extproc.devstack.mock_llm import MockLLM, Reply
+from memory_extproc.devstack.ports import free_port
+from memory_extproc.extraction.llm_client import ChatClient, LlmError
+
+
+@pytest.fixture
+async def mock() -> AsyncIterator[MockLLM]:
+    server = MockLLM()
+    await server.start()
+    yield server
+    await server.stop()
+
+
+def client(port: int, timeout_s: float = 5.0, retries: int = 2) -> ChatClient:
+    model = ExternalModel(
+        model_role="memory_extraction",
+        llm_endpoint=LlmEndpoint(address="127.0.0.1", port=port, api_key="sk-test"),
+        llm_model_name="extractor",
+        llm_timeout_seconds=timeout_s,
+        max_tokens=123,
+        temperature=0.1,
+    )
+    return ChatClient(model, retries=retries, backoff_s=0.01)
+
+
+async def test_sends_an_openai_request_and_returns_the_text(mock: MockLLM) -> None:
+    mock.script(Reply(text='{"facts": []}'))
+    chat = client(mock.port)
+    assert await chat.complete([{"role": "user", "content": "hi"}]) == '{"facts": []}'
+    (sent,) = mock.recorded
+    assert sent.path == "/v1/chat/completions"
+    assert sent.headers["authorization"] == "Bearer sk-test"
+    body = orjson.loads(sent.body)
+    assert body["model"] == "extractor"
+    assert body["max_tokens"] == 123
+    assert body["response_format"] == {"type": "json_object"}
+    await chat.close()
+
+
+async def test_transient_errors_are_retried(mock: MockLLM) -> None:
+    mock.script(Reply(status=503), Reply(status=429), Reply(text="fine"))
+    chat = client(mock.port)
+    assert await chat.complete([{"role": "user", "content": "hi"}]) == "fine"
+    assert len(mock.recorded) == 3
+    await chat.close()
+
+
+async def test_retries_are_bounded(mock: MockLLM) -> None:
+    mock.script(*[Reply(status=502)] * 5)
+    chat = client(mock.port, retries=2)
+    with pytest.raises(LlmError, match="HTTP 502"):
+        await chat.complete([{"role": "user", "content": "hi"}])
+    assert len(mock.recorded) == 3
+    await chat.close()
+
+
+async def test_client_errors_are_not_retried(mock: MockLLM) -> None:
+    mock.script(Reply(status=400, body=b'{"error": "bad"}'))
+    chat = client(mock.port)
+    with pytest.raises(LlmError) as error:
+        await chat.complete([{"role": "user", "content": "hi"}])
+    assert not error.value.transient
+    assert len(mock.recorded) == 1
+    await chat.close()
+
+
+async def test_connection_refused_and_timeout_are_transient_errors(mock: MockLLM) -> None:
+    refused = client(free_port(), retries=1)
+    with pytest.raises(LlmError) as error:
+        await refused.complete([{"role": "user", "content": "hi"}])
+    assert error.value.transient
+    await refused.close()
+    hang = asyncio.Event()
+    mock.script(Reply(text="late", release=hang), Reply(text="late", release=hang))
+    slow = client(mock.port, timeout_s=0.2, retries=1)
+    with pytest.raises(LlmError, match="timed out"):
+        await slow.complete([{"role": "user", "content": "hi"}])
+    hang.set()
+    await slow.close()
+
+
+async def test_a_non_completion_answer_is_an_error(mock: MockLLM) -> None:
+    mock.script(Reply(body=b'{"unexpected": true}', status=200))
+    chat = client(mock.port)
+    with pytest.raises(LlmError, match="not a chat completion"):
+        await chat.complete([{"role": "user", "content": "hi"}])
+    await chat.close()
