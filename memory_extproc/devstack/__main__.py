@@ -14,7 +14,7 @@ from pathlib import Path
 
 from memory_extproc.devstack.envoy import EnvoyProcess, Upstream, render
 from memory_extproc.devstack.milvus import MilvusProcess
-from memory_extproc.devstack.mock_llm import MockLLM
+from memory_extproc.devstack.mock_llm import MockLLM, statement_extractor
 from memory_extproc.devstack.ports import free_port, port_is_free
 from memory_extproc.devstack.processor import ProcessorProcess, write_config
 from memory_extproc.devstack.tokens import DevIdentity
@@ -132,17 +132,20 @@ def main() -> None:
     token.add_argument("--project", default="")
     mock = commands.add_parser("mock-llm", help="run the demo LLM alone (used by make bench)")
     mock.add_argument("--port", type=int, required=True)
+    mock.add_argument("--extractor", default="", help="also answer as this extraction model")
     args = parser.parse_args()
     if args.command == "token":
         print(DevIdentity(RUN_DIR / "identity").token(args.user, args.project))
     elif args.command == "mock-llm":
-        asyncio.run(_mock_llm(args.port))
+        asyncio.run(_mock_llm(args.port, args.extractor))
     else:
         asyncio.run(run())
 
 
-async def _mock_llm(port: int) -> None:
+async def _mock_llm(port: int, extractor: str) -> None:
     mock = MockLLM(demo=True)
+    if extractor:
+        mock.on_model(extractor, statement_extractor)
     await mock.start(port=port)
     stop = asyncio.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):

@@ -252,3 +252,16 @@ def _responses_events(text: str) -> list[bytes]:
         events.append(_sse(delta, "response.output_text.delta"))
     events.append(_sse({"type": "response.completed", "response": done}, "response.completed"))
     return events
+
+
+def statement_extractor(payload: dict[str, Any]) -> Reply:
+    """A synthetic extraction model for load tests: each "user: My …" / "user: I …" line of the
+    transcript becomes one fact; reconcile prompts get ADD."""
+    if "keep a user's memory consistent" in payload["messages"][0]["content"]:
+        return Reply(text='{"action": "ADD"}')
+    facts = [
+        {"type": "semantic", "content": "User said: " + line[6:].strip()}
+        for line in payload["messages"][-1]["content"].splitlines()
+        if line.startswith(("user: My ", "user: I "))
+    ]
+    return Reply(text=orjson.dumps({"facts": facts}).decode())

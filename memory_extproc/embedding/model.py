@@ -34,6 +34,9 @@ class ModelFiles:
     tokenizer: Path
     onnx_sha256: str | None = None  # None: operator-provided file, not checked
     tokenizer_sha256: str | None = None
+    # False for dynamically quantized graphs: their activation scale spans the whole batch, so a
+    # text's vector would depend on its batch-mates (cosine 0.976-0.994 measured). One per run.
+    batchable: bool = True
 
     def verify(self) -> None:
         checks = ((self.onnx, self.onnx_sha256), (self.tokenizer, self.tokenizer_sha256))

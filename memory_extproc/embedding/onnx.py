@@ -32,11 +32,18 @@ class OnnxEmbedder:
                 f"model {files.onnx} outputs {output.shape[-1]} dimensions, expected {DIMENSION}"
             )
         self._input_names = {i.name for i in self._session.get_inputs()}
+        self._batchable = files.batchable
 
     def embed(self, texts: list[str]) -> np.ndarray:
-        """Unit-length float32 vectors, one row per text."""
+        """Unit-length float32 vectors, one row per text; a text's vector never depends on the
+        other texts of the call."""
         if not texts:
             return np.zeros((0, DIMENSION), dtype=np.float32)
+        if not self._batchable and len(texts) > 1:
+            return np.concatenate([self._run([text]) for text in texts])
+        return self._run(texts)
+
+    def _run(self, texts: list[str]) -> np.ndarray:
         encodings = self._tokenizer.encode_batch(texts)
         ids = np.array([e.ids for e in encodings], dtype=np.int64)
         mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)

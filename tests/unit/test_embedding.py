@@ -9,6 +9,7 @@ import pytest
 
 from memory_extproc.embedding import EmbeddingBatcher, ModelIntegrityError, OnnxEmbedder
 from memory_extproc.embedding.model import ModelFiles, model_files
+from memory_extproc.embedding.quantize import int8_model
 from tests.unit.reference_minilm import ReferenceMiniLM
 
 SENTENCES = [
@@ -27,6 +28,15 @@ def test_packaged_model_files_are_the_pinned_ones() -> None:
     assert files.tokenizer_sha256
 
 
+def test_the_int8_variant_is_built_reproducibly_and_checked(tmp_path: Path) -> None:
+    built = int8_model(model_files(), tmp_path)  # a fresh build, not the cache
+    assert built.onnx.parent == tmp_path
+    assert int8_model(model_files(), tmp_path).onnx == built.onnx  # reused, digest verified
+    built.onnx.write_bytes(b"tampered")
+    with pytest.raises(ModelIntegrityError, match="delete it to rebuild"):
+        int8_model(model_files(), tmp_path)
+
+
 def test_a_changed_model_file_is_refused(tmp_path: Path) -> None:
     files = model_files()
     fake = tmp_path / "model.onnx"
@@ -38,18 +48,27 @@ def test_a_changed_model_file_is_refused(tmp_path: Path) -> None:
         ModelFiles(tmp_path / "missing.onnx", files.tokenizer).verify()
 
 
-def test_onnx_embeddings_match_the_original_float_model(embedder: OnnxEmbedder) -> None:
-    """The int8 ONNX file is all-MiniLM-L6-v2: each vector points where the original float32
-    weights (run by an independent numpy implementation) point."""
+@pytest.mark.parametrize(("variant", "agreement"), [("float_embedder", 0.999), ("embedder", 0.98)])
+def test_onnx_embeddings_match_the_original_float_model(
+    request: pytest.FixtureRequest, variant: str, agreement: float
+) -> None:
+    """The packaged ONNX file is all-MiniLM-L6-v2: each vector points where the original float32
+    weights (run by an independent numpy implementation) point (measured 0.9996); the int8
+    variant the service runs by default stays close to them (measured ≥ 0.99)."""
+    embedder: OnnxEmbedder = request.getfixturevalue(variant)
     reference = ReferenceMiniLM()
     ours = embedder.embed(SENTENCES)
     tokenizer = embedder._tokenizer
     for sentence, vector in zip(SENTENCES, ours, strict=True):
         ids = tokenizer.encode(sentence).ids
-        assert float(np.dot(reference.embed_ids(ids), vector)) > 0.99, sentence
+        assert float(np.dot(reference.embed_ids(ids), vector)) > agreement, sentence
 
 
-def test_known_pairs_rank_as_the_model_ranks_them(embedder: OnnxEmbedder) -> None:
+@pytest.mark.parametrize("variant", ["float_embedder", "embedder"])
+def test_known_pairs_rank_as_the_model_ranks_them(
+    request: pytest.FixtureRequest, variant: str
+) -> None:
+    embedder: OnnxEmbedder = request.getfixturevalue(variant)
     vectors = embedder.embed(
         [
             "What's my budget for the trip?",
@@ -69,7 +88,9 @@ def test_known_pairs_rank_as_the_model_ranks_them(embedder: OnnxEmbedder) -> Non
     assert sims[3, 2] < 0.2
 
 
-def test_batch_and_single_embeddings_agree(embedder: OnnxEmbedder) -> None:
+@pytest.mark.parametrize("variant", ["float_embedder", "embedder"])
+def test_batch_and_single_embeddings_agree(request: pytest.FixtureRequest, variant: str) -> None:
+    embedder: OnnxEmbedder = request.getfixturevalue(variant)
     batch = embedder.embed(SENTENCES)
     for i, sentence in enumerate(SENTENCES):
         assert np.allclose(embedder.embed([sentence])[0], batch[i], atol=1e-4)
