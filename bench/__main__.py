@@ -47,6 +47,8 @@ CONCURRENCY = int(os.environ.get("BENCH_CONCURRENCY", "8"))
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "1500"))  # requests of each kind, interleaved
 CPU_BLOCK = int(os.environ.get("BENCH_CPU_BLOCK", "600"))  # requests per kind for CPU
 RATE = float(os.environ.get("BENCH_RATE", "100"))  # requests/s, all kinds together
+# retrieval requests in each of the idle and busy phases (p99 needs many)
+CONTENTION_ROUNDS = int(os.environ.get("BENCH_CONTENTION_ROUNDS", "1500"))
 COLLECTION = "bench_memories"
 KINDS = ("direct", "passthrough", "learning", "retrieval")
 EXTRACTOR = "bench-extractor"
@@ -307,12 +309,11 @@ async def main() -> None:
                 f"retrieval alone at {alone:.0f}/s: idle, then with {BUSY_RATE:.0f} statements/s …"
             )
             idle = Samples()
-            await drive(http, urls, world, ["retrieval"] * (ROUNDS // 2), idle, rate=alone)
+            await drive(http, urls, world, ["retrieval"] * CONTENTION_ROUNDS, idle, rate=alone)
             busy = Samples()
-            seconds = ROUNDS / 2 / alone
-            statements = ["statement"] * int(BUSY_RATE * seconds)
+            statements = ["statement"] * int(BUSY_RATE * CONTENTION_ROUNDS / alone)
             await asyncio.gather(
-                drive(http, urls, world, ["retrieval"] * (ROUNDS // 2), busy, rate=alone),
+                drive(http, urls, world, ["retrieval"] * CONTENTION_ROUNDS, busy, rate=alone),
                 drive(http, urls, world, statements, Samples(), rate=BUSY_RATE),
             )
             extraction = await extraction_stats(http, admin_port)
@@ -382,8 +383,11 @@ def report(
     print(f"saturation ({CONCURRENCY} clients, closed loop): {throughput:.0f} requests/s")
     idle_p99 = percentile(idle.latency["retrieval"], 99)
     busy_p99 = percentile(busy.latency["retrieval"], 99)
+    idle_p50 = percentile(idle.latency["retrieval"], 50)
+    busy_p50 = percentile(busy.latency["retrieval"], 50)
     print(
-        f"retrieval alone: p99 {idle_p99:.2f} ms idle, {busy_p99:.2f} ms with the pool busy "
+        f"retrieval alone: p50 {idle_p50:.2f} / p99 {idle_p99:.2f} ms idle, "
+        f"p50 {busy_p50:.2f} / p99 {busy_p99:.2f} ms with the pool busy "
         f"(extraction jobs done {extraction['jobs_ok']:.0f}, facts stored "
         f"{extraction['facts_stored']:.0f}, queued at the end "
         f"{extraction['queue_depth_at_end']:.0f}, dropped {extraction['dropped']:.0f})"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
+import sys
 from pathlib import Path
 
 import grpc
@@ -20,7 +21,7 @@ from memory_extproc.extproc.servicer import ExternalProcessor
 from memory_extproc.extraction.facts import FactLimits
 from memory_extproc.extraction.llm_client import ChatClient
 from memory_extproc.extraction.pool import WorkerPool
-from memory_extproc.extraction.service import ExtractionService
+from memory_extproc.extraction.service import BatchProcessor, ExtractionService
 from memory_extproc.extraction.turns import TurnTracker
 from memory_extproc.extraction.writer import MemoryWriter
 from memory_extproc.priority import HotPath
@@ -51,26 +52,32 @@ def build_store(config: Config) -> MilvusStore:
     )
 
 
-def build_extraction(config: Config, store: MilvusStore, hot_path: HotPath) -> ExtractionService:
+def build_extraction(config: Config, hot_path: HotPath) -> ExtractionService:
     """The response path: LLM extraction when a memory_extraction model is configured, else
-    episodic Q/A chunks of every substantive turn."""
+    episodic Q/A chunks of every substantive turn. Its store is a second Milvus client, owned by
+    the background loop."""
     memory = config.memory
     settings = memory.extraction
     model = memory.model("memory_extraction")
     client = ChatClient(model, retries=settings.retries) if model is not None else None
     limits = FactLimits(settings.min_fact_chars, settings.max_fact_chars, settings.max_facts)
     embedder = EmbeddingBatcher(build_embedder(config), name="background", background=True)
+    store = build_store(config)
     every = memory.extraction_batch_size if client is not None else 1
-    return ExtractionService(
-        tracker=TurnTracker(every, max_conversations=settings.max_conversations),
+    processor = BatchProcessor(
         pool=WorkerPool(
             queue_size=settings.queue_size,
             concurrency=settings.concurrency,
             job_timeout_s=settings.job_timeout_seconds,
         ),
         writer=MemoryWriter(store, embedder, client, limits, hot_path),
+        store=store,
         extractor=client,
         limits=limits,
+    )
+    return ExtractionService(
+        tracker=TurnTracker(every, max_conversations=settings.max_conversations),
+        processor=processor,
         idle_flush_s=settings.idle_flush_seconds,
     )
 
@@ -87,6 +94,8 @@ def retrieval_policy(config: Config) -> RetrievalPolicy:
 
 
 async def serve(config: Config) -> None:
+    # Hand the GIL between the hot path and background threads every 0.5 ms, not 5 ms.
+    sys.setswitchinterval(0.0005)
     memory = config.memory
     store: MilvusStore | None = None
     batcher: EmbeddingBatcher | None = None
@@ -105,8 +114,8 @@ async def serve(config: Config) -> None:
             hot_path=hot_path,
         )
         if memory.auto_store:
-            extraction = build_extraction(config, store, hot_path)
-            extraction.start()
+            extraction = build_extraction(config, hot_path)
+            await extraction.start()
     else:
         log.warning("memory.enabled is false: every request passes through unchanged")
 

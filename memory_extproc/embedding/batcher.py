@@ -8,9 +8,6 @@ dedicated so the hot path never queues behind unrelated work in the loop's defau
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import os
-import threading
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from typing import Protocol
@@ -18,12 +15,7 @@ from typing import Protocol
 import numpy as np
 
 from memory_extproc import metrics
-
-
-def _lower_priority() -> None:
-    """Background embedding (extraction) yields the CPU to the hot path's embedder thread."""
-    with contextlib.suppress(OSError, AttributeError):  # Linux: threads have their own nice
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
+from memory_extproc.background import lower_thread_priority
 
 
 class Embedder(Protocol):
@@ -50,7 +42,7 @@ class EmbeddingBatcher:
         self._executor = ThreadPoolExecutor(
             max_workers=1,
             thread_name_prefix=name,
-            initializer=_lower_priority if background else None,
+            initializer=lower_thread_priority if background else None,
         )
         self._pending: list[tuple[str, asyncio.Future[np.ndarray]]] = []
         self._draining = False

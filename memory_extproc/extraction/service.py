@@ -1,8 +1,10 @@
-"""The response-path edge: captured turns become batches, batches become memories, in the pool.
+"""The response-path edge: captured turns become batches, batches become memories.
 
-``capture`` is called from the ext_proc stream and returns at once: the answer never waits for
-memory. Failures (LLM down, slow, garbage; Milvus down) end one job, are logged and counted, and
-store nothing half-made.
+``ExtractionService`` lives on the hot path's loop: ``capture`` counts the turn, maybe cuts a
+batch, hands it over and returns; the answer never waits for memory. ``BatchProcessor`` runs on
+its own background loop and thread (memory_extproc/background.py), with its own Milvus client:
+the pool, the LLM calls, embedding and writes. Failures (LLM down, slow, garbage; Milvus down)
+end one job, are logged and counted, and store nothing half-made.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from collections import Counter
 from datetime import UTC, datetime
 
 from memory_extproc import metrics
+from memory_extproc.background import BackgroundLoop
 from memory_extproc.extraction.episodic import qa_chunk
 from memory_extproc.extraction.facts import ExtractionParseError, Fact, FactLimits, parse_facts
 from memory_extproc.extraction.llm_client import ChatClient, LlmError
@@ -22,6 +25,7 @@ from memory_extproc.extraction.pool import WorkerPool
 from memory_extproc.extraction.prompts import extraction_messages
 from memory_extproc.extraction.turns import Batch, CapturedTurn, TurnTracker
 from memory_extproc.extraction.writer import MemoryWriter
+from memory_extproc.store.milvus import MilvusStore
 from memory_extproc.store.model import MemoryType, StoreUnavailableError
 
 log = logging.getLogger(__name__)
@@ -31,64 +35,46 @@ def _date(at_ms: int) -> str:
     return datetime.fromtimestamp(at_ms / 1000, tz=UTC).strftime("%Y-%m-%d")
 
 
-class ExtractionService:
+class BatchProcessor:
+    """Background side: everything here runs on the background loop."""
+
     def __init__(
         self,
         *,
-        tracker: TurnTracker,
         pool: WorkerPool,
         writer: MemoryWriter,
+        store: MilvusStore | None,  # started and closed here; None in tests that bring their own
         extractor: ChatClient | None,
         limits: FactLimits,
-        idle_flush_s: float,
     ) -> None:
-        self._tracker = tracker
         self._pool = pool
         self._writer = writer
+        self._store = store
         self._extractor = extractor
         self._limits = limits
-        self._idle_flush_s = idle_flush_s
-        self._idle_task: asyncio.Task[None] | None = None
 
     @property
     def mode(self) -> str:
         return "llm" if self._extractor is not None else "episodic"
 
-    def start(self) -> None:
+    async def start(self) -> None:
+        if self._store is not None:
+            await self._store.start()
         self._pool.start()
-        self._idle_task = asyncio.get_running_loop().create_task(self._flush_idle())
 
-    def capture(self, turn: CapturedTurn) -> None:
-        metrics.TURNS.labels("captured").inc()
-        batch = self._tracker.record(turn, time.monotonic())
-        if batch is not None:
-            self._submit(batch)
+    def submit(self, batch: Batch) -> None:
+        self._pool.submit(
+            batch.user_id, lambda: self.run(batch), name=f"{self.mode}:{batch.reason}"
+        )
 
     async def stop(self, grace_s: float) -> None:
-        """Extract what every conversation still holds, within the grace period."""
-        if self._idle_task is not None:
-            self._idle_task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._idle_task
-        for batch in self._tracker.flush_all():
-            self._submit(batch)
         await self._pool.drain(grace_s)
         if self._extractor is not None:
             await self._extractor.close()
+        if self._store is not None:
+            await self._store.close()
 
-    def _submit(self, batch: Batch) -> None:
-        self._pool.submit(
-            batch.user_id, lambda: self._run(batch), name=f"{self.mode}:{batch.reason}"
-        )
-
-    async def _flush_idle(self) -> None:
-        period = max(0.05, min(self._idle_flush_s / 4, 5.0))
-        while True:
-            await asyncio.sleep(period)
-            for batch in self._tracker.idle(time.monotonic(), self._idle_flush_s):
-                self._submit(batch)
-
-    async def _run(self, batch: Batch) -> None:
+    async def run(self, batch: Batch) -> None:
         try:
             if self._extractor is None:
                 outcomes = await self._episodic(batch)
@@ -139,3 +125,49 @@ class ExtractionService:
             reconcile=False,
         )
         return Counter({written.value: 1})
+
+
+class ExtractionService:
+    """Hot-path side: counts turns, cuts batches, hands them to the background loop."""
+
+    def __init__(
+        self, *, tracker: TurnTracker, processor: BatchProcessor, idle_flush_s: float
+    ) -> None:
+        self._tracker = tracker
+        self._processor = processor
+        self._idle_flush_s = idle_flush_s
+        self._background = BackgroundLoop("extraction")
+        self._idle_task: asyncio.Task[None] | None = None
+
+    @property
+    def mode(self) -> str:
+        return self._processor.mode
+
+    async def start(self) -> None:
+        self._background.start()
+        await self._background.run(self._processor.start())
+        self._idle_task = asyncio.get_running_loop().create_task(self._flush_idle())
+
+    def capture(self, turn: CapturedTurn) -> None:
+        metrics.TURNS.labels("captured").inc()
+        batch = self._tracker.record(turn, time.monotonic())
+        if batch is not None:
+            self._background.call(self._processor.submit, batch)
+
+    async def stop(self, grace_s: float) -> None:
+        """Extract what every conversation still holds, within the grace period."""
+        if self._idle_task is not None:
+            self._idle_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._idle_task
+        for batch in self._tracker.flush_all():
+            self._background.call(self._processor.submit, batch)
+        await self._background.run(self._processor.stop(grace_s))
+        self._background.stop()
+
+    async def _flush_idle(self) -> None:
+        period = max(0.05, min(self._idle_flush_s / 4, 5.0))
+        while True:
+            await asyncio.sleep(period)
+            for batch in self._tracker.idle(time.monotonic(), self._idle_flush_s):
+                self._background.call(self._processor.submit, batch)
