@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from prometheus_client import Counter, Gauge, Histogram
+from collections.abc import Iterable, Iterator
+
+from prometheus_client import REGISTRY, CollectorRegistry, Counter, Gauge, Histogram
+from prometheus_client.metrics_core import Metric
+from prometheus_client.registry import Collector
 
 _LATENCY_BUCKETS = (
     0.001, 0.002, 0.003, 0.005, 0.0075, 0.01, 0.015, 0.02, 0.03, 0.05, 0.075, 0.1, 0.2, 0.5, 1.0,
@@ -61,7 +65,9 @@ STORE_SECONDS = Histogram(
     buckets=_LATENCY_BUCKETS,
 )  # fmt: skip
 STORE_AVAILABLE = Gauge(
-    "memory_store_available", "1 while the memory store is connected and usable, else 0"
+    "memory_store_available",
+    "1 while the memory store is connected and usable, else 0, by client (query, extraction)",
+    ["client"],
 )
 
 # Response path
@@ -97,3 +103,51 @@ LLM_SECONDS = Histogram(
     ["role", "outcome"],
     buckets=(0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60),
 )
+EXTRACTION_WORKER_RESTARTS = Counter(
+    "memory_extraction_worker_restarts_total", "Times the extraction worker process died"
+)
+
+
+# The extraction worker is a separate process: it sends its memory_* samples every second and
+# the processor exports them added to its own (one scrape target, one set of names).
+WorkerSample = tuple[str, str, tuple[tuple[str, str], ...], float]  # family, sample, labels, value
+
+
+class WorkerSamples(Collector):
+    """The processor's metrics plus the worker's latest samples."""
+
+    def __init__(self, source: CollectorRegistry) -> None:
+        self._source = source
+        self._latest: list[WorkerSample] = []
+
+    def update(self, samples: list[WorkerSample]) -> None:
+        self._latest = samples
+
+    def collect(self) -> Iterator[Metric]:
+        return iter(merge(self._source.collect(), self._latest))
+
+
+def merge(families: Iterable[Metric], extra: list[WorkerSample]) -> list[Metric]:
+    """Each family with the extra samples added: same series summed, new series appended."""
+    by_family: dict[str, dict[tuple[str, tuple[tuple[str, str], ...]], float]] = {}
+    for family_name, name, labels, value in extra:
+        by_family.setdefault(family_name, {})[(name, labels)] = value
+    merged: list[Metric] = []
+    for family in families:
+        more = by_family.get(family.name)
+        if not more:
+            merged.append(family)
+            continue
+        out = Metric(family.name, family.documentation, family.type, family.unit)
+        for sample in family.samples:
+            key = (sample.name, tuple(sorted(sample.labels.items())))
+            out.add_sample(sample.name, sample.labels, sample.value + more.pop(key, 0.0))
+        for (name, labels), value in more.items():
+            out.add_sample(name, dict(labels), value)
+        merged.append(out)
+    return merged
+
+
+WORKER = WorkerSamples(REGISTRY)
+EXPORTED = CollectorRegistry(auto_describe=False)
+EXPORTED.register(WORKER)

@@ -5,13 +5,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
-import sys
 from pathlib import Path
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from prometheus_client import start_http_server
 
+from memory_extproc import metrics
 from memory_extproc._proto.envoy.service.ext_proc.v3 import external_processor_pb2_grpc as pb_grpc
 from memory_extproc.config import Config
 from memory_extproc.embedding import EmbeddingBatcher, OnnxEmbedder, model_files
@@ -24,7 +24,6 @@ from memory_extproc.extraction.pool import WorkerPool
 from memory_extproc.extraction.service import BatchProcessor, ExtractionService
 from memory_extproc.extraction.turns import TurnTracker
 from memory_extproc.extraction.writer import MemoryWriter
-from memory_extproc.priority import HotPath
 from memory_extproc.retrieval.plan import RetrievalPolicy
 from memory_extproc.retrieval.service import MemoryRetrieval
 from memory_extproc.store.milvus import MilvusStore
@@ -41,7 +40,7 @@ def build_embedder(config: Config) -> OnnxEmbedder:
     return OnnxEmbedder(files, threads=emb.threads)
 
 
-def build_store(config: Config) -> MilvusStore:
+def build_store(config: Config, client_name: str = "query") -> MilvusStore:
     milvus = config.memory.milvus
     return MilvusStore(
         milvus.uri,
@@ -49,36 +48,41 @@ def build_store(config: Config) -> MilvusStore:
         milvus.dimension,
         token=milvus.token,
         timeout_s=milvus.timeout_seconds,
+        client_name=client_name,
     )
 
 
-def build_extraction(config: Config, hot_path: HotPath) -> ExtractionService:
-    """The response path: LLM extraction when a memory_extraction model is configured, else
-    episodic Q/A chunks of every substantive turn. Its store is a second Milvus client, owned by
-    the background loop."""
-    memory = config.memory
-    settings = memory.extraction
-    model = memory.model("memory_extraction")
-    client = ChatClient(model, retries=settings.retries) if model is not None else None
+def extraction_model(config: Config) -> ChatClient | None:
+    model = config.memory.model("memory_extraction")
+    return ChatClient(model, retries=config.memory.extraction.retries) if model else None
+
+
+def build_extraction(config: Config) -> ExtractionService:
+    """The processor's side of the response path (the work happens in the worker process)."""
+    llm = config.memory.model("memory_extraction") is not None
+    every = config.memory.extraction_batch_size if llm else 1  # episodic: every turn
+    tracker = TurnTracker(every, max_conversations=config.memory.extraction.max_conversations)
+    return ExtractionService(config=config, tracker=tracker, mode="llm" if llm else "episodic")
+
+
+def build_processor(config: Config) -> BatchProcessor:
+    """The worker's side: LLM extraction when a memory_extraction model is configured, else
+    episodic Q/A chunks of every substantive turn; its own Milvus client and embedder."""
+    settings = config.memory.extraction
+    client = extraction_model(config)
     limits = FactLimits(settings.min_fact_chars, settings.max_fact_chars, settings.max_facts)
-    embedder = EmbeddingBatcher(build_embedder(config), name="background", background=True)
-    store = build_store(config)
-    every = memory.extraction_batch_size if client is not None else 1
-    processor = BatchProcessor(
+    store = build_store(config, "extraction")
+    embedder = EmbeddingBatcher(build_embedder(config), name="extraction")
+    return BatchProcessor(
         pool=WorkerPool(
             queue_size=settings.queue_size,
             concurrency=settings.concurrency,
             job_timeout_s=settings.job_timeout_seconds,
         ),
-        writer=MemoryWriter(store, embedder, client, limits, hot_path),
+        writer=MemoryWriter(store, embedder, client, limits),
         store=store,
         extractor=client,
         limits=limits,
-    )
-    return ExtractionService(
-        tracker=TurnTracker(every, max_conversations=settings.max_conversations),
-        processor=processor,
-        idle_flush_s=settings.idle_flush_seconds,
     )
 
 
@@ -94,8 +98,6 @@ def retrieval_policy(config: Config) -> RetrievalPolicy:
 
 
 async def serve(config: Config) -> None:
-    # Hand the GIL between the hot path and background threads every 0.5 ms, not 5 ms.
-    sys.setswitchinterval(0.0005)
     memory = config.memory
     store: MilvusStore | None = None
     batcher: EmbeddingBatcher | None = None
@@ -105,16 +107,14 @@ async def serve(config: Config) -> None:
         batcher = EmbeddingBatcher(build_embedder(config), name="query")
         store = build_store(config)
         await store.start()
-        hot_path = HotPath()
         retrieval = MemoryRetrieval(
             batcher,
             store,
             retrieval_policy(config),
             budget_s=memory.retrieval.time_budget_ms / 1000,
-            hot_path=hot_path,
         )
         if memory.auto_store:
-            extraction = build_extraction(config, hot_path)
+            extraction = build_extraction(config)
             await extraction.start()
     else:
         log.warning("memory.enabled is false: every request passes through unchanged")
@@ -139,7 +139,9 @@ async def serve(config: Config) -> None:
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     address = f"{config.server.host}:{config.server.grpc_port}"
     port = server.add_insecure_port(address)
-    metrics_server, _ = start_http_server(config.server.admin_port, config.server.admin_host)
+    metrics_server, _ = start_http_server(
+        config.server.admin_port, config.server.admin_host, registry=metrics.EXPORTED
+    )
     await server.start()
     for name in ("", SERVICE_NAME):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)

@@ -46,7 +46,7 @@ class ProcessorProcess:
         def enabled() -> bool:
             url = f"http://127.0.0.1:{metrics_port}/metrics"
             with urllib.request.urlopen(url, timeout=1) as response:
-                return b"memory_store_available 1.0" in response.read()
+                return b'memory_store_available{client="query"} 1.0' in response.read()
 
         self._process.wait_until(enabled, timeout_s, poll_s=0.5)
 

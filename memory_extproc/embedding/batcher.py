@@ -15,7 +15,6 @@ from typing import Protocol
 import numpy as np
 
 from memory_extproc import metrics
-from memory_extproc.background import lower_thread_priority
 
 
 class Embedder(Protocol):
@@ -32,7 +31,6 @@ class EmbeddingBatcher:
         max_batch: int = 32,
         cache_size: int = 1024,
         name: str = "embed",
-        background: bool = False,
     ) -> None:
         self.dimension = embedder.dimension
         self._embedder = embedder
@@ -42,7 +40,6 @@ class EmbeddingBatcher:
         self._executor = ThreadPoolExecutor(
             max_workers=1,
             thread_name_prefix=name,
-            initializer=lower_thread_priority if background else None,
         )
         self._pending: list[tuple[str, asyncio.Future[np.ndarray]]] = []
         self._draining = False

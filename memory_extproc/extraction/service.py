@@ -1,23 +1,27 @@
 """The response-path edge: captured turns become batches, batches become memories.
 
-``ExtractionService`` lives on the hot path's loop: ``capture`` counts the turn, maybe cuts a
-batch, hands it over and returns; the answer never waits for memory. ``BatchProcessor`` runs on
-its own background loop and thread (memory_extproc/background.py), with its own Milvus client:
-the pool, the LLM calls, embedding and writes. Failures (LLM down, slow, garbage; Milvus down)
-end one job, are logged and counted, and store nothing half-made.
+``ExtractionService`` lives in the processor: ``capture`` counts the turn, maybe cuts a batch,
+puts it on a bounded queue and returns; the answer never waits for memory. ``BatchProcessor``
+runs in the extraction worker process (worker.py) with its own Milvus client: the pool, the LLM
+calls, embedding and writes. Failures (LLM down, slow, garbage; Milvus down) end one job, are
+logged and counted, and store nothing half-made.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
+import multiprocessing
+import queue
 import time
 from collections import Counter
 from datetime import UTC, datetime
+from multiprocessing.context import SpawnProcess
+from typing import Any
 
 from memory_extproc import metrics
-from memory_extproc.background import BackgroundLoop
+from memory_extproc.config import Config
+from memory_extproc.extraction import worker
 from memory_extproc.extraction.episodic import qa_chunk
 from memory_extproc.extraction.facts import ExtractionParseError, Fact, FactLimits, parse_facts
 from memory_extproc.extraction.llm_client import ChatClient, LlmError
@@ -36,7 +40,7 @@ def _date(at_ms: int) -> str:
 
 
 class BatchProcessor:
-    """Background side: everything here runs on the background loop."""
+    """Worker side: the pool and everything it runs."""
 
     def __init__(
         self,
@@ -128,46 +132,79 @@ class BatchProcessor:
 
 
 class ExtractionService:
-    """Hot-path side: counts turns, cuts batches, hands them to the background loop."""
+    """Processor side: counts turns, cuts batches, feeds the worker process, relays its metrics,
+    restarts it if it dies, and drains it on shutdown."""
 
-    def __init__(
-        self, *, tracker: TurnTracker, processor: BatchProcessor, idle_flush_s: float
-    ) -> None:
+    def __init__(self, *, config: Config, tracker: TurnTracker, mode: str) -> None:
+        self.mode = mode
+        self._config = config
         self._tracker = tracker
-        self._processor = processor
-        self._idle_flush_s = idle_flush_s
-        self._background = BackgroundLoop("extraction")
-        self._idle_task: asyncio.Task[None] | None = None
-
-    @property
-    def mode(self) -> str:
-        return self._processor.mode
+        context = multiprocessing.get_context("spawn")
+        self._batches: Any = context.Queue(maxsize=config.memory.extraction.queue_size)
+        self._events: Any = context.Queue()
+        self._process: SpawnProcess | None = None
+        self._tasks: list[asyncio.Task[None]] = []
+        self._stopping = False
 
     async def start(self) -> None:
-        self._background.start()
-        await self._background.run(self._processor.start())
-        self._idle_task = asyncio.get_running_loop().create_task(self._flush_idle())
+        self._process = worker.spawn(self._config, self._batches, self._events)
+        loop = asyncio.get_running_loop()
+        self._tasks = [loop.create_task(self._flush_idle()), loop.create_task(self._watch())]
 
     def capture(self, turn: CapturedTurn) -> None:
         metrics.TURNS.labels("captured").inc()
         batch = self._tracker.record(turn, time.monotonic())
         if batch is not None:
-            self._background.call(self._processor.submit, batch)
+            self._send(batch)
 
     async def stop(self, grace_s: float) -> None:
         """Extract what every conversation still holds, within the grace period."""
-        if self._idle_task is not None:
-            self._idle_task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._idle_task
+        self._stopping = True
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
         for batch in self._tracker.flush_all():
-            self._background.call(self._processor.submit, batch)
-        await self._background.run(self._processor.stop(grace_s))
-        self._background.stop()
+            self._send(batch)
+        process = self._process
+        if process is None:
+            return
+        await asyncio.to_thread(self._batches.put, (worker.STOP, grace_s), True, 5)
+        await asyncio.to_thread(process.join, grace_s + 15)
+        if process.is_alive():
+            log.error("Extraction worker did not stop in time; killed")
+            process.kill()
+        self._relay(worker.drain_events(self._events, 0.5))
+
+    def _send(self, batch: Batch) -> None:
+        try:
+            self._batches.put_nowait(batch)
+        except queue.Full:
+            metrics.EXTRACTION_DROPPED.labels("queue_full").inc()
+            log.warning("Extraction queue full, turns dropped", extra={"turns": batch.new_turns})
 
     async def _flush_idle(self) -> None:
-        period = max(0.05, min(self._idle_flush_s / 4, 5.0))
+        period = max(0.05, min(self._idle_flush_s, 20.0) / 4)
         while True:
             await asyncio.sleep(period)
             for batch in self._tracker.idle(time.monotonic(), self._idle_flush_s):
-                self._background.call(self._processor.submit, batch)
+                self._send(batch)
+
+    @property
+    def _idle_flush_s(self) -> float:
+        return self._config.memory.extraction.idle_flush_seconds
+
+    async def _watch(self) -> None:
+        """Relay the worker's metrics; restart it if it dies."""
+        while True:
+            self._relay(await asyncio.to_thread(worker.drain_events, self._events, 1.0))
+            process = self._process
+            if process is not None and not process.is_alive() and not self._stopping:
+                log.error("Extraction worker died, restarting", extra={"exit": process.exitcode})
+                metrics.EXTRACTION_WORKER_RESTARTS.inc()
+                self._process = worker.spawn(self._config, self._batches, self._events)
+
+    @staticmethod
+    def _relay(events: list[Any]) -> None:
+        for kind, payload in events:
+            if kind == "metrics":
+                metrics.WORKER.update(payload)

@@ -22,7 +22,6 @@ from memory_extproc.extraction.facts import ExtractionParseError, Fact, FactLimi
 from memory_extproc.extraction.llm_client import ChatClient, LlmError
 from memory_extproc.extraction.prompts import reconcile_messages
 from memory_extproc.extraction.reconcile import Action, parse_decision
-from memory_extproc.priority import HotPath
 from memory_extproc.store.model import (
     Memory,
     ScoredMemory,
@@ -55,9 +54,7 @@ class MemoryWriter:
         embedder: EmbeddingBatcher,
         reconciler: ChatClient | None,
         limits: FactLimits,
-        hot_path: HotPath | None = None,
     ) -> None:
-        self._hot_path = hot_path or HotPath()
         self._store = store
         self._embedder = embedder
         self._reconciler = reconciler
@@ -73,15 +70,12 @@ class MemoryWriter:
         source: str,
         reconcile: bool = True,
     ) -> Written:
-        await self._hot_path.yield_to()
         if await self._store.find_by_hash(user_id, content_hash(fact.content)) is not None:
             return Written.DEDUPED
-        await self._hot_path.yield_to()
         vector = await self._embedder.embed(fact.content)
         new = Memory.new(
             user_id, fact.content, fact.type, project_id=project_id, source=source, created_at=at_ms
         )
-        await self._hot_path.yield_to()
         if not reconcile:
             await self._store.store(new, vector)
             return Written.STORED
@@ -90,7 +84,6 @@ class MemoryWriter:
                 user_id, vector, limit=CANDIDATES, threshold=RELATED, project_id=project_id
             )
         )
-        await self._hot_path.yield_to()
         if similar and similar[0].score >= SAME_MEMORY:
             await self._revise(similar[0], fact.content, vector, "restated")
             return Written.UPDATED

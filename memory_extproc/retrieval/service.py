@@ -15,7 +15,6 @@ from enum import StrEnum
 from memory_extproc import metrics
 from memory_extproc.embedding.batcher import EmbeddingBatcher
 from memory_extproc.llm_api.requests import ChatRequest, encode, with_memory_context
-from memory_extproc.priority import HotPath
 from memory_extproc.retrieval.context import format_context
 from memory_extproc.retrieval.decision import Skip
 from memory_extproc.retrieval.plan import (
@@ -57,9 +56,7 @@ class MemoryRetrieval:
         store: Store,
         policy: RetrievalPolicy,
         budget_s: float,
-        hot_path: HotPath | None = None,
     ) -> None:
-        self._hot_path = hot_path or HotPath()
         self._embedder = embedder
         self._store = store
         self.policy = policy
@@ -73,9 +70,8 @@ class MemoryRetrieval:
             return self._finish(request, Outcome.STORE_UNAVAILABLE)
         started = time.perf_counter()
         try:
-            with self._hot_path.busy():
-                async with asyncio.timeout(self._budget):
-                    memories = await self._search(decision, signals)
+            async with asyncio.timeout(self._budget):
+                memories = await self._search(decision, signals)
         except TimeoutError:
             log.warning("Memory search timeout, skipping", extra={"budget_ms": self._budget * 1e3})
             return self._finish(request, Outcome.TIMEOUT, started)

@@ -123,6 +123,7 @@ class MilvusStore:
         token: str = "",
         timeout_s: float = 5.0,
         reconnect_interval_s: float = 2.0,
+        client_name: str = "query",
     ) -> None:
         self._uri = uri
         self._collection = collection
@@ -134,7 +135,8 @@ class MilvusStore:
         self._connect_task: asyncio.Task[None] | None = None
         self._first_attempt = asyncio.Event()
         self._connected = asyncio.Event()
-        metrics.STORE_AVAILABLE.set(0)
+        self._available_gauge = metrics.STORE_AVAILABLE.labels(client_name)
+        self._available_gauge.set(0)
 
     @property
     def available(self) -> bool:
@@ -204,7 +206,7 @@ class MilvusStore:
         self._client = client
         self._connected.set()
         self._first_attempt.set()
-        metrics.STORE_AVAILABLE.set(1)
+        self._available_gauge.set(1)
         log.info("Milvus connected, memory enabled", extra={"uri": self._uri})
 
     async def _ensure_collection(self, client: AsyncMilvusClient) -> None:
@@ -254,7 +256,7 @@ class MilvusStore:
     async def _drop_client(self) -> None:
         client, self._client = self._client, None
         self._connected.clear()
-        metrics.STORE_AVAILABLE.set(0)
+        self._available_gauge.set(0)
         if client is not None:
             try:
                 await client.close()

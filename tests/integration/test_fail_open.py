@@ -65,7 +65,7 @@ async def test_down_at_start_then_up_then_down_again(
 ) -> None:
     # 1. Started without Milvus: serving, every request passes through unchanged.
     assert degraded.processor.running
-    assert await degraded.metric("memory_store_available") == 0
+    assert await degraded.metric("memory_store_available", {"client": "query"}) == 0
     for _ in range(3):
         assert await unchanged(degraded, user)
     assert (
@@ -104,7 +104,7 @@ async def test_down_at_start_then_up_then_down_again(
 
 
 async def _available(stack: Stack) -> bool:
-    return await stack.metric("memory_store_available") == 1
+    return await stack.metric("memory_store_available", {"client": "query"}) == 1
 
 
 async def _injects(stack: Stack, user: str) -> bool:

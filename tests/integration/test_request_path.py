@@ -264,7 +264,7 @@ async def test_metrics_expose_latency_and_outcomes(stack: Stack, remember, user:
     count_before = await stack.metric("memory_retrieval_seconds_count")
     await stack.ask(QUESTION, user)
     assert await stack.metric("memory_retrieval_seconds_count") == count_before + 1
-    assert await stack.metric("memory_store_available") == 1
+    assert await stack.metric("memory_store_available", {"client": "query"}) == 1
     async with stack.http.get(stack.metrics_url) as response:
         text = await response.text()
     assert user not in text  # never a user id as a label

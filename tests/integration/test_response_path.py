@@ -364,12 +364,10 @@ async def test_instruction_like_facts_are_refused(
     )
     (stored,) = await until(lambda: active(memories, user))
     assert stored.content == "User enjoys pirate movies"
-    assert (
-        await learning.metric(
-            "memory_extraction_facts_total", {"outcome": "rejected_instruction_like"}
-        )
-        == rejected + 1
-    )
+    labels = {"outcome": "rejected_instruction_like"}
+    # the worker's metrics reach the processor's endpoint within a second
+    await until(lambda: _metric_above(learning, "memory_extraction_facts_total", labels, rejected))
+    assert await learning.metric("memory_extraction_facts_total", labels) == rejected + 1
 
 
 async def test_re_extracting_the_same_fact_is_idempotent(
@@ -449,3 +447,29 @@ async def test_a_restated_fact_revises_its_memory_without_asking_the_model(
     assert second.id == first.id
     calls = [r.json["messages"][0]["content"] for r in llm.for_model(EXTRACTOR)[asked:]]
     assert not [c for c in calls if "consistent" in c]
+
+
+async def test_a_dead_extraction_worker_is_restarted(
+    learning: Stack, extractor: Extractor, memories: MilvusStore, user: str
+) -> None:
+    import os
+    import signal
+
+    child = await asyncio.to_thread(_worker_pid, learning.processor._process.proc.pid)
+    restarts = await learning.metric("memory_extraction_worker_restarts_total")
+    os.kill(child, signal.SIGKILL)
+    await until(
+        lambda: _metric_above(learning, "memory_extraction_worker_restarts_total", {}, restarts)
+    )
+    extractor.facts = {"harp": ["User plays the harp"]}
+    await chat(learning, user, [{"role": "user", "content": "I play the harp on Sundays"}])
+    (stored,) = await until(lambda: active(memories, user))
+    assert stored.content == "User plays the harp"
+
+
+def _worker_pid(processor: int) -> int:
+    """The processor's extraction worker (multiprocessing also runs a resource tracker)."""
+    for child in Path(f"/proc/{processor}/task/{processor}/children").read_text().split():
+        if "spawn_main" in Path(f"/proc/{child}/cmdline").read_text():
+            return int(child)
+    raise LookupError("no extraction worker")

@@ -81,3 +81,27 @@ async def test_observability_mode_messages_get_no_reply(
         )
     ]
     assert [reply async for reply in stub.Process(iter(messages))] == []
+
+
+def test_worker_metrics_are_added_to_the_processors() -> None:
+    from prometheus_client.metrics_core import Metric
+
+    from memory_extproc.metrics import merge
+
+    counter = Metric("memory_jobs", "jobs", "counter")
+    counter.add_sample("memory_jobs_total", {"outcome": "ok"}, 2.0)
+    other = Metric("memory_other", "untouched", "gauge")
+    other.add_sample("memory_other", {}, 7.0)
+    merged = merge(
+        [counter, other],
+        [
+            ("memory_jobs", "memory_jobs_total", (("outcome", "ok"),), 3.0),
+            ("memory_jobs", "memory_jobs_total", (("outcome", "failed"),), 1.0),
+        ],
+    )
+    samples = {(s.name, tuple(s.labels.items())): s.value for m in merged for s in m.samples}
+    assert samples == {
+        ("memory_jobs_total", (("outcome", "ok"),)): 5.0,
+        ("memory_jobs_total", (("outcome", "failed"),)): 1.0,
+        ("memory_other", ()): 7.0,
+    }
