@@ -6,7 +6,7 @@ Eight client connections send, interleaved, four kinds of requests:
   direct       Envoy → LLM, the baseline;
   passthrough  through the processor, memory skipped (a greeting, auto_store off);
   learning     the same greeting, but the answer is read and handed to the extraction pool;
-  retrieval    a personal question: embed, search, inject (and the answer is learned from).
+  retrieval    a personal question: embed, search, inject (auto_store off: request path).
 Added latency = percentile(kind) - percentile(direct); the response phase adds
 learning - passthrough. Then retrieval alone, idle and while the pool is kept busy extracting
 (statements from other users), gives retrieval_p99_busy_over_idle. CPU per request is measured
@@ -73,6 +73,7 @@ class World:
         if kind == "retrieval":
             _, question = self.facts[self.rng.choice(self.owned[user])]
             text = self.questions.ask(question)
+            body["memory_config"] = {"auto_store": False}  # the request path alone
         elif kind == "statement":  # a writer, not a reader: a separate user space
             user = f"bench-writer-{self.rng.randrange(200):03d}"
             earlier: list[dict[str, str]] = []
@@ -258,7 +259,8 @@ async def main() -> None:
                             "llm_model_name": EXTRACTOR,
                         }
                     ],
-                    "extraction": {"queue_size": 100_000},
+                    # no idle flushes mid-run: the idle phase must stay idle
+                    "extraction": {"queue_size": 100_000, "idle_flush_seconds": 3600},
                 },
                 "server": {
                     "grpc_port": grpc_port,

@@ -10,6 +10,7 @@ logged and counted, and store nothing half-made.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import multiprocessing
 import queue
@@ -139,15 +140,14 @@ class ExtractionService:
         self.mode = mode
         self._config = config
         self._tracker = tracker
-        context = multiprocessing.get_context("spawn")
-        self._batches: Any = context.Queue(maxsize=config.memory.extraction.queue_size)
-        self._events: Any = context.Queue()
+        self._batches: Any = None
+        self._events: Any = None
         self._process: SpawnProcess | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._stopping = False
 
     async def start(self) -> None:
-        self._process = worker.spawn(self._config, self._batches, self._events)
+        self._spawn()
         loop = asyncio.get_running_loop()
         self._tasks = [loop.create_task(self._flush_idle()), loop.create_task(self._watch())]
 
@@ -201,7 +201,20 @@ class ExtractionService:
             if process is not None and not process.is_alive() and not self._stopping:
                 log.error("Extraction worker died, restarting", extra={"exit": process.exitcode})
                 metrics.EXTRACTION_WORKER_RESTARTS.inc()
-                self._process = worker.spawn(self._config, self._batches, self._events)
+                self._spawn()
+
+    def _spawn(self) -> None:
+        """A worker with fresh queues: a process killed inside ``get`` keeps the queue's lock
+        forever, so the old queues (and the batches still in them) are abandoned, and counted."""
+        if self._batches is not None:
+            with contextlib.suppress(NotImplementedError):
+                lost = self._batches.qsize()
+                if lost:
+                    metrics.EXTRACTION_DROPPED.labels("worker_died").inc(lost)
+        context = multiprocessing.get_context("spawn")
+        self._batches = context.Queue(maxsize=self._config.memory.extraction.queue_size)
+        self._events = context.Queue()
+        self._process = worker.spawn(self._config, self._batches, self._events)
 
     @staticmethod
     def _relay(events: list[Any]) -> None:
