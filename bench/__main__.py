@@ -19,6 +19,7 @@ import asyncio
 import json
 import os
 import random
+import shutil
 import sys
 import tempfile
 import time
@@ -74,8 +75,10 @@ class World:
             _, question = self.facts[self.rng.choice(self.owned[user])]
             text = self.questions.ask(question)
             body["memory_config"] = {"auto_store": False}  # the request path alone
-        elif kind == "statement":  # a writer, not a reader: a separate user space
+        elif kind in ("statement", "statement_unlearned"):  # writers: a separate user space
             user = f"bench-writer-{self.rng.randrange(200):03d}"
+            if kind == "statement_unlearned":  # same traffic, nothing for the pool
+                body["memory_config"] = {"auto_store": False}
             earlier: list[dict[str, str]] = []
             for _ in range(9):  # the 10th turn of a conversation: extraction is due
                 earlier += [{"role": "user", "content": self._statement()},
@@ -107,7 +110,7 @@ class World:
 @dataclass
 class Samples:
     latency: dict[str, list[float]] = field(
-        default_factory=lambda: {k: [] for k in (*KINDS, "statement")}
+        default_factory=lambda: {k: [] for k in (*KINDS, "statement", "statement_unlearned")}
     )
     injected: int = 0
     retrievals: int = 0
@@ -162,6 +165,18 @@ async def load_memories(uri: str, world: World) -> None:
     client.close()
 
 
+async def build_dataset(folder: Path, world: World) -> None:
+    shutil.rmtree(folder, ignore_errors=True)
+    milvus = MilvusProcess(folder, free_port())
+    try:
+        print(f"building the data set in {folder} (once) …", flush=True)
+        await asyncio.to_thread(milvus.wait_ready)
+        await load_memories(milvus.uri, world)
+    finally:
+        milvus.stop()
+    (folder / "LOADED").write_text(f"{USERS} users x {PER_USER} memories\n")
+
+
 async def drive(
     http: aiohttp.ClientSession,
     urls: dict[str, str],
@@ -206,9 +221,10 @@ def percentile(values: list[float], q: float) -> float:
 
 async def main() -> None:
     workdir = Path(tempfile.mkdtemp(prefix="memory-extproc-bench-"))
-    # The loaded Milvus is kept between runs (it takes a minute to build): .run/bench/…
-    data_dir = Path(".run/bench") / f"milvus-{USERS}x{PER_USER}-int8"
-    loaded = data_dir / "LOADED"
+    # The loaded Milvus is kept between runs (it takes a minute to build): .run/bench/…; each run
+    # works on a copy, so what one run writes (and deletes) never changes the next one's data.
+    pristine = Path(".run/bench") / f"milvus-{USERS}x{PER_USER}-int8"
+    data_dir = workdir / "milvus"
     rng = random.Random(20261121)
     facts = facts_and_questions()
     users = [f"bench-user-{i:04d}" for i in range(USERS)]
@@ -222,14 +238,14 @@ async def main() -> None:
         rng=rng,
         identity=identity,
     )
+    if not (pristine / "LOADED").exists():
+        await build_dataset(pristine, world)
+    shutil.copytree(pristine, data_dir, ignore=shutil.ignore_patterns("*.log"))
     milvus = MilvusProcess(data_dir, free_port())
     parts: list = [milvus]
     try:
-        print(f"starting Milvus standalone (data in {data_dir}) …", flush=True)
+        print(f"starting Milvus standalone on a copy of {pristine} …", flush=True)
         await asyncio.to_thread(milvus.wait_ready)
-        if not loaded.exists():
-            await load_memories(milvus.uri, world)
-            loaded.write_text(f"{USERS} users x {PER_USER} memories\n")
 
         llm_port, grpc_port, admin_port = free_port(), free_port(), free_port()
         llm = ManagedProcess(
@@ -310,14 +326,18 @@ async def main() -> None:
             print(
                 f"retrieval alone at {alone:.0f}/s: idle, then with {BUSY_RATE:.0f} statements/s …"
             )
-            idle = Samples()
-            await drive(http, urls, world, ["retrieval"] * CONTENTION_ROUNDS, idle, rate=alone)
-            busy = Samples()
-            statements = ["statement"] * int(BUSY_RATE * CONTENTION_ROUNDS / alone)
-            await asyncio.gather(
-                drive(http, urls, world, ["retrieval"] * CONTENTION_ROUNDS, busy, rate=alone),
-                drive(http, urls, world, statements, Samples(), rate=BUSY_RATE),
-            )
+            # The same traffic twice (retrievals, and 10-turn conversations from other users);
+            # only in the second are the conversations learned from, keeping the pool busy.
+            writes = int(BUSY_RATE * CONTENTION_ROUNDS / alone)
+            phases = {}
+            for phase, statement in (("idle", "statement_unlearned"), ("busy", "statement")):
+                phases[phase] = Samples()
+                await asyncio.gather(
+                    drive(http, urls, world, ["retrieval"] * CONTENTION_ROUNDS, phases[phase],
+                          rate=alone),
+                    drive(http, urls, world, [statement] * writes, Samples(), rate=BUSY_RATE),
+                )  # fmt: skip
+            idle, busy = phases["idle"], phases["busy"]
             extraction = await extraction_stats(http, admin_port)
 
             cpu: dict[str, dict[str, float]] = {}
@@ -330,10 +350,6 @@ async def main() -> None:
                     name: (session_cpu_seconds(pid) - before[name]) / CPU_BLOCK * 1000
                     for name, pid in leaders.items()
                 }
-        # keep the cached data set as it was loaded: drop what the statements added
-        client = MilvusClient(uri=milvus.uri)
-        client.delete(COLLECTION, filter='user_id like "bench-writer-%"')
-        client.close()
     finally:
         for part in reversed(parts):
             part.stop()

@@ -109,11 +109,10 @@ class BatchProcessor:
         answer = await extractor.complete(extraction_messages(batch.messages, _date(batch.at_ms)))
         facts, rejected = parse_facts(answer, self._limits)
         outcomes: Counter[str] = Counter({f"rejected_{r}": n for r, n in rejected.items()})
-        for fact in facts:
-            written = await self._writer.write(
-                batch.user_id, batch.project_id, fact, batch.at_ms, source="conversation"
-            )
-            outcomes[written.value] += 1
+        written = await self._writer.write_batch(
+            batch.user_id, batch.project_id, facts, batch.at_ms, source="conversation"
+        )
+        outcomes.update(w.value for w in written)
         return outcomes
 
     async def _episodic(self, batch: Batch) -> Counter[str]:

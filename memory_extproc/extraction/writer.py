@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+from collections.abc import Sequence
 from enum import StrEnum
 
 import numpy as np
@@ -70,25 +71,62 @@ class MemoryWriter:
         source: str,
         reconcile: bool = True,
     ) -> Written:
-        if await self._store.find_by_hash(user_id, content_hash(fact.content)) is not None:
-            return Written.DEDUPED
-        vector = await self._embedder.embed(fact.content)
-        new = Memory.new(
-            user_id, fact.content, fact.type, project_id=project_id, source=source, created_at=at_ms
+        (written,) = await self.write_batch(
+            user_id, project_id, [fact], at_ms, source=source, reconcile=reconcile
         )
-        if not reconcile:
-            await self._store.store(new, vector)
-            return Written.STORED
-        similar = await self._store.retrieve(
-            SearchRequest(
-                user_id, vector, limit=CANDIDATES, threshold=RELATED, project_id=project_id
+        return written
+
+    async def write_batch(
+        self,
+        user_id: str,
+        project_id: str,
+        facts: Sequence[Fact],
+        at_ms: int,
+        *,
+        source: str,
+        reconcile: bool = True,
+    ) -> list[Written]:
+        """One job's facts with few Milvus calls: one hash lookup, one search for all of them,
+        one insert (and visibility wait) for what is new; updates one by one (rare)."""
+        digests = [content_hash(f.content) for f in facts]
+        existing = await self._store.existing_hashes(user_id, digests)
+        results: list[Written] = [Written.DEDUPED] * len(facts)
+        todo = [i for i, d in enumerate(digests) if d not in existing]
+        vectors = list(await self._embedder.embed_many([facts[i].content for i in todo]))
+        kept: list[tuple[int, np.ndarray]] = []
+        for i, vector in zip(todo, vectors, strict=True):
+            # the same fact twice in one job, reworded: keep the first
+            if not any(float(np.dot(vector, other)) >= SAME_MEMORY for _, other in kept):
+                kept.append((i, vector))
+        similar: list[list[ScoredMemory]] = [[] for _ in kept]
+        if reconcile and kept:
+            similar = await self._store.retrieve_many(
+                [
+                    SearchRequest(
+                        user_id, v, limit=CANDIDATES, threshold=RELATED, project_id=project_id
+                    )
+                    for _, v in kept
+                ]
             )
-        )
+        new: list[tuple[Memory, np.ndarray]] = []
+        for (i, vector), candidates in zip(kept, similar, strict=True):
+            fact = facts[i]
+            results[i] = await self._place(fact, vector, candidates)
+            if results[i] in (Written.STORED, Written.STORED_UNRECONCILED):
+                memory = Memory.new(
+                    user_id, fact.content, fact.type,
+                    project_id=project_id, source=source, created_at=at_ms,
+                )  # fmt: skip
+                new.append((memory, vector))
+        await self._store.store_many(new)
+        return results
+
+    async def _place(self, fact: Fact, vector: np.ndarray, similar: list[ScoredMemory]) -> Written:
+        """STORED / STORED_UNRECONCILED mean: to be inserted by the caller."""
         if similar and similar[0].score >= SAME_MEMORY:
             await self._revise(similar[0], fact.content, vector, "restated")
             return Written.UPDATED
         if not similar or self._reconciler is None:
-            await self._store.store(new, vector)
             return Written.STORED
         try:
             answer = await self._reconciler.complete(
@@ -97,16 +135,16 @@ class MemoryWriter:
             decision = parse_decision(answer, len(similar), self._limits)
         except (LlmError, ExtractionParseError) as exc:
             log.warning("Reconcile decision unusable, fact stored as new: %s", exc)
-            await self._store.store(new, vector)
             return Written.STORED_UNRECONCILED
         if decision.action is Action.ADD:
-            await self._store.store(new, vector)
             return Written.STORED
         if decision.action is Action.NOOP:
             return Written.NOOP
         target = similar[decision.index or 0]  # parse_decision always sets it for these two
         if decision.action is Action.DELETE:
-            await self._store.retire(user_id, target.memory.id, "contradicted by a newer memory")
+            await self._store.retire(
+                target.memory.user_id, target.memory.id, "contradicted by a newer memory"
+            )
             return Written.DELETED
         content = decision.content or fact.content
         if content != fact.content:

@@ -34,6 +34,13 @@ class InMemoryStore:
     async def update(self, memory: Memory, vector: np.ndarray) -> None:
         await self.store(memory, vector)
 
+    async def retrieve_many(self, requests: Sequence[SearchRequest]) -> list[list[ScoredMemory]]:
+        return [await self.retrieve(r) for r in requests]
+
+    async def store_many(self, items: Sequence[tuple[Memory, np.ndarray]]) -> None:
+        for memory, vector in items:
+            await self.store(memory, vector)
+
     async def retrieve(self, request: SearchRequest) -> list[ScoredMemory]:
         validate_scope_value(request.user_id)
         scored = [
@@ -54,15 +61,13 @@ class InMemoryStore:
         rows = [m for m, _ in self._rows.values() if self._in_scope(m, user_id, None, types)]
         return sorted(rows, key=lambda m: m.created_at, reverse=True)[:limit]
 
-    async def find_by_hash(self, user_id: str, digest: str) -> Memory | None:
-        return next(
-            (
-                m
-                for m, _ in self._rows.values()
-                if m.user_id == user_id and m.content_hash == digest and not m.superseded_by
-            ),
-            None,
-        )
+    async def existing_hashes(self, user_id: str, digests: Sequence[str]) -> set[str]:
+        wanted = set(digests)
+        return {
+            m.content_hash
+            for m, _ in self._rows.values()
+            if m.user_id == user_id and m.content_hash in wanted and not m.superseded_by
+        }
 
     async def revise(self, memory: Memory, vector: np.ndarray, reason: str) -> None:
         old, old_vector = self._rows[memory.id]

@@ -113,6 +113,25 @@ def _memory(entity: dict[str, Any]) -> Memory:
     )
 
 
+def _scored(hits: list[dict[str, Any]], request: SearchRequest) -> list[ScoredMemory]:
+    results = []
+    for hit in hits:
+        entity = hit["entity"]
+        # Defence in depth: the filter already scopes to the user; check again anyway.
+        if entity["user_id"] != request.user_id or hit["distance"] < request.threshold:
+            continue
+        memory = Memory(
+            id=hit["id"],
+            user_id=entity["user_id"],
+            type=MemoryType(entity["type"]),
+            content=entity["content"],
+            project_id=entity["project_id"],
+            created_at=entity["created_at"],
+        )
+        results.append(ScoredMemory(memory, hit["distance"]))
+    return results
+
+
 class MilvusStore:
     def __init__(
         self,
@@ -327,40 +346,33 @@ class MilvusStore:
         await self._call("update", op)
 
     async def retrieve(self, request: SearchRequest) -> list[ScoredMemory]:
-        expr = filters.user_scope(
-            request.user_id, project_id=request.project_id, types=request.types
-        )
-        vector = request.vector.astype(np.float32).tolist()
+        return (await self.retrieve_many([request]))[0]
+
+    async def retrieve_many(self, requests: Sequence[SearchRequest]) -> list[list[ScoredMemory]]:
+        """One search call for many vectors of the same scope (user, project, types, limit)."""
+        if not requests:
+            return []
+        first = requests[0]
+        scope = (first.user_id, first.project_id, tuple(first.types), first.limit)
+        if any((r.user_id, r.project_id, tuple(r.types), r.limit) != scope for r in requests):
+            raise ValueError("retrieve_many needs requests of one scope")
+        expr = filters.user_scope(first.user_id, project_id=first.project_id, types=first.types)
+        vectors = [r.vector.astype(np.float32).tolist() for r in requests]
 
         async def op(client: AsyncMilvusClient) -> list[list[dict[str, Any]]]:
             return await client.search(
                 self._collection,
-                data=[vector],
+                data=vectors,
                 filter=expr,
-                limit=request.limit,
+                limit=first.limit,
                 output_fields=_SEARCH_FIELDS,
-                search_params={"metric_type": "COSINE", "params": {"ef": max(64, request.limit)}},
+                search_params={"metric_type": "COSINE", "params": {"ef": max(64, first.limit)}},
                 consistency_level="Eventually",
                 timeout=self._timeout,
             )
 
-        hits = (await self._call("search", op))[0]
-        results = []
-        for hit in hits:
-            entity = hit["entity"]
-            # Defence in depth: the filter already scopes to the user; check again anyway.
-            if entity["user_id"] != request.user_id or hit["distance"] < request.threshold:
-                continue
-            memory = Memory(
-                id=hit["id"],
-                user_id=entity["user_id"],
-                type=MemoryType(entity["type"]),
-                content=entity["content"],
-                project_id=entity["project_id"],
-                created_at=entity["created_at"],
-            )
-            results.append(ScoredMemory(memory, hit["distance"]))
-        return results
+        found = await self._call("search", op)
+        return [_scored(hits, request) for hits, request in zip(found, requests, strict=True)]
 
     async def get(self, user_id: str, memory_id: str) -> Memory | None:
         expr = filters.one_memory(user_id, memory_id)
@@ -389,19 +401,22 @@ class MilvusStore:
         memories = [_memory(r) for r in rows if r["user_id"] == user_id]
         return sorted(memories, key=lambda m: m.created_at, reverse=True)
 
-    async def find_by_hash(self, user_id: str, digest: str) -> Memory | None:
-        if not _HEX.match(digest):
+    async def existing_hashes(self, user_id: str, digests: Sequence[str]) -> set[str]:
+        if not digests:
+            return set()
+        if not all(_HEX.match(d) for d in digests):
             raise ValueError("not a content hash")
-        expr = f"{filters.user_scope(user_id)} and content_hash == {filters.quote(digest)}"
+        listed = ", ".join(filters.quote(d) for d in digests)
+        expr = f"{filters.user_scope(user_id)} and content_hash in [{listed}]"
 
         async def op(client: AsyncMilvusClient) -> list[dict[str, Any]]:
             return await client.query(
-                self._collection, filter=expr, output_fields=_OUTPUT_FIELDS, limit=1,
-                timeout=self._timeout,
+                self._collection, filter=expr, output_fields=["user_id", "content_hash"],
+                limit=len(digests), timeout=self._timeout,
             )  # fmt: skip
 
-        rows = await self._call("find_by_hash", op)
-        return _memory(rows[0]) if rows and rows[0]["user_id"] == user_id else None
+        rows = await self._call("existing_hashes", op)
+        return {r["content_hash"] for r in rows if r["user_id"] == user_id}
 
     async def _with_vector(
         self, client: AsyncMilvusClient, user_id: str, memory_id: str

@@ -166,9 +166,17 @@ class Store(Protocol):
 
     async def store(self, memory: Memory, vector: np.ndarray) -> None: ...
 
+    async def store_many(self, items: Sequence[tuple[Memory, np.ndarray]]) -> None:
+        """Several memories in one write, all visible to the next search once it returns."""
+        ...
+
     async def retrieve(self, request: SearchRequest) -> list[ScoredMemory]:
         """Best first, at or above the threshold. The memories carry id, user_id, project_id,
         type, content and created_at only: what injection needs (``get`` returns it all)."""
+        ...
+
+    async def retrieve_many(self, requests: Sequence[SearchRequest]) -> list[list[ScoredMemory]]:
+        """``retrieve`` for several vectors of one scope (user, project, types, limit) at once."""
         ...
 
     async def get(self, user_id: str, memory_id: str) -> Memory | None: ...
@@ -179,8 +187,8 @@ class Store(Protocol):
         self, user_id: str, *, limit: int = 100, types: Sequence[MemoryType] = ()
     ) -> list[Memory]: ...
 
-    async def find_by_hash(self, user_id: str, digest: str) -> Memory | None:
-        """An active memory of the user with this normalized content hash."""
+    async def existing_hashes(self, user_id: str, digests: Sequence[str]) -> set[str]:
+        """Which of these normalized content hashes the user's active memories already have."""
         ...
 
     async def revise(self, memory: Memory, vector: np.ndarray, reason: str) -> None:

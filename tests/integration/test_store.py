@@ -91,12 +91,26 @@ async def test_revise_keeps_id_and_creation_and_leaves_an_audit_row(
     await store.revise(revised, embedder.embed([new_text])[0], "updated")
     (active,) = await store.list(user)
     assert (active.id, active.content, active.created_at) == (old.id, new_text, old.created_at)
-    assert await store.find_by_hash(user, content_hash(new_text)) == active
-    assert (
-        await store.find_by_hash(user, content_hash(old.content)) is None
-    )  # the audit row is not active
+    digests = [content_hash(new_text), content_hash(old.content)]
+    assert await store.existing_hashes(user, digests) == {digests[0]}  # the audit row is inactive
     hits = await store.retrieve(search(embedder, user, "Hawaii trip budget", threshold=0.0))
     assert [h.memory.content for h in hits] == [new_text]
+
+
+async def test_many_at_once(store: Store, embedder: OnnxEmbedder) -> None:
+    user = f"u-{uuid.uuid4().hex[:6]}"
+    texts = ["User lives in Lisbon", "User plays the cello", "User is allergic to kiwi"]
+    vectors = embedder.embed(texts)
+    await store.store_many([(Memory.new(user, t), v) for t, v in zip(texts, vectors, strict=True)])
+    found = await store.retrieve_many(
+        [SearchRequest(user, embedder.embed([q])[0], limit=1, threshold=0.3)
+         for q in ("Where does the user live?", "Which instrument?", "Any allergies?")]
+    )  # fmt: skip
+    assert [hits[0].memory.content for hits in found] == texts
+    assert await store.existing_hashes(user, [content_hash(t) for t in texts]) == {
+        content_hash(t) for t in texts
+    }
+    assert await store.existing_hashes("someone-else", [content_hash(texts[0])]) == set()
 
 
 async def test_retire_takes_a_memory_out_of_search(store: Store, embedder: OnnxEmbedder) -> None:

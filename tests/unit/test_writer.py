@@ -161,3 +161,26 @@ async def test_episodic_chunks_skip_reconciliation(
         await w.write("a", "", Fact(MemoryType.EPISODIC, chunk), T0, source="c", reconcile=False)
         is Written.DEDUPED
     )
+
+
+async def test_a_batch_is_deduplicated_within_itself_and_against_the_store(
+    store: InMemoryStore, embedder: OnnxEmbedder
+) -> None:
+    w = writer(store, embedder, Reconciler())
+    await w.write("alice", "", fact("User lives in Lisbon"), T0, source="c")
+    results = await w.write_batch(
+        "alice",
+        "",
+        [
+            fact("User lives in Lisbon"),  # already stored
+            fact("User plays the cello in an orchestra"),
+            fact("User plays the cello in an orchestra."),  # the same, reworded, same job
+            fact("User is allergic to kiwi"),
+        ],
+        T0,
+        source="c",
+    )
+    assert results == [Written.DEDUPED, Written.STORED, Written.DEDUPED, Written.STORED]
+    assert sorted(m.content for m in await store.list("alice")) == [
+        "User is allergic to kiwi", "User lives in Lisbon", "User plays the cello in an orchestra",
+    ]  # fmt: skip
