@@ -64,19 +64,26 @@ async def _start(
     print(f"starting Milvus standalone on :{milvus.port} (data in {RUN_DIR / 'milvus'}) …")
     await asyncio.to_thread(milvus.wait_ready)
     grpc_port, metrics_port = _port(50051), _port(9190)
+    memory: dict[str, object] = {"milvus": {"address": f"127.0.0.1:{milvus.port}"}}
+    base_url, extraction_model = os.environ.get("LLM_BASE_URL"), os.environ.get("EXTRACTION_MODEL")
+    if base_url and extraction_model:  # learn with the same LLM; otherwise episodic Q/A chunks
+        llm = Upstream.from_url(base_url)
+        endpoint = {"address": llm.host, "port": llm.port, "scheme": "https" if llm.tls else "http",
+                    "api_key": os.environ.get("LLM_API_KEY", "")}  # fmt: skip
+        memory["external_models"] = [
+            {"model_role": "memory_extraction", "llm_endpoint": endpoint,
+             "llm_model_name": extraction_model}
+        ]  # fmt: skip
     config = write_config(
         RUN_DIR / "config.yaml",
-        {
-            "memory": {"milvus": {"address": f"127.0.0.1:{milvus.port}"}},
-            "server": {"grpc_port": grpc_port, "admin_port": metrics_port},
-        },
+        {"memory": memory, "server": {"grpc_port": grpc_port, "admin_port": metrics_port}},
     )
     processor = ProcessorProcess(config, grpc_port, RUN_DIR / "processor.log")
     started.append(processor)
     await asyncio.to_thread(processor.wait_ready)
     print("waiting for memory to come on (Milvus may be replaying its log) …")
     await asyncio.to_thread(processor.wait_memory_enabled, metrics_port)
-    if base_url := os.environ.get("LLM_BASE_URL"):
+    if base_url:
         upstream = Upstream.from_url(base_url)
     else:
         mock = MockLLM(demo=True)
@@ -117,6 +124,10 @@ Give alice a memory, then ask as alice and as bob:
   ASK='{{"model":"demo","messages":[{{"role":"user","content":"What is my Hawaii trip budget?"}}]}}'
   curl -s {url} -H "authorization: Bearer $ALICE" -H 'content-type: application/json' -d "$ASK"
   curl -s {url} -H "authorization: Bearer $BOB" -H 'content-type: application/json' -d "$ASK"
+
+Then tell it something about yourself and ask again later: every answer is learned from
+(episodic Q/A notes without EXTRACTION_MODEL, LLM-extracted facts with it):
+  .venv/bin/memory-extproc -c {RUN_DIR}/config.yaml memories list --user alice
 
 Ctrl-C stops everything.""",
         flush=True,
