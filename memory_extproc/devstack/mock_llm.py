@@ -80,7 +80,6 @@ class MockLLM:
         self.recorded: list[Recorded] = []
         self._script: deque[Reply] = deque()
         self._models: dict[str, ModelHandler] = {}
-        self._arrived = asyncio.Condition()
         self._runner: web.AppRunner | None = None
         self.port = 0
 
@@ -98,16 +97,6 @@ class MockLLM:
         return [
             r for r in self.recorded if isinstance(r.json, dict) and r.json.get("model") == model
         ]
-
-    def reset(self) -> None:
-        self.recorded.clear()
-        self._script.clear()
-        self._models.clear()
-
-    async def wait_for(self, count: int, timeout_s: float = 10.0) -> list[Recorded]:
-        async with asyncio.timeout(timeout_s), self._arrived:
-            await self._arrived.wait_for(lambda: len(self.recorded) >= count)
-        return self.recorded
 
     async def start(self, host: str = "127.0.0.1", port: int = 0) -> int:
         app = web.Application(client_max_size=64 * 1024 * 1024)
@@ -128,9 +117,7 @@ class MockLLM:
         record = Recorded(
             request.method, request.path, {k.lower(): v for k, v in request.headers.items()}, body
         )
-        async with self._arrived:
-            self.recorded.append(record)
-            self._arrived.notify_all()
+        self.recorded.append(record)
         payload = record.json if isinstance(record.json, dict) else {}
         handler = self._models.get(str(payload.get("model", "")))
         if handler is not None:

@@ -12,9 +12,7 @@ from pathlib import Path
 
 
 class ManagedProcess:
-    def __init__(
-        self, name: str, argv: Sequence[str], log_path: Path, env: dict[str, str] | None = None
-    ):
+    def __init__(self, name: str, argv: Sequence[str], log_path: Path) -> None:
         self.name = name
         self.log_path = log_path
         log_path.parent.mkdir(parents=True, exist_ok=True)
@@ -25,7 +23,6 @@ class ManagedProcess:
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
             start_new_session=True,
-            env={**os.environ, **(env or {})},
         )
 
     @property

@@ -56,10 +56,6 @@ class WorkerPool:
         metrics.EXTRACTION_QUEUE_DEPTH.set(self._queue.qsize())
         return True
 
-    @property
-    def pending(self) -> int:
-        return self._queue.qsize()
-
     async def drain(self, grace_s: float) -> int:
         """Finish what is queued within ``grace_s``; returns how many jobs were dropped."""
         self._accepting = False

@@ -169,15 +169,14 @@ class MilvusStore:
         A collection of the wrong shape raises SchemaMismatchError: a configuration error, not
         an outage, and the service must not start with it.
         """
-        self._start_connecting()
-        assert self._connect_task is not None
+        connecting = self._start_connecting()
         attempt = asyncio.ensure_future(self._first_attempt.wait())
         await asyncio.wait(
-            [attempt, self._connect_task], timeout=wait_s, return_when="FIRST_COMPLETED"
+            [attempt, connecting], timeout=wait_s, return_when=asyncio.FIRST_COMPLETED
         )
         attempt.cancel()
-        if self._connect_task.done() and not self._connect_task.cancelled():
-            error = self._connect_task.exception()
+        if connecting.done() and not connecting.cancelled():
+            error = connecting.exception()
             if isinstance(error, SchemaMismatchError):
                 raise error
 
