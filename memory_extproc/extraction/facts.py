@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
+from typing import Any
 
 import orjson
 
@@ -55,8 +56,8 @@ def is_instruction_like(text: str) -> bool:
     return bool(_INSTRUCTION.search(text))
 
 
-def parse_facts(text: str, limits: FactLimits) -> tuple[list[Fact], Counter[str]]:
-    """The valid facts, and how many were rejected for which reason."""
+def json_object(text: str) -> dict[str, Any]:
+    """A model's answer as one JSON object, or an error: no prose, no code fence, nothing partial."""
     stripped = text.strip()
     if not stripped.startswith("{"):
         raise ExtractionParseError("not a JSON object (garbage, prose or a code fence)")
@@ -64,7 +65,15 @@ def parse_facts(text: str, limits: FactLimits) -> tuple[list[Fact], Counter[str]
         data = orjson.loads(stripped)
     except orjson.JSONDecodeError as exc:
         raise ExtractionParseError("invalid or partial JSON") from exc
-    if not isinstance(data, dict) or not isinstance(data.get("facts"), list):
+    if not isinstance(data, dict):
+        raise ExtractionParseError("not a JSON object")
+    return data
+
+
+def parse_facts(text: str, limits: FactLimits) -> tuple[list[Fact], Counter[str]]:
+    """The valid facts, and how many were rejected for which reason."""
+    data = json_object(text)
+    if not isinstance(data.get("facts"), list):
         raise ExtractionParseError('no "facts" list')
     facts: list[Fact] = []
     rejected: Counter[str] = Counter()

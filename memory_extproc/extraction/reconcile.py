@@ -5,9 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-import orjson
-
-from memory_extproc.extraction.facts import ExtractionParseError, FactLimits, is_instruction_like
+from memory_extproc.extraction.facts import (
+    ExtractionParseError,
+    FactLimits,
+    is_instruction_like,
+    json_object,
+)
 
 
 class Action(StrEnum):
@@ -25,15 +28,7 @@ class Decision:
 
 
 def parse_decision(text: str, candidates: int, limits: FactLimits) -> Decision:
-    stripped = text.strip()
-    if not stripped.startswith("{"):
-        raise ExtractionParseError("decision is not a JSON object")
-    try:
-        data = orjson.loads(stripped)
-    except orjson.JSONDecodeError as exc:
-        raise ExtractionParseError("decision is not valid JSON") from exc
-    if not isinstance(data, dict):
-        raise ExtractionParseError("decision is not a JSON object")
+    data = json_object(text)
     try:
         action = Action(str(data.get("action", "")).upper())
     except ValueError as exc:
