@@ -57,7 +57,7 @@ def is_instruction_like(text: str) -> bool:
 
 
 def json_object(text: str) -> dict[str, Any]:
-    """A model's answer as one JSON object, or an error: no prose, no code fence, nothing partial."""
+    """A model's answer as one JSON object; prose, code fences or partial JSON are errors."""
     stripped = text.strip()
     if not stripped.startswith("{"):
         raise ExtractionParseError("not a JSON object (garbage, prose or a code fence)")
