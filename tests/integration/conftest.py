@@ -173,12 +173,17 @@ async def stack(
         yield running
 
 
+async def open_store(milvus: MilvusProcess, collection: str) -> MilvusStore:
+    """A client of the test Milvus, to seed and inspect a stack's memories."""
+    store = MilvusStore(milvus.uri, collection, 384)
+    await store.start()
+    assert await store.wait_available(60)
+    return store
+
+
 @pytest.fixture(scope="session")
 async def store(milvus: MilvusProcess, stack: Stack) -> AsyncIterator[MilvusStore]:
-    """Direct access to the stack's collection, to seed and inspect memories."""
-    milvus_store = MilvusStore(milvus.uri, "it_main", 384)
-    await milvus_store.start()
-    assert milvus_store.available
+    milvus_store = await open_store(milvus, "it_main")
     yield milvus_store
     await milvus_store.close()
 

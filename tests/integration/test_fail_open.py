@@ -13,8 +13,8 @@ import pytest
 from memory_extproc.devstack.milvus import MilvusProcess
 from memory_extproc.devstack.mock_llm import MockLLM, Reply
 from memory_extproc.devstack.tokens import DevIdentity
-from memory_extproc.store.milvus import MilvusStore
-from tests.integration.conftest import Stack, running_stack
+from memory_extproc.store.model import Memory
+from tests.integration.conftest import Stack, open_store, running_stack
 from tests.integration.tcp_proxy import TcpProxy
 
 pytestmark = pytest.mark.integration
@@ -77,10 +77,7 @@ async def test_down_at_start_then_up_then_down_again(
     # 2. Milvus comes back: the processor reconnects by itself and memory works.
     await proxy.restore()
     await until(lambda: _available(degraded))
-    seeding = MilvusStore(milvus.uri, COLLECTION, 384)
-    await seeding.start()
-    from memory_extproc.store.model import Memory
-
+    seeding = await open_store(milvus, COLLECTION)
     memory = Memory.new(user, "My budget for the Hawaii trip is $10,000")
     await seeding.store(memory, embedder.embed([memory.content])[0])
     await seeding.close()

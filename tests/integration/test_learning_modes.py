@@ -14,18 +14,10 @@ from memory_extproc.devstack import replay
 from memory_extproc.devstack.milvus import MilvusProcess
 from memory_extproc.devstack.mock_llm import MockLLM, Reply
 from memory_extproc.devstack.tokens import DevIdentity
-from memory_extproc.store.milvus import MilvusStore
-from tests.integration.conftest import Stack, running_stack
+from tests.integration.conftest import Stack, open_store, running_stack
 from tests.integration.test_response_path import EXTRACTOR, active, chat, llm_settings, until
 
 pytestmark = pytest.mark.integration
-
-
-async def open_store(milvus: MilvusProcess, collection: str) -> MilvusStore:
-    store = MilvusStore(milvus.uri, collection, 384)
-    await store.start()
-    assert await store.wait_available(60)
-    return store
 
 
 @pytest.fixture(scope="module")

@@ -20,6 +20,7 @@ from memory_extproc.store.model import (
     Store,
     content_hash,
 )
+from tests.integration.conftest import open_store
 
 pytestmark = pytest.mark.integration
 
@@ -29,9 +30,7 @@ async def store(request: pytest.FixtureRequest, milvus: MilvusProcess) -> AsyncI
     if request.param == "memory":
         yield InMemoryStore()
         return
-    milvus_store = MilvusStore(milvus.uri, "it_store_contract", 384)
-    await milvus_store.start()
-    assert await milvus_store.wait_available(60)
+    milvus_store = await open_store(milvus, "it_store_contract")
     yield milvus_store
     await milvus_store.close()
 
