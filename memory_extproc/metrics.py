@@ -69,6 +69,11 @@ STORE_AVAILABLE = Gauge(
     "1 while the memory store is connected and usable, else 0, by client (query, extraction)",
     ["client"],
 )
+API_REQUESTS = Counter(
+    "memory_api_requests_total",
+    "Memory API (/v1/memory) calls, by method and status",
+    ["method", "status"],
+)
 
 # Response path
 TURNS = Counter(

@@ -13,6 +13,7 @@ from prometheus_client import start_http_server
 
 from memory_extproc import metrics
 from memory_extproc._proto.envoy.service.ext_proc.v3 import external_processor_pb2_grpc as pb_grpc
+from memory_extproc.api.service import MemoryApi
 from memory_extproc.config import Config
 from memory_extproc.embedding import EmbeddingBatcher, OnnxEmbedder, model_files
 from memory_extproc.embedding.quantize import DEFAULT_CACHE, int8_model
@@ -86,6 +87,17 @@ def build_processor(config: Config) -> BatchProcessor:
     )
 
 
+def build_api(config: Config, store: MilvusStore, embedder: EmbeddingBatcher) -> MemoryApi:
+    """Explicit adds dedup (hash, restatement) but are not reconciled by a model: the user
+    said it, and an API call must not wait on an LLM."""
+    settings = config.memory.extraction
+    limits = FactLimits(settings.min_fact_chars, settings.max_fact_chars, settings.max_facts)
+    writer = MemoryWriter(store, embedder, None, limits)
+    return MemoryApi(
+        store, embedder, writer, default_threshold=config.memory.default_similarity_threshold
+    )
+
+
 def retrieval_policy(config: Config) -> RetrievalPolicy:
     memory = config.memory
     return RetrievalPolicy(
@@ -103,6 +115,7 @@ async def serve(config: Config) -> None:
     batcher: EmbeddingBatcher | None = None
     retrieval = None
     extraction: ExtractionService | None = None
+    api: MemoryApi | None = None
     if memory.enabled:
         batcher = EmbeddingBatcher(build_embedder(config), name="query")
         store = build_store(config)
@@ -113,6 +126,7 @@ async def serve(config: Config) -> None:
             retrieval_policy(config),
             budget_s=memory.retrieval.time_budget_ms / 1000,
         )
+        api = build_api(config, store, batcher)
         if memory.auto_store:
             extraction = build_extraction(config)
             await extraction.start()
@@ -133,6 +147,7 @@ async def serve(config: Config) -> None:
         signals=memory.signals,
         extraction=extraction,
         date_header=memory.extraction.date_header,
+        api=api,
     )
     pb_grpc.add_ExternalProcessorServicer_to_server(ExternalProcessor(deps), server)
     health_servicer = health.aio.HealthServicer()  # type: ignore[attr-defined]

@@ -19,7 +19,7 @@ import yaml
 from memory_extproc.devstack.process import ManagedProcess
 
 REPO_CONFIG = Path(__file__).resolve().parents[2] / "envoy" / "envoy.yaml"
-EXT_PROC = "envoy.filters.http.ext_proc"
+EXT_PROC = "type.googleapis.com/envoy.extensions.filters.http.ext_proc.v3.ExternalProcessor"
 _TLS_CONTEXT = "type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.UpstreamTlsContext"
 
 
@@ -75,8 +75,12 @@ def render(
     for http_filter in hcm["http_filters"]:
         if http_filter["name"] == "envoy.filters.http.jwt_authn":
             provider = http_filter["typed_config"]["providers"]["local"]
-            provider["local_jwks"]["filename"] = str(jwks_path)
-    route = hcm["route_config"]["virtual_hosts"][0]["routes"][0]["route"]
+            provider["local_jwks"] = {"filename": str(jwks_path)}
+    (route,) = [
+        r["route"]
+        for r in hcm["route_config"]["virtual_hosts"][0]["routes"]
+        if r.get("route", {}).get("cluster") == "llm_upstream"
+    ]
     if upstream.path_prefix:
         route["prefix_rewrite"] = upstream.path_prefix + "/"
     if upstream.tls:
@@ -110,7 +114,7 @@ def render(
         direct["address"]["socket_address"]["port_value"] = direct_port
         direct_hcm = direct["filter_chains"][0]["filters"][0]["typed_config"]
         direct_hcm["http_filters"] = [
-            f for f in direct_hcm["http_filters"] if f["name"] != EXT_PROC
+            f for f in direct_hcm["http_filters"] if f["typed_config"]["@type"] != EXT_PROC
         ]
         direct_hcm["stat_prefix"] = "direct"
         resources["listeners"].append(direct)

@@ -10,6 +10,8 @@ import logging
 from dataclasses import dataclass
 
 from memory_extproc import metrics
+from memory_extproc.api.routes import MAX_BODY_BYTES, is_api_path
+from memory_extproc.api.service import MemoryApi, error_reply
 from memory_extproc.config import IdentityConfig, SignalsConfig
 from memory_extproc.extproc import protocol as p
 from memory_extproc.extraction.service import ExtractionService
@@ -49,6 +51,7 @@ class ProcessorDeps:
     signals: SignalsConfig
     extraction: ExtractionService | None = None  # None: nothing is learned from answers
     date_header: str = ""
+    api: MemoryApi | None = None  # None: memory disabled, /v1/memory answers 503
 
 
 class Exchange:
@@ -63,11 +66,15 @@ class Exchange:
         self._gzip: GzipStream | None = None
         self._content_encoding = ""
         self._awaiting_answer = False
+        self._api_request: tuple[str, str, str] | None = None  # method, path, query
+        self._api_body = bytearray()
 
     async def handle(self, kind: str, message: p.ProcessingRequest) -> p.ProcessingResponse:
         if kind == "request_headers":
-            return self._request_headers(message.request_headers)
+            return await self._request_headers(message.request_headers)
         if kind == "request_body":
+            if self._api_request is not None:
+                return await self._api_body_part(message.request_body)
             return await self._request_body(message.request_body)
         if kind == "response_headers":
             return self._response_headers(message.response_headers)
@@ -83,14 +90,21 @@ class Exchange:
 
     # request phase
 
-    def _request_headers(self, message: p.pb.HttpHeaders) -> p.ProcessingResponse:
+    async def _request_headers(self, message: p.pb.HttpHeaders) -> p.ProcessingResponse:
         headers = p.header_dict(message.headers)
-        self.path = headers.get(":path", "").split("?", 1)[0]
+        self.path, _, query = headers.get(":path", "").partition("?")
+        self.request_id = headers.get("x-request-id", "")
+        if is_api_path(self.path):
+            metrics.REQUESTS.labels("memory_api").inc()
+            self.headers = read_headers(headers, self._deps.identity, self._deps.signals)
+            self._api_request = (headers.get(":method", ""), self.path, query)
+            if message.end_of_stream:
+                return await self._api_reply()
+            return p.CONTINUE_REQUEST_HEADERS
         self.api = _LLM_ROUTES.get((headers.get(":method", ""), self.path))
         metrics.REQUESTS.labels(self.api.value if self.api else "other").inc()
         if self.api is None:
             return p.PASS_THROUGH
-        self.request_id = headers.get("x-request-id", "")
         self.headers = read_headers(
             headers, self._deps.identity, self._deps.signals, self._deps.date_header
         )
@@ -129,6 +143,33 @@ class Exchange:
         if result.body is None:
             return p.CONTINUE_REQUEST_BODY
         return p.replace_request_body(result.body)
+
+    # memory API: answered here, never forwarded
+
+    async def _api_body_part(self, message: p.pb.HttpBody) -> p.ProcessingResponse:
+        if len(self._api_body) <= MAX_BODY_BYTES:
+            self._api_body += message.body[: MAX_BODY_BYTES + 1 - len(self._api_body)]
+        if not message.end_of_stream:
+            return p.CONTINUE_REQUEST_BODY
+        return await self._api_reply()
+
+    async def _api_reply(self) -> p.ProcessingResponse:
+        assert self._api_request is not None
+        assert self.headers is not None
+        method, path, query = self._api_request
+        api = self._deps.api
+        if api is None:
+            reply = error_reply(503, "memory_disabled", "memory is disabled on this gateway")
+        else:
+            reply = await api.respond(
+                method, path, query, bytes(self._api_body),
+                self.headers.user_id, self.headers.project_id,
+            )  # fmt: skip
+        log.info(
+            "Memory API %s %s: %d",
+            method, path.split("/mem_")[0], reply.status, extra=self._log_extra(),
+        )  # fmt: skip
+        return p.immediate(reply.status, reply.body)
 
     # response phase
 

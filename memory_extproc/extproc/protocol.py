@@ -5,6 +5,7 @@ from __future__ import annotations
 from memory_extproc._proto.envoy.config.core.v3 import base_pb2
 from memory_extproc._proto.envoy.extensions.filters.http.ext_proc.v3 import processing_mode_pb2
 from memory_extproc._proto.envoy.service.ext_proc.v3 import external_processor_pb2 as pb
+from memory_extproc._proto.envoy.type.v3 import http_status_pb2
 
 ProcessingRequest = pb.ProcessingRequest
 ProcessingResponse = pb.ProcessingResponse
@@ -101,5 +102,23 @@ def replace_request_body(body: bytes) -> ProcessingResponse:
                 ),
                 body_mutation=pb.BodyMutation(body=body),
             )
+        )
+    )
+
+
+def immediate(status: int, body: bytes) -> ProcessingResponse:
+    """Answer the client ourselves (the memory API): nothing goes upstream."""
+    headers = [
+        base_pb2.HeaderValueOption(
+            header=base_pb2.HeaderValue(key="content-type", raw_value=b"application/json"),
+            append_action=base_pb2.HeaderValueOption.OVERWRITE_IF_EXISTS_OR_ADD,
+        )
+    ]
+    return ProcessingResponse(
+        immediate_response=pb.ImmediateResponse(
+            status=http_status_pb2.HttpStatus(code=status),  # type: ignore[arg-type]
+            headers=pb.HeaderMutation(set_headers=headers if body else []),
+            body=body,
+            details="memory_api",
         )
     )

@@ -152,13 +152,36 @@ class MemoryWriter:
         await self._revise(target, content, vector, "updated by a newer memory")
         return Written.UPDATED
 
+    async def add(
+        self, user_id: str, project_id: str, fact: Fact, at_ms: int, *, source: str
+    ) -> tuple[Written, Memory]:
+        """An explicit add (API, CLI): the same fact or a restatement of one already held
+        returns or revises that memory; anything else is stored as said, without asking a model."""
+        vector = await self._embedder.embed(fact.content)
+        same = await self._store.retrieve(
+            SearchRequest(user_id, vector, limit=1, threshold=SAME_MEMORY, project_id=project_id)
+        )
+        if same:
+            current = await self._store.get(user_id, same[0].memory.id)
+            if current is not None and current.content_hash == content_hash(fact.content):
+                return Written.DEDUPED, current
+            revised = await self._revise(same[0], fact.content, vector, "restated")
+            if revised is not None:
+                return Written.UPDATED, revised
+        memory = Memory.new(
+            user_id, fact.content, fact.type, project_id=project_id, source=source, created_at=at_ms
+        )
+        await self._store.store(memory, vector)
+        return Written.STORED, memory
+
     async def _revise(
         self, target: ScoredMemory, content: str, vector: np.ndarray, reason: str
-    ) -> None:
+    ) -> Memory | None:
         current = await self._store.get(target.memory.user_id, target.memory.id)
         if current is None:
-            return
+            return None
         revised = dataclasses.replace(
             current, content=content, content_hash=content_hash(content), updated_at=now_ms()
         )
         await self._store.revise(revised, vector, reason)
+        return revised

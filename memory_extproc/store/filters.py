@@ -43,3 +43,11 @@ def one_memory(user_id: str, memory_id: str) -> str:
     if not is_memory_id(memory_id):
         raise ValueError("not a memory id")
     return f"id == {quote(memory_id)} and {user_scope(user_id, active_only=False)}"
+
+
+def memory_with_history(user_id: str, memory_id: str) -> str:
+    """A memory and the audit rows of its earlier versions."""
+    if not is_memory_id(memory_id):
+        raise ValueError("not a memory id")
+    scope = user_scope(user_id, active_only=False)
+    return f"(id == {quote(memory_id)} or superseded_by == {quote(memory_id)}) and {scope}"

@@ -15,6 +15,7 @@ from memory_extproc.store.model import (
     ScoredMemory,
     SearchRequest,
     audit_copy,
+    newest_first,
     retired,
     validate_scope_value,
 )
@@ -56,10 +57,16 @@ class InMemoryStore:
         return row[0] if row and row[0].user_id == user_id else None
 
     async def list(
-        self, user_id: str, *, limit: int = 100, types: Sequence[MemoryType] = ()
+        self,
+        user_id: str,
+        *,
+        limit: int = 100,
+        types: Sequence[MemoryType] = (),
+        project_id: str | None = None,
+        before: tuple[int, str] | None = None,
     ) -> list[Memory]:
-        rows = [m for m, _ in self._rows.values() if self._in_scope(m, user_id, None, types)]
-        return sorted(rows, key=lambda m: m.created_at, reverse=True)[:limit]
+        rows = [m for m, _ in self._rows.values() if self._in_scope(m, user_id, project_id, types)]
+        return newest_first(rows, limit, before)
 
     async def existing_hashes(self, user_id: str, digests: Sequence[str]) -> set[str]:
         wanted = set(digests)
@@ -86,7 +93,9 @@ class InMemoryStore:
     async def forget(self, user_id: str, memory_id: str) -> bool:
         if await self.get(user_id, memory_id) is None:
             return False
-        del self._rows[memory_id]
+        doomed = [m.id for m, _ in self._rows.values() if memory_id in (m.id, m.superseded_by)]
+        for doomed_id in doomed:
+            del self._rows[doomed_id]
         return True
 
     async def forget_by_scope(self, user_id: str, project_id: str | None = None) -> int:

@@ -32,6 +32,7 @@ from memory_extproc.store.model import (
     SearchRequest,
     StoreUnavailableError,
     audit_copy,
+    newest_first,
     retired,
 )
 
@@ -46,6 +47,7 @@ _OUTPUT_FIELDS = [
 ]  # fmt: skip
 # What injection needs; fewer fields is measurably cheaper to fetch and decode on the hot path.
 _SEARCH_FIELDS = ["user_id", "project_id", "type", "content", "created_at"]
+LIST_SCAN_LIMIT = 16384  # Milvus' largest query window
 
 
 class SchemaMismatchError(RuntimeError):
@@ -386,19 +388,39 @@ class MilvusStore:
         return _memory(rows[0]) if rows and rows[0]["user_id"] == user_id else None
 
     async def list(
-        self, user_id: str, *, limit: int = 100, types: Sequence[MemoryType] = ()
+        self,
+        user_id: str,
+        *,
+        limit: int = 100,
+        types: Sequence[MemoryType] = (),
+        project_id: str | None = None,
+        before: tuple[int, str] | None = None,
     ) -> list[Memory]:
-        expr = filters.user_scope(user_id, types=types)
+        """Milvus cannot sort a query: read the keys of the user's rows (bounded by the per-user
+        cap, at most LIST_SCAN_LIMIT), pick the page here, then fetch just that page."""
+        expr = filters.user_scope(user_id, project_id=project_id, types=types)
 
         async def op(client: AsyncMilvusClient) -> list[dict[str, Any]]:
+            keys = await client.query(
+                self._collection, filter=expr, output_fields=["user_id", "created_at"],
+                limit=LIST_SCAN_LIMIT, timeout=self._timeout,
+            )  # fmt: skip
+            stubs = [
+                Memory(id=k["id"], user_id=user_id, type=MemoryType.SEMANTIC, content="",
+                       created_at=k["created_at"])
+                for k in keys if k["user_id"] == user_id
+            ]  # fmt: skip
+            page = [m.id for m in newest_first(stubs, limit, before)]
+            if not page:
+                return []
+            listed = ", ".join(filters.quote(i) for i in page)
             return await client.query(
-                self._collection, filter=expr, output_fields=_OUTPUT_FIELDS, limit=limit,
-                timeout=self._timeout,
+                self._collection, filter=f"{expr} and id in [{listed}]",
+                output_fields=_OUTPUT_FIELDS, limit=len(page), timeout=self._timeout,
             )  # fmt: skip
 
         rows = await self._call("list", op)
-        memories = [_memory(r) for r in rows if r["user_id"] == user_id]
-        return sorted(memories, key=lambda m: m.created_at, reverse=True)
+        return newest_first([_memory(r) for r in rows if r["user_id"] == user_id], limit)
 
     async def existing_hashes(self, user_id: str, digests: Sequence[str]) -> set[str]:
         if not digests:
@@ -462,7 +484,7 @@ class MilvusStore:
     async def forget(self, user_id: str, memory_id: str) -> bool:
         if await self.get(user_id, memory_id) is None:
             return False
-        expr = filters.one_memory(user_id, memory_id)
+        expr = filters.memory_with_history(user_id, memory_id)
 
         async def op(client: AsyncMilvusClient) -> None:
             await client.delete(self._collection, filter=expr, timeout=self._timeout)

@@ -8,7 +8,7 @@ import re
 import time
 import unicodedata
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Protocol
@@ -138,6 +138,16 @@ def retired(memory: Memory, reason: str) -> Memory:
     )
 
 
+def newest_first(
+    memories: Iterable[Memory], limit: int, before: tuple[int, str] | None = None
+) -> list[Memory]:
+    """One page of a listing: newest first (created_at, then id), strictly after ``before``."""
+    ordered = sorted(memories, key=lambda m: (m.created_at, m.id), reverse=True)
+    if before is not None:
+        ordered = [m for m in ordered if (m.created_at, m.id) < before]
+    return ordered[:limit]
+
+
 @dataclass(frozen=True, slots=True)
 class ScoredMemory:
     memory: Memory
@@ -184,8 +194,16 @@ class Store(Protocol):
     async def update(self, memory: Memory, vector: np.ndarray) -> None: ...
 
     async def list(
-        self, user_id: str, *, limit: int = 100, types: Sequence[MemoryType] = ()
-    ) -> list[Memory]: ...
+        self,
+        user_id: str,
+        *,
+        limit: int = 100,
+        types: Sequence[MemoryType] = (),
+        project_id: str | None = None,
+        before: tuple[int, str] | None = None,
+    ) -> list[Memory]:
+        """Active memories, newest first (``newest_first``), after the ``before`` position."""
+        ...
 
     async def existing_hashes(self, user_id: str, digests: Sequence[str]) -> set[str]:
         """Which of these normalized content hashes the user's active memories already have."""
@@ -200,7 +218,9 @@ class Store(Protocol):
         """Take a memory out of search, keeping it as an audit row (superseded_by = "deleted")."""
         ...
 
-    async def forget(self, user_id: str, memory_id: str) -> bool: ...
+    async def forget(self, user_id: str, memory_id: str) -> bool:
+        """Delete a memory and its audit rows for good; false if the user has no such memory."""
+        ...
 
     async def forget_by_scope(self, user_id: str, project_id: str | None = None) -> int: ...
 

@@ -23,6 +23,7 @@ from memory_extproc.devstack.tokens import DevIdentity
 from memory_extproc.embedding import OnnxEmbedder
 from memory_extproc.store.milvus import MilvusStore
 from memory_extproc.store.model import Memory, MemoryType
+from tests.openapi_contract import check_response
 
 pytestmark = pytest.mark.integration
 
@@ -79,6 +80,34 @@ class Stack:
         # what Envoy forwarded (it adds x-request-id), not the processor's own model calls
         forwarded = [r for r in self.llm.recorded[before:] if "x-request-id" in r.headers]
         return response.status, answer, forwarded[0] if forwarded else None
+
+    async def api(
+        self,
+        method: str,
+        path: str,
+        body: Any = None,
+        *,
+        user: str | None,
+        project: str = "",
+        raw: bytes | None = None,
+    ) -> tuple[int, Any]:
+        """Call the memory API through Envoy; every answer is checked against the OpenAPI doc."""
+        headers = {"authorization": f"Bearer {self.identity.token(user, project)}"} if user else {}
+        data = raw if raw is not None else (orjson.dumps(body) if body is not None else None)
+        if data is not None:
+            headers["content-type"] = "application/json"
+        before = len(self.llm.recorded)
+        async with self.http.request(
+            method, f"{self.url}{path}", data=data, headers=headers
+        ) as response:
+            answer = await response.read()
+            content_type = response.headers.get("content-type", "")
+        assert len(self.llm.recorded) == before, "a memory API call reached the LLM"
+        parsed = orjson.loads(answer) if answer else None
+        if answer:
+            assert content_type == "application/json"
+        check_response(method, path.split("?", 1)[0], response.status, parsed)
+        return response.status, parsed
 
     async def ask(self, question: str, user: str | None = None, **kwargs: Any) -> list[str]:
         """Ask a chat question; the memory lines the LLM was given."""

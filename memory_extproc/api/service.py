@@ -1,0 +1,187 @@
+"""Runs parsed /v1/memory calls for the authenticated user against the store.
+
+Every call is scoped to ``user_id`` from the trusted identity header: another user's memory id
+looks exactly like one that does not exist (404), so ids cannot be probed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import orjson
+
+from memory_extproc import metrics
+from memory_extproc.api.routes import (
+    AddMemory,
+    ApiError,
+    Call,
+    Cursor,
+    DeleteMemory,
+    DeleteScope,
+    GetMemory,
+    ListMemories,
+    SearchMemories,
+    UpdateMemory,
+    parse_call,
+)
+from memory_extproc.embedding.batcher import EmbeddingBatcher
+from memory_extproc.extraction.facts import Fact
+from memory_extproc.extraction.writer import MemoryWriter, Written
+from memory_extproc.store.model import (
+    Memory,
+    SearchRequest,
+    Store,
+    StoreUnavailableError,
+    content_hash,
+    now_ms,
+)
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class ApiReply:
+    status: int
+    body: bytes  # JSON, or empty for 204
+
+
+def error_reply(status: int, code: str, message: str) -> ApiReply:
+    return ApiReply(status, orjson.dumps({"error": {"code": code, "message": message}}))
+
+
+def _json(status: int, data: Any) -> ApiReply:
+    return ApiReply(status, orjson.dumps(data))
+
+
+def _iso(ms: int) -> str | None:
+    if not ms:
+        return None
+    return datetime.fromtimestamp(ms / 1000, tz=UTC).isoformat(timespec="milliseconds")
+
+
+def memory_json(memory: Memory) -> dict[str, Any]:
+    return {
+        "id": memory.id,
+        "type": memory.type.value,
+        "content": memory.content,
+        "project_id": memory.project_id,
+        "source": memory.source,
+        "created_at": _iso(memory.created_at),
+        "updated_at": _iso(memory.updated_at),
+        "expires_at": _iso(memory.expires_at),
+        "access_count": memory.access_count,
+    }
+
+
+class MemoryApi:
+    def __init__(
+        self,
+        store: Store,
+        embedder: EmbeddingBatcher,
+        writer: MemoryWriter,
+        *,
+        default_threshold: float,
+    ) -> None:
+        self._store = store
+        self._embedder = embedder
+        self._writer = writer
+        self._threshold = default_threshold
+
+    async def respond(
+        self, method: str, path: str, query: str, body: bytes, user_id: str, project_id: str
+    ) -> ApiReply:
+        """Never raises: every failure is a JSON error with a stable code."""
+        try:
+            if not user_id:
+                raise ApiError(401, "unauthenticated", "the memory API needs an authenticated user")
+            call = parse_call(method, path, query, body)
+            if not self._store.available:
+                raise StoreUnavailableError("store not connected")
+            reply = await self._run(call, user_id, project_id)
+        except ApiError as exc:
+            reply = error_reply(exc.status, exc.code, exc.message)
+        except StoreUnavailableError:
+            reply = error_reply(503, "unavailable", "memory storage is unavailable, try again")
+        except Exception:
+            log.exception("memory API call failed")
+            reply = error_reply(500, "internal", "unexpected error")
+        label = method if method in _METHODS else "other"
+        metrics.API_REQUESTS.labels(label, str(reply.status)).inc()
+        return reply
+
+    async def _run(self, call: Call, user_id: str, project_id: str) -> ApiReply:
+        store = self._store
+        match call:
+            case ListMemories():
+                before = (call.cursor.created_at, call.cursor.memory_id) if call.cursor else None
+                page = await store.list(
+                    user_id, limit=call.limit + 1, types=call.types,
+                    project_id=call.project_id, before=before,
+                )  # fmt: skip
+                more = len(page) > call.limit
+                page = page[: call.limit]
+                last = page[-1] if more else None
+                cursor = Cursor(last.created_at, last.id).encode() if last else None
+                return _json(200, {"data": [memory_json(m) for m in page], "next_cursor": cursor})
+            case GetMemory():
+                return _json(200, memory_json(await self._active(user_id, call.memory_id)))
+            case AddMemory():
+                project = project_id if call.project_id is None else call.project_id
+                written, memory = await self._writer.add(
+                    user_id, project, Fact(call.type, call.content), now_ms(), source="api"
+                )
+                status = 201 if written is Written.STORED else 200
+                return _json(status, {**memory_json(memory), "result": written.value})
+            case SearchMemories():
+                vector = await self._embedder.embed(call.query)
+                threshold = self._threshold if call.threshold is None else call.threshold
+                hits = await store.retrieve(
+                    SearchRequest(
+                        user_id, vector, limit=call.limit, threshold=threshold,
+                        types=call.types, project_id=call.project_id,
+                    )
+                )  # fmt: skip
+                found = [await store.get(user_id, h.memory.id) for h in hits]
+                data = [
+                    {**memory_json(m), "score": round(h.score, 4)}
+                    for h, m in zip(hits, found, strict=True)
+                    if m is not None
+                ]
+                return _json(200, {"data": data})
+            case UpdateMemory():
+                current = await self._active(user_id, call.memory_id)
+                content = current.content if call.content is None else call.content
+                revised = dataclasses.replace(
+                    current,
+                    content=content,
+                    content_hash=content_hash(content),
+                    type=call.type or current.type,
+                    updated_at=now_ms(),
+                )
+                await store.revise(revised, await self._embedder.embed(content), "edited")
+                return _json(200, memory_json(revised))
+            case DeleteMemory():
+                if not await store.forget(user_id, call.memory_id):
+                    raise _not_found()
+                return ApiReply(204, b"")
+            case DeleteScope():
+                deleted = await store.forget_by_scope(user_id, call.project_id)
+                log.info("Memories forgotten by scope", extra={"deleted": deleted})
+                return _json(200, {"deleted": deleted})
+
+    async def _active(self, user_id: str, memory_id: str) -> Memory:
+        memory = await self._store.get(user_id, memory_id)
+        if memory is None or memory.superseded_by:
+            raise _not_found()
+        return memory
+
+
+_METHODS = frozenset({"GET", "POST", "PUT", "PATCH", "DELETE"})
+
+
+def _not_found() -> ApiError:
+    return ApiError(404, "not_found", "no such memory")

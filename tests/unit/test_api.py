@@ -1,0 +1,181 @@
+"""The memory API's pure routing and its service on the in-memory store; the contract with
+openapi/memory-api.yaml."""
+
+from __future__ import annotations
+
+import orjson
+import pytest
+
+from memory_extproc.api.routes import (
+    ROUTES,
+    AddMemory,
+    ApiError,
+    Cursor,
+    DeleteMemory,
+    DeleteScope,
+    GetMemory,
+    ListMemories,
+    SearchMemories,
+    UpdateMemory,
+    is_api_path,
+    parse_call,
+)
+from memory_extproc.api.service import MemoryApi
+from memory_extproc.embedding import EmbeddingBatcher, OnnxEmbedder
+from memory_extproc.extraction.facts import FactLimits
+from memory_extproc.extraction.writer import MemoryWriter
+from memory_extproc.store.memory import InMemoryStore
+from memory_extproc.store.model import MemoryType, new_memory_id
+from tests.openapi_contract import check_request, check_response, operations
+
+MID = new_memory_id()
+
+
+def test_the_openapi_document_describes_exactly_the_routes_served() -> None:
+    assert operations() == set(ROUTES)
+
+
+def test_the_openapi_document_is_valid_openapi() -> None:
+    from openapi_spec_validator import validate
+
+    from tests.openapi_contract import document
+
+    validate(document())  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "query", "body", "call"),
+    [
+        ("GET", "/v1/memory", "", b"", ListMemories()),
+        ("GET", "/v1/memory/", "limit=5&type=episodic,semantic", b"",
+         ListMemories(limit=5, types=(MemoryType.EPISODIC, MemoryType.SEMANTIC))),
+        ("GET", "/v1/memory", "project_id=", b"", ListMemories(project_id="")),
+        ("GET", f"/v1/memory/{MID}", "", b"", GetMemory(MID)),
+        ("POST", "/v1/memory", "", b'{"content": " hi there "}', AddMemory("hi there")),
+        ("POST", "/v1/memory", "", b'{"content": "x", "type": "procedural", "project_id": "p"}',
+         AddMemory("x", MemoryType.PROCEDURAL, "p")),
+        ("POST", "/v1/memory/search", "", b'{"query": "q", "type": "episodic", "threshold": 0}',
+         SearchMemories("q", threshold=0.0, types=(MemoryType.EPISODIC,))),
+        ("PUT", f"/v1/memory/{MID}", "", b'{"content": "new"}', UpdateMemory(MID, "new")),
+        ("PATCH", f"/v1/memory/{MID}", "", b'{"type": "episodic"}',
+         UpdateMemory(MID, type=MemoryType.EPISODIC)),
+        ("DELETE", f"/v1/memory/{MID}", "", b"", DeleteMemory(MID)),
+        ("DELETE", "/v1/memory", "scope=user", b"", DeleteScope(None)),
+        ("DELETE", "/v1/memory", "project_id=work", b"", DeleteScope("work")),
+    ],
+)  # fmt: skip
+def test_calls(method: str, path: str, query: str, body: bytes, call: object) -> None:
+    assert parse_call(method, path, query, body) == call
+    if body:
+        check_request(method, path.rstrip("/"), orjson.loads(body))  # the doc accepts it too
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "query", "body", "status", "says"),
+    [
+        ("GET", "/v1/memory/a/b", "", b"", 404, "no such endpoint"),
+        ("PUT", "/v1/memory", "", b"{}", 405, "not allowed"),
+        ("POST", "/v1/memory", "", b"{", 400, "not valid JSON"),
+        ("POST", "/v1/memory", "", b"null", 400, "JSON object"),
+        ("POST", "/v1/memory", "", b'{"type": "semantic"}', 400, "content is required"),
+        ("POST", "/v1/memory", "", b'{"content": "x", "user_id": "bob"}', 400, "unknown field"),
+        ("POST", "/v1/memory", "", b'{"content": "   "}', 400, "non-empty"),
+        ("POST", "/v1/memory", "", b'{"content": "x", "project_id": "a\\u0000b"}', 400,
+         "control characters"),
+        ("POST", "/v1/memory", "", b"x" * 70_000, 413, "larger than"),
+        ("POST", "/v1/memory/search", "", b'{"query": "q", "limit": true}', 400, "limit"),
+        ("POST", "/v1/memory/search", "", b'{"query": "q", "threshold": 2}', 400, "threshold"),
+        ("POST", "/v1/memory/search", "", b'{"query": ""}', 400, "query is required"),
+        ("GET", "/v1/memory", "limit=0", b"", 400, "limit"),
+        ("GET", "/v1/memory", "limit=1&limit=2", b"", 400, "more than once"),
+        ("GET", "/v1/memory", "cursor=bWVtXzE", b"", 400, "cursor"),
+        ("GET", "/v1/memory", "type=secret", b"", 400, "unknown memory type"),
+        ("GET", "/v1/memory/mem_XYZ", "", b"", 400, "memory id"),
+        ("GET", f"/v1/memory/{MID}", "user_id=bob", b"", 400, "unknown query parameter"),
+        ("DELETE", "/v1/memory", "", b"", 400, "scope=user"),
+        ("DELETE", "/v1/memory", "scope=user&project_id=p", b"", 400, "scope=user"),
+        ("PUT", f"/v1/memory/{MID}", "", b'{"type": "semantic"}', 400, "content is required"),
+        ("PATCH", f"/v1/memory/{MID}", "", b"{}", 400, "nothing to change"),
+    ],
+)  # fmt: skip
+def test_bad_calls_say_why(
+    method: str, path: str, query: str, body: bytes, status: int, says: str
+) -> None:
+    with pytest.raises(ApiError) as error:
+        parse_call(method, path, query, body)
+    assert error.value.status == status
+    assert says in error.value.message
+
+
+def test_cursor_round_trips_and_rejects_forgeries() -> None:
+    cursor = Cursor(1_700_000_000_123, MID)
+    assert Cursor.decode(cursor.encode()) == cursor
+    for forged in ["", "!!", Cursor(-1, MID).encode(), "MTIzOmJvYg"]:  # "123:bob"
+        with pytest.raises(ApiError):
+            Cursor.decode(forged)
+
+
+def test_api_paths() -> None:
+    assert is_api_path("/v1/memory") and is_api_path(f"/v1/memory/{MID}")
+    assert not is_api_path("/v1/memoryx") and not is_api_path("/v1/chat/completions")
+
+
+@pytest.fixture
+def api(embedder: OnnxEmbedder) -> MemoryApi:
+    store = InMemoryStore()
+    batcher = EmbeddingBatcher(embedder, name="test")
+    writer = MemoryWriter(store, batcher, None, FactLimits())
+    return MemoryApi(store, batcher, writer, default_threshold=0.6)
+
+
+async def call(api: MemoryApi, method: str, path: str, body: object = None, *, user: str = "alice",
+               query: str = "", project: str = "") -> tuple[int, object]:  # fmt: skip
+    raw = orjson.dumps(body) if body is not None else b""
+    reply = await api.respond(method, path, query, raw, user, project)
+    parsed = orjson.loads(reply.body) if reply.body else None
+    check_response(method, path, reply.status, parsed)
+    return reply.status, parsed
+
+
+async def test_service_round_trip_on_the_in_memory_store(api: MemoryApi) -> None:
+    status, added = await call(api, "POST", "/v1/memory", {"content": "User likes jazz"})
+    assert status == 201
+    assert isinstance(added, dict)
+    mid = added["id"]
+    assert (await call(api, "GET", f"/v1/memory/{mid}", user="bob"))[0] == 404
+    status, page = await call(api, "GET", "/v1/memory", query="limit=1")
+    assert status == 200
+    assert isinstance(page, dict)
+    assert [m["id"] for m in page["data"]] == [mid]
+    assert page["next_cursor"] is None
+    status, _ = await call(api, "PATCH", f"/v1/memory/{mid}", {"content": "User likes blues"})
+    assert status == 200
+    _, found = await call(api, "POST", "/v1/memory/search", {"query": "likes blues"})
+    assert isinstance(found, dict)
+    assert [m["content"] for m in found["data"]] == ["User likes blues"]
+    assert await call(api, "DELETE", f"/v1/memory/{mid}") == (204, None)
+    assert (await call(api, "DELETE", "/v1/memory", query="scope=user"))[1] == {"deleted": 0}
+
+
+async def test_no_user_is_401_and_store_down_is_503(api: MemoryApi, embedder: OnnxEmbedder) -> None:
+    status, error = await call(api, "GET", "/v1/memory", user="")
+    assert (status, error) == (
+        401,
+        {
+            "error": {
+                "code": "unauthenticated",
+                "message": "the memory API needs an authenticated user",
+            }
+        },
+    )
+
+    class Down(InMemoryStore):
+        @property
+        def available(self) -> bool:
+            return False
+
+    store = Down()
+    batcher = EmbeddingBatcher(embedder, name="test")
+    down = MemoryApi(store, batcher, MemoryWriter(store, batcher, None, FactLimits()),
+                     default_threshold=0.6)  # fmt: skip
+    assert (await call(down, "GET", "/v1/memory"))[0] == 503
