@@ -9,7 +9,9 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import math
+import os
 import typing
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -150,17 +152,54 @@ _ROLES = ("memory_extraction", "memory_rewrite")
 _LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 
 
-def load(path: str | Path | None) -> Config:
-    """Defaults when ``path`` is None, otherwise the validated contents of the YAML file."""
-    if path is None:
-        return validate(Config())
-    try:
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ConfigError(f"cannot read {path}: {exc.strerror}") from exc
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"{path} is not valid YAML: {exc}") from exc
-    return parse(data or {})
+ENV_PREFIX = "MEMORY_EXTPROC__"
+
+
+class _EnvValue(str):
+    """A value from the environment: converted to the key's type once the key is known."""
+
+    variable: str
+
+
+def load(path: str | Path | None, environ: Mapping[str, str] | None = None) -> Config:
+    """The YAML file (defaults when ``path`` is None), then single keys overridden by
+    ``MEMORY_EXTPROC__SECTION__KEY`` environment variables, all validated together."""
+    data: Any = {}
+    if path is not None:
+        try:
+            data = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
+        except OSError as exc:
+            raise ConfigError(f"cannot read {path}: {exc.strerror}") from exc
+        except yaml.YAMLError as exc:
+            raise ConfigError(f"{path} is not valid YAML: {exc}") from exc
+    return parse(apply_environment(data, os.environ if environ is None else environ))
+
+
+def apply_environment(data: Any, environ: Mapping[str, str]) -> Any:
+    """``MEMORY_EXTPROC__MEMORY__MILVUS__ADDRESS=milvus:19530`` sets memory.milvus.address;
+    a number segment indexes a list (``…__EXTERNAL_MODELS__0__LLM_ENDPOINT__API_KEY``)."""
+    for variable in sorted(k for k in environ if k.startswith(ENV_PREFIX)):
+        keys = [k.lower() for k in variable[len(ENV_PREFIX) :].split("__")]
+        if not isinstance(data, dict) or not all(keys):
+            raise ConfigError(f"{variable}: not a configuration key")
+        node: Any = data
+        for i, key in enumerate(keys):
+            where = ".".join(keys[: i + 1])
+            last = i == len(keys) - 1
+            if key.isdigit():
+                if not isinstance(node, list) or int(key) >= len(node):
+                    raise ConfigError(f"{variable}: {where} is not an entry of the file's list")
+                if last:
+                    node[int(key)] = _env_value(variable, environ[variable])
+                else:
+                    node = node[int(key)]
+            elif not isinstance(node, dict):
+                raise ConfigError(f"{variable}: {where} is not a key of a section")
+            elif last:
+                node[key] = _env_value(variable, environ[variable])
+            else:
+                node = node.setdefault(key, {})
+    return data
 
 
 def parse(data: Any) -> Config:
@@ -212,6 +251,8 @@ def _build(cls: type, data: Any, path: str) -> Any:
     values = {}
     for key, raw in data.items():
         where = f"{path}.{key}" if path else str(key)
+        if isinstance(raw, _EnvValue):
+            where += f" (from {raw.variable})"
         if key not in fields:
             near = difflib.get_close_matches(str(key), list(fields), n=1)
             hint = f" (did you mean {near[0]!r}?)" if near else ""
@@ -220,7 +261,21 @@ def _build(cls: type, data: Any, path: str) -> Any:
     return cls(**values)
 
 
+def _env_value(variable: str, raw: str) -> _EnvValue:
+    value = _EnvValue(raw)
+    value.variable = variable
+    return value
+
+
 def _value(hint: Any, raw: Any, where: str, meta: Any) -> Any:
+    if isinstance(raw, _EnvValue):
+        if hint is not str:
+            try:
+                raw = yaml.safe_load(str(raw))
+            except yaml.YAMLError as exc:
+                raise ConfigError(f"{where}: not a YAML value: {exc}") from exc
+        else:
+            raw = str(raw)
     origin = typing.get_origin(hint)
     if dataclasses.is_dataclass(hint):
         return _build(hint, raw, where)  # type: ignore[arg-type]

@@ -74,3 +74,51 @@ def test_unreadable_file_is_a_config_error(tmp_path: Path) -> None:
     bad.write_text("memory: [unclosed")
     with pytest.raises(config.ConfigError, match="not valid YAML"):
         config.load(bad)
+
+
+def test_environment_overrides_single_keys(tmp_path: Path) -> None:
+    path = tmp_path / "config.yaml"
+    path.write_text(
+        "memory:\n  milvus: {address: 'a:1'}\n  external_models:\n"
+        "  - {model_role: memory_extraction, llm_model_name: m}\n"
+    )
+    loaded = config.load(
+        path,
+        {
+            "MEMORY_EXTPROC__MEMORY__MILVUS__ADDRESS": "milvus:19530",
+            "MEMORY_EXTPROC__MEMORY__DEFAULT_SIMILARITY_THRESHOLD": "0.5",
+            "MEMORY_EXTPROC__MEMORY__AUTO_STORE": "false",
+            "MEMORY_EXTPROC__MEMORY__EXTERNAL_MODELS__0__LLM_ENDPOINT__API_KEY": "12345",
+            "MEMORY_EXTPROC__SERVER__GRPC_PORT": "50052",
+            "MEMORY_EXTPROC__MEMORY__RETRIEVAL__EXCLUDED_MODELS": "[gpt-tiny, embed-1]",
+            "UNRELATED": "ignored",
+        },
+    )
+    assert loaded.memory.milvus.address == "milvus:19530"
+    assert loaded.memory.default_similarity_threshold == 0.5
+    assert loaded.memory.auto_store is False
+    assert loaded.memory.external_models[0].llm_endpoint.api_key == "12345"  # stays a string
+    assert loaded.memory.external_models[0].llm_model_name == "m"  # the rest of the file stays
+    assert loaded.server.grpc_port == 50052
+    assert loaded.memory.retrieval.excluded_models == ["gpt-tiny", "embed-1"]
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "message"),
+    [
+        ("MEMORY_EXTPROC__MEMORY__MILVUS__ADRESS", "x", "did you mean 'address'?"),
+        ("MEMORY_EXTPROC__SERVER__GRPC_PORT", "lots", "expected an integer"),
+        ("MEMORY_EXTPROC__SERVER__GRPC_PORT", "70000", "out of range"),
+        ("MEMORY_EXTPROC__MEMORY__ENABLED__X", "1", "memory.enabled.x is not a key of a section"),
+        (
+            "MEMORY_EXTPROC__MEMORY__EXTERNAL_MODELS__3__LLM_MODEL_NAME",
+            "m",
+            "not an entry of the file's list",
+        ),
+    ],
+)
+def test_environment_mistakes_name_the_variable(variable: str, value: str, message: str) -> None:
+    with pytest.raises(config.ConfigError) as error:
+        config.load(None, {"MEMORY_EXTPROC__MEMORY__ENABLED": "true", variable: value})
+    assert message in str(error.value)
+    assert variable in str(error.value)
