@@ -116,8 +116,10 @@ def test_cursor_round_trips_and_rejects_forgeries() -> None:
 
 
 def test_api_paths() -> None:
-    assert is_api_path("/v1/memory") and is_api_path(f"/v1/memory/{MID}")
-    assert not is_api_path("/v1/memoryx") and not is_api_path("/v1/chat/completions")
+    assert is_api_path("/v1/memory")
+    assert is_api_path(f"/v1/memory/{MID}")
+    assert not is_api_path("/v1/memoryx")
+    assert not is_api_path("/v1/chat/completions")
 
 
 @pytest.fixture
