@@ -113,6 +113,20 @@ class ExtractionConfig:
 
 
 @dataclass(frozen=True)
+class RetentionConfig:
+    """How long memories live (our keys). Off by default: memories stay until forgotten."""
+
+    ttl_days: float = field(default=0.0, metadata=_range(0, 36_500))  # 0: never expire
+    max_memories_per_user: int = field(default=10_000, metadata=_range(0, 16_000))  # 0: no cap
+    prune_interval_seconds: float = field(default=3600.0, metadata=_range(0.1, 604_800))
+    usage_flush_seconds: float = field(default=60.0, metadata=_range(0.1, 3600))
+
+    @property
+    def ttl_ms(self) -> int:
+        return int(self.ttl_days * 86_400_000)
+
+
+@dataclass(frozen=True)
 class MemoryConfig:
     enabled: bool = True
     auto_store: bool = True
@@ -126,6 +140,7 @@ class MemoryConfig:
     signals: SignalsConfig = field(default_factory=SignalsConfig)
     retrieval: RetrievalConfig = field(default_factory=RetrievalConfig)
     extraction: ExtractionConfig = field(default_factory=ExtractionConfig)
+    retention: RetentionConfig = field(default_factory=RetentionConfig)
 
     def model(self, role: str) -> ExternalModel | None:
         return next((m for m in self.external_models if m.model_role == role), None)

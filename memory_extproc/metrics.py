@@ -69,6 +69,17 @@ STORE_AVAILABLE = Gauge(
     "1 while the memory store is connected and usable, else 0, by client (query, extraction)",
     ["client"],
 )
+MEMORIES_REMOVED = Counter(
+    "memory_retention_removed_total",
+    "Memories removed by retention: expired (TTL) or over_user_cap (least recently used)",
+    ["reason"],
+)
+MEMORIES_RENEWED = Counter(
+    "memory_retention_renewed_total", "Memories whose use was recorded (count and TTL renewed)"
+)
+USAGE_DROPPED = Counter(
+    "memory_usage_dropped_total", "Memory uses not recorded: the usage buffer was full"
+)
 API_REQUESTS = Counter(
     "memory_api_requests_total",
     "Memory API (/v1/memory) calls, by method and status",

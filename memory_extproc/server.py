@@ -25,6 +25,7 @@ from memory_extproc.extraction.pool import WorkerPool
 from memory_extproc.extraction.service import BatchProcessor, ExtractionService
 from memory_extproc.extraction.turns import TurnTracker
 from memory_extproc.extraction.writer import MemoryWriter
+from memory_extproc.retention.usage import UsageTracker
 from memory_extproc.retrieval.plan import RetrievalPolicy
 from memory_extproc.retrieval.service import MemoryRetrieval
 from memory_extproc.store.milvus import MilvusStore
@@ -58,12 +59,19 @@ def extraction_model(config: Config) -> ChatClient | None:
     return ChatClient(model, retries=config.memory.extraction.retries) if model else None
 
 
-def build_extraction(config: Config) -> ExtractionService:
-    """The processor's side of the response path (the work happens in the worker process)."""
+def build_extraction(config: Config, usage: UsageTracker | None = None) -> ExtractionService:
+    """The processor's side of the worker process (extraction, usage renewals, pruning)."""
     llm = config.memory.model("memory_extraction") is not None
     every = config.memory.extraction_batch_size if llm else 1  # episodic: every turn
     tracker = TurnTracker(every, max_conversations=config.memory.extraction.max_conversations)
-    return ExtractionService(config=config, tracker=tracker, mode="llm" if llm else "episodic")
+    return ExtractionService(
+        config=config, tracker=tracker, mode="llm" if llm else "episodic", usage=usage
+    )
+
+
+def fact_limits(config: Config) -> FactLimits:
+    settings = config.memory.extraction
+    return FactLimits(settings.min_fact_chars, settings.max_fact_chars, settings.max_facts)
 
 
 def build_processor(config: Config) -> BatchProcessor:
@@ -71,7 +79,7 @@ def build_processor(config: Config) -> BatchProcessor:
     episodic Q/A chunks of every substantive turn; its own Milvus client and embedder."""
     settings = config.memory.extraction
     client = extraction_model(config)
-    limits = FactLimits(settings.min_fact_chars, settings.max_fact_chars, settings.max_facts)
+    limits = fact_limits(config)
     store = build_store(config, "extraction")
     embedder = EmbeddingBatcher(build_embedder(config), name="extraction")
     return BatchProcessor(
@@ -80,21 +88,36 @@ def build_processor(config: Config) -> BatchProcessor:
             concurrency=settings.concurrency,
             job_timeout_s=settings.job_timeout_seconds,
         ),
-        writer=MemoryWriter(store, embedder, client, limits),
+        writer=build_writer(config, store, embedder, client),
         store=store,
         extractor=client,
         limits=limits,
+        retention=config.memory.retention,
+    )
+
+
+def build_writer(
+    config: Config, store: MilvusStore, embedder: EmbeddingBatcher, reconciler: ChatClient | None
+) -> MemoryWriter:
+    retention = config.memory.retention
+    return MemoryWriter(
+        store,
+        embedder,
+        reconciler,
+        fact_limits(config),
+        ttl_ms=retention.ttl_ms,
+        max_per_user=retention.max_memories_per_user,
     )
 
 
 def build_api(config: Config, store: MilvusStore, embedder: EmbeddingBatcher) -> MemoryApi:
     """Explicit adds dedup (hash, restatement) but are not reconciled by a model: the user
     said it, and an API call must not wait on an LLM."""
-    settings = config.memory.extraction
-    limits = FactLimits(settings.min_fact_chars, settings.max_fact_chars, settings.max_facts)
-    writer = MemoryWriter(store, embedder, None, limits)
     return MemoryApi(
-        store, embedder, writer, default_threshold=config.memory.default_similarity_threshold
+        store,
+        embedder,
+        build_writer(config, store, embedder, None),
+        default_threshold=config.memory.default_similarity_threshold,
     )
 
 
@@ -115,21 +138,27 @@ async def serve(config: Config) -> None:
     batcher: EmbeddingBatcher | None = None
     retrieval = None
     extraction: ExtractionService | None = None
+    worker: ExtractionService | None = None
     api: MemoryApi | None = None
     if memory.enabled:
         batcher = EmbeddingBatcher(build_embedder(config), name="query")
         store = build_store(config)
         await store.start()
+        usage = UsageTracker()
         retrieval = MemoryRetrieval(
             batcher,
             store,
             retrieval_policy(config),
             budget_s=memory.retrieval.time_budget_ms / 1000,
+            usage=usage,
         )
         api = build_api(config, store, batcher)
+        # The worker process also renews used memories and prunes expired ones: it runs even
+        # when nothing is learned from answers (auto_store: false).
+        worker = build_extraction(config, usage)
+        await worker.start()
         if memory.auto_store:
-            extraction = build_extraction(config)
-            await extraction.start()
+            extraction = worker
     else:
         log.warning("memory.enabled is false: every request passes through unchanged")
 
@@ -180,8 +209,8 @@ async def serve(config: Config) -> None:
     for name in ("", SERVICE_NAME):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
     await server.stop(config.server.grace_seconds)
-    if extraction is not None:
-        await extraction.stop(memory.extraction.drain_seconds)
+    if worker is not None:
+        await worker.stop(memory.extraction.drain_seconds)
     metrics_server.shutdown()
     if store is not None:
         await store.close()

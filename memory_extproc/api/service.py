@@ -37,6 +37,7 @@ from memory_extproc.store.model import (
     Store,
     StoreUnavailableError,
     content_hash,
+    is_alive,
     now_ms,
 )
 
@@ -175,7 +176,7 @@ class MemoryApi:
 
     async def _active(self, user_id: str, memory_id: str) -> Memory:
         memory = await self._store.get(user_id, memory_id)
-        if memory is None or memory.superseded_by:
+        if memory is None or not is_alive(memory, now_ms()):
             raise _not_found()
         return memory
 

@@ -1,10 +1,11 @@
 """The response-path edge: captured turns become batches, batches become memories.
 
 ``ExtractionService`` lives in the processor: ``capture`` counts the turn, maybe cuts a batch,
-puts it on a bounded queue and returns; the answer never waits for memory. ``BatchProcessor``
-runs in the extraction worker process (worker.py) with its own Milvus client: the pool, the LLM
-calls, embedding and writes. Failures (LLM down, slow, garbage; Milvus down) end one job, are
-logged and counted, and store nothing half-made.
+puts it on a bounded queue and returns; the answer never waits for memory. It also hands over
+the usage counts of injected memories. ``BatchProcessor`` runs in the worker process (worker.py)
+with its own Milvus client: the pool, the LLM calls, embedding and writes, usage renewals and the
+expiry pruner. Failures (LLM down, slow, garbage; Milvus down) end one job, are logged and
+counted, and store nothing half-made.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from multiprocessing.context import SpawnProcess
 from typing import Any
 
 from memory_extproc import metrics
-from memory_extproc.config import Config
+from memory_extproc.config import Config, RetentionConfig
 from memory_extproc.extraction import worker
 from memory_extproc.extraction.episodic import qa_chunk
 from memory_extproc.extraction.facts import ExtractionParseError, Fact, FactLimits, parse_facts
@@ -30,8 +31,9 @@ from memory_extproc.extraction.pool import WorkerPool
 from memory_extproc.extraction.prompts import extraction_messages
 from memory_extproc.extraction.turns import Batch, CapturedTurn, TurnTracker
 from memory_extproc.extraction.writer import MemoryWriter
+from memory_extproc.retention.usage import Usage, UsageTracker
 from memory_extproc.store.milvus import MilvusStore
-from memory_extproc.store.model import MemoryType, StoreUnavailableError
+from memory_extproc.store.model import MemoryType, StoreUnavailableError, now_ms
 
 log = logging.getLogger(__name__)
 
@@ -51,12 +53,15 @@ class BatchProcessor:
         store: MilvusStore | None,  # started and closed here; None in tests that bring their own
         extractor: ChatClient | None,
         limits: FactLimits,
+        retention: RetentionConfig | None = None,
     ) -> None:
         self._pool = pool
         self._writer = writer
         self._store = store
         self._extractor = extractor
         self._limits = limits
+        self._retention = retention or RetentionConfig()
+        self._pruner: asyncio.Task[None] | None = None
 
     @property
     def mode(self) -> str:
@@ -65,6 +70,8 @@ class BatchProcessor:
     async def start(self) -> None:
         if self._store is not None:
             await self._store.start()
+            if self._retention.ttl_ms:
+                self._pruner = asyncio.get_running_loop().create_task(self._prune(self._store))
         self._pool.start()
 
     def submit(self, batch: Batch) -> None:
@@ -72,7 +79,39 @@ class BatchProcessor:
             batch.user_id, lambda: self.run(batch), name=f"{self.mode}:{batch.reason}"
         )
 
+    def record_use(self, usage: Usage) -> None:
+        """Same queue and per-user order as extraction: a renewal never races a revision."""
+        self._pool.submit(usage.user_id, lambda: self._renew(usage), name="usage")
+
+    async def _renew(self, usage: Usage) -> None:
+        store = self._store
+        if store is None:
+            return
+        try:
+            renewed = await store.record_use(
+                usage.user_id, usage.uses, now_ms(), self._retention.ttl_ms
+            )
+        except StoreUnavailableError as exc:
+            log.warning("Memory usage not recorded: %s", type(exc.__cause__).__name__)
+            return
+        metrics.MEMORIES_RENEWED.inc(renewed)
+
+    async def _prune(self, store: MilvusStore) -> None:
+        """Delete expired memories now and then (search already ignores them)."""
+        while True:
+            try:
+                pruned = await store.prune_expired(now_ms())
+            except StoreUnavailableError as exc:
+                log.warning("Expired memories not pruned: %s", type(exc.__cause__).__name__)
+            else:
+                metrics.MEMORIES_REMOVED.labels("expired").inc(pruned)
+                if pruned:
+                    log.info("Expired memories pruned", extra={"pruned": pruned})
+            await asyncio.sleep(self._retention.prune_interval_seconds)
+
     async def stop(self, grace_s: float) -> None:
+        if self._pruner is not None:
+            self._pruner.cancel()
         await self._pool.drain(grace_s)
         if self._extractor is not None:
             await self._extractor.close()
@@ -135,10 +174,18 @@ class ExtractionService:
     """Processor side: counts turns, cuts batches, feeds the worker process, relays its metrics,
     restarts it if it dies, and drains it on shutdown."""
 
-    def __init__(self, *, config: Config, tracker: TurnTracker, mode: str) -> None:
+    def __init__(
+        self,
+        *,
+        config: Config,
+        tracker: TurnTracker,
+        mode: str,
+        usage: UsageTracker | None = None,
+    ) -> None:
         self.mode = mode
         self._config = config
         self._tracker = tracker
+        self._usage = usage
         self._batches: Any = None
         self._events: Any = None
         self._process: SpawnProcess | None = None
@@ -148,7 +195,11 @@ class ExtractionService:
     async def start(self) -> None:
         self._spawn()
         loop = asyncio.get_running_loop()
-        self._tasks = [loop.create_task(self._flush_idle()), loop.create_task(self._watch())]
+        self._tasks = [
+            loop.create_task(self._flush_idle()),
+            loop.create_task(self._watch()),
+            loop.create_task(self._flush_usage()),
+        ]
 
     def capture(self, turn: CapturedTurn) -> None:
         metrics.TURNS.labels("captured").inc()
@@ -164,6 +215,7 @@ class ExtractionService:
         await asyncio.gather(*self._tasks, return_exceptions=True)
         for batch in self._tracker.flush_all():
             self._send(batch)
+        self._send_usage()
         process = self._process
         if process is None:
             return
@@ -173,6 +225,20 @@ class ExtractionService:
             log.error("Extraction worker did not stop in time; killed")
             process.kill()
         self._relay(worker.drain_events(self._events, 0.5))
+
+    async def _flush_usage(self) -> None:
+        while True:
+            await asyncio.sleep(self._config.memory.retention.usage_flush_seconds)
+            self._send_usage()
+
+    def _send_usage(self) -> None:
+        if self._usage is None:
+            return
+        for usage in self._usage.drain():
+            try:
+                self._batches.put_nowait(usage)
+            except queue.Full:
+                metrics.USAGE_DROPPED.inc(len(usage.uses))
 
     def _send(self, batch: Batch) -> None:
         try:

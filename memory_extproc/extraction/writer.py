@@ -18,6 +18,7 @@ from enum import StrEnum
 
 import numpy as np
 
+from memory_extproc import metrics
 from memory_extproc.embedding.batcher import EmbeddingBatcher
 from memory_extproc.extraction.facts import ExtractionParseError, Fact, FactLimits
 from memory_extproc.extraction.llm_client import ChatClient, LlmError
@@ -55,11 +56,16 @@ class MemoryWriter:
         embedder: EmbeddingBatcher,
         reconciler: ChatClient | None,
         limits: FactLimits,
+        *,
+        ttl_ms: int = 0,
+        max_per_user: int = 0,
     ) -> None:
         self._store = store
         self._embedder = embedder
         self._reconciler = reconciler
         self._limits = limits
+        self._ttl_ms = ttl_ms
+        self._max_per_user = max_per_user
 
     async def write(
         self,
@@ -113,12 +119,10 @@ class MemoryWriter:
             fact = facts[i]
             results[i] = await self._place(fact, vector, candidates)
             if results[i] in (Written.STORED, Written.STORED_UNRECONCILED):
-                memory = Memory.new(
-                    user_id, fact.content, fact.type,
-                    project_id=project_id, source=source, created_at=at_ms,
-                )  # fmt: skip
-                new.append((memory, vector))
+                new.append((self._new(user_id, project_id, fact, at_ms, source), vector))
         await self._store.store_many(new)
+        if new:
+            await self._enforce_cap(user_id)
         return results
 
     async def _place(self, fact: Fact, vector: np.ndarray, similar: list[ScoredMemory]) -> Written:
@@ -168,11 +172,26 @@ class MemoryWriter:
             revised = await self._revise(same[0], fact.content, vector, "restated")
             if revised is not None:
                 return Written.UPDATED, revised
-        memory = Memory.new(
-            user_id, fact.content, fact.type, project_id=project_id, source=source, created_at=at_ms
-        )
+        memory = self._new(user_id, project_id, fact, at_ms, source)
         await self._store.store(memory, vector)
+        await self._enforce_cap(user_id)
         return Written.STORED, memory
+
+    def _new(self, user_id: str, project_id: str, fact: Fact, at_ms: int, source: str) -> Memory:
+        """Expiry counts from when it was learned, not from the (maybe replayed) turn's date."""
+        expires_at = now_ms() + self._ttl_ms if self._ttl_ms else 0
+        return Memory.new(
+            user_id, fact.content, fact.type, project_id=project_id, source=source,
+            created_at=at_ms, expires_at=expires_at,
+        )  # fmt: skip
+
+    async def _enforce_cap(self, user_id: str) -> None:
+        if self._max_per_user:
+            evicted = await self._store.trim(user_id, self._max_per_user)
+            if evicted:
+                metrics.MEMORIES_REMOVED.labels("over_user_cap").inc(evicted)
+                log.info("Per-user cap reached: least recently used memories removed",
+                         extra={"evicted": evicted})  # fmt: skip
 
     async def _revise(
         self, target: ScoredMemory, content: str, vector: np.ndarray, reason: str

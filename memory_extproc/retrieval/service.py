@@ -15,6 +15,7 @@ from enum import StrEnum
 from memory_extproc import metrics
 from memory_extproc.embedding.batcher import EmbeddingBatcher
 from memory_extproc.llm_api.requests import ChatRequest, encode, with_memory_context
+from memory_extproc.retention.usage import UsageTracker
 from memory_extproc.retrieval.context import format_context
 from memory_extproc.retrieval.decision import Skip
 from memory_extproc.retrieval.plan import (
@@ -56,11 +57,13 @@ class MemoryRetrieval:
         store: Store,
         policy: RetrievalPolicy,
         budget_s: float,
+        usage: UsageTracker | None = None,
     ) -> None:
         self._embedder = embedder
         self._store = store
         self.policy = policy
         self._budget = budget_s
+        self._usage = usage
 
     async def process(self, request: ChatRequest, signals: RequestSignals) -> RetrievalResult:
         decision = plan_retrieval(request, signals, self.policy)
@@ -89,6 +92,8 @@ class MemoryRetrieval:
             log.debug("No memories above threshold", extra={"threshold": decision.threshold})
             return self._finish(request, Outcome.NO_RESULTS, started)
         body = encode(with_memory_context(request, context))
+        if self._usage is not None:
+            self._usage.record(signals.user_id, (m.memory.id for m in memories[:count]))
         metrics.INJECTED_MEMORIES.observe(count)
         metrics.INJECTED_CHARS.observe(len(context))
         log.debug(

@@ -27,6 +27,7 @@ def user_scope(
     project_id: str | None = None,
     types: Sequence[MemoryType] = (),
     active_only: bool = True,
+    alive_at: int | None = None,
 ) -> str:
     clauses = [f"user_id == {quote(validate_scope_value(user_id))}"]
     if project_id is not None:
@@ -36,7 +37,25 @@ def user_scope(
         clauses.append(f"type in [{', '.join(quote(MemoryType(t).value) for t in types)}]")
     if active_only:
         clauses.append('superseded_by == ""')
+    if alive_at is not None:
+        clauses.append(not_expired(alive_at))
     return " and ".join(clauses)
+
+
+def not_expired(at_ms: int) -> str:
+    return f"(expires_at == 0 or expires_at > {int(at_ms)})"
+
+
+def expired(at_ms: int) -> str:
+    return f"expires_at > 0 and expires_at <= {int(at_ms)}"
+
+
+def ids_in(memory_ids: Sequence[str]) -> str:
+    """The rows of these memories and of their earlier versions."""
+    if not all(is_memory_id(i) for i in memory_ids):
+        raise ValueError("not a memory id")
+    listed = ", ".join(quote(i) for i in memory_ids)
+    return f"(id in [{listed}] or superseded_by in [{listed}])"
 
 
 def one_memory(user_id: str, memory_id: str) -> str:

@@ -5,7 +5,7 @@ Not durable, not shared between processes; integration tests and `make run` use 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -15,7 +15,11 @@ from memory_extproc.store.model import (
     ScoredMemory,
     SearchRequest,
     audit_copy,
+    evictions,
+    is_alive,
     newest_first,
+    now_ms,
+    renewed,
     retired,
     validate_scope_value,
 )
@@ -73,7 +77,7 @@ class InMemoryStore:
         return {
             m.content_hash
             for m, _ in self._rows.values()
-            if m.user_id == user_id and m.content_hash in wanted and not m.superseded_by
+            if m.user_id == user_id and m.content_hash in wanted and is_alive(m, now_ms())
         }
 
     async def revise(self, memory: Memory, vector: np.ndarray, reason: str) -> None:
@@ -108,6 +112,31 @@ class InMemoryStore:
             del self._rows[memory_id]
         return len(doomed)
 
+    async def record_use(
+        self, user_id: str, uses: Mapping[str, int], at_ms: int, ttl_ms: int
+    ) -> int:
+        changed = 0
+        for memory_id, count in uses.items():
+            memory = await self.get(user_id, memory_id)
+            if memory is not None and not memory.superseded_by:
+                vector = self._rows[memory_id][1]
+                self._rows[memory_id] = (renewed(memory, count, at_ms, ttl_ms), vector)
+                changed += 1
+        return changed
+
+    async def prune_expired(self, at_ms: int) -> int:
+        doomed = [i for i, (m, _) in self._rows.items() if 0 < m.expires_at <= at_ms]
+        for memory_id in doomed:
+            del self._rows[memory_id]
+        return len(doomed)
+
+    async def trim(self, user_id: str, keep: int) -> int:
+        active = [m for m, _ in self._rows.values() if m.user_id == user_id and not m.superseded_by]
+        doomed = {m.id for m in evictions(active, keep)}
+        for memory_id in [i for i, (m, _) in self._rows.items() if {i, m.superseded_by} & doomed]:
+            del self._rows[memory_id]
+        return len(doomed)
+
     async def close(self) -> None:
         self._rows.clear()
 
@@ -117,7 +146,7 @@ class InMemoryStore:
     ) -> bool:
         return (
             memory.user_id == user_id
-            and not memory.superseded_by
+            and is_alive(memory, now_ms())
             and (project_id is None or memory.project_id == project_id)
             and (not types or memory.type in types)
         )

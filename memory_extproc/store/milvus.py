@@ -16,7 +16,7 @@ import contextlib
 import logging
 import re
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 import numpy as np
@@ -32,7 +32,11 @@ from memory_extproc.store.model import (
     SearchRequest,
     StoreUnavailableError,
     audit_copy,
+    evictions,
+    is_memory_id,
     newest_first,
+    now_ms,
+    renewed,
     retired,
 )
 
@@ -313,6 +317,12 @@ class MilvusStore:
             timeout=self._timeout,
         )
 
+    async def _strong_barrier(self, client: AsyncMilvusClient, expr: str) -> None:
+        await client.query(
+            self._collection, filter=expr, output_fields=["id"], limit=1,
+            consistency_level="Strong", timeout=self._timeout,
+        )  # fmt: skip
+
     async def _replace(self, client: AsyncMilvusClient, row: dict[str, Any]) -> None:
         """Delete then insert: Milvus 2.3's upsert on this (partition-key) collection drops the
         row it writes (tests/integration/test_store.py). A search between the two calls may miss
@@ -357,7 +367,9 @@ class MilvusStore:
         scope = (first.user_id, first.project_id, tuple(first.types), first.limit)
         if any((r.user_id, r.project_id, tuple(r.types), r.limit) != scope for r in requests):
             raise ValueError("retrieve_many needs requests of one scope")
-        expr = filters.user_scope(first.user_id, project_id=first.project_id, types=first.types)
+        expr = filters.user_scope(
+            first.user_id, project_id=first.project_id, types=first.types, alive_at=now_ms()
+        )
         vectors = [r.vector.astype(np.float32).tolist() for r in requests]
 
         async def op(client: AsyncMilvusClient) -> list[list[dict[str, Any]]]:
@@ -398,7 +410,7 @@ class MilvusStore:
     ) -> list[Memory]:
         """Milvus cannot sort a query: read the keys of the user's rows (bounded by the per-user
         cap, at most LIST_SCAN_LIMIT), pick the page here, then fetch just that page."""
-        expr = filters.user_scope(user_id, project_id=project_id, types=types)
+        expr = filters.user_scope(user_id, project_id=project_id, types=types, alive_at=now_ms())
 
         async def op(client: AsyncMilvusClient) -> list[dict[str, Any]]:
             keys = await client.query(
@@ -428,7 +440,7 @@ class MilvusStore:
         if not all(_HEX.match(d) for d in digests):
             raise ValueError("not a content hash")
         listed = ", ".join(filters.quote(d) for d in digests)
-        expr = f"{filters.user_scope(user_id)} and content_hash in [{listed}]"
+        expr = f"{filters.user_scope(user_id, alive_at=now_ms())} and content_hash in [{listed}]"
 
         async def op(client: AsyncMilvusClient) -> list[dict[str, Any]]:
             return await client.query(
@@ -498,13 +510,82 @@ class MilvusStore:
 
         async def op(client: AsyncMilvusClient) -> int:
             result = await client.delete(self._collection, filter=expr, timeout=self._timeout)
-            await client.query(
-                self._collection, filter=expr, output_fields=["id"], limit=1,
-                consistency_level="Strong", timeout=self._timeout,
-            )  # fmt: skip
+            await self._strong_barrier(client, expr)
             return int(result.get("delete_count", 0))
 
         return await self._call("delete_scope", op)
+
+    async def record_use(
+        self, user_id: str, uses: Mapping[str, int], at_ms: int, ttl_ms: int
+    ) -> int:
+        ids = [i for i in uses if is_memory_id(i)]
+        if not ids:
+            return 0
+        listed = ", ".join(filters.quote(i) for i in ids)
+        expr = f"{filters.user_scope(user_id)} and id in [{listed}]"
+
+        async def op(client: AsyncMilvusClient) -> int:
+            rows = await client.query(
+                self._collection, filter=expr, output_fields=[*_OUTPUT_FIELDS, "embedding"],
+                limit=len(ids), timeout=self._timeout,
+            )  # fmt: skip
+            rows = [r for r in rows if r["user_id"] == user_id]
+            if not rows:
+                return 0
+            updated = [
+                _row(renewed(_memory(r), uses[r["id"]], at_ms, ttl_ms), np.asarray(r["embedding"]))
+                for r in rows
+            ]
+            await client.delete(
+                self._collection, ids=[r["id"] for r in rows], timeout=self._timeout
+            )
+            await client.insert(self._collection, updated, timeout=self._timeout)
+            await self._visible(client, rows[-1]["id"])
+            return len(rows)
+
+        return await self._call("record_use", op)
+
+    async def prune_expired(self, at_ms: int) -> int:
+        expr = filters.expired(at_ms)
+
+        async def op(client: AsyncMilvusClient) -> int:
+            result = await client.delete(self._collection, filter=expr, timeout=self._timeout)
+            await self._strong_barrier(client, expr)
+            return int(result.get("delete_count", 0))
+
+        return await self._call("prune", op)
+
+    async def trim(self, user_id: str, keep: int) -> int:
+        scope = filters.user_scope(user_id)
+
+        async def op(client: AsyncMilvusClient) -> int:
+            (counted,) = await client.query(
+                self._collection, filter=scope, output_fields=["count(*)"], timeout=self._timeout
+            )
+            if int(counted["count(*)"]) <= keep:
+                return 0
+            rows = await client.query(
+                self._collection, filter=scope,
+                output_fields=["user_id", "created_at", "updated_at", "meta"],
+                limit=LIST_SCAN_LIMIT, timeout=self._timeout,
+            )  # fmt: skip
+            stubs = [
+                Memory(id=r["id"], user_id=user_id, type=MemoryType.SEMANTIC, content="",
+                       created_at=r["created_at"], updated_at=r["updated_at"], meta=r["meta"] or {})
+                for r in rows if r["user_id"] == user_id
+            ]  # fmt: skip
+            doomed = [m.id for m in evictions(stubs, keep)]
+            for start in range(0, len(doomed), 500):
+                chunk = doomed[start : start + 500]
+                expr = (
+                    f"{filters.user_scope(user_id, active_only=False)} and {filters.ids_in(chunk)}"
+                )
+                await client.delete(self._collection, filter=expr, timeout=self._timeout)
+            if doomed:
+                await self._visible(client, doomed[-1])
+            return len(doomed)
+
+        return await self._call("trim", op)
 
 
 def _is_connection_error(exc: Exception) -> bool:

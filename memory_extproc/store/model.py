@@ -99,6 +99,7 @@ class Memory:
         created_at: int | None = None,
         importance: float = 0.5,
         meta: Mapping[str, Any] | None = None,
+        expires_at: int = 0,
     ) -> Memory:
         ts = now_ms() if created_at is None else created_at
         return cls(
@@ -112,6 +113,7 @@ class Memory:
             updated_at=ts,
             importance=importance,
             content_hash=content_hash(content),
+            expires_at=expires_at,
             meta=dict(meta or {}),
         )
 
@@ -136,6 +138,32 @@ def retired(memory: Memory, reason: str) -> Memory:
         updated_at=ts,
         meta={**memory.meta, "superseded_at": ts, "reason": reason},
     )
+
+
+def is_alive(memory: Memory, at_ms: int) -> bool:
+    """Active (not superseded or retired) and not past its expiry."""
+    return not memory.superseded_by and (memory.expires_at == 0 or memory.expires_at > at_ms)
+
+
+def last_used(memory: Memory) -> int:
+    """When the memory was last written or injected (renewals record the latter in meta)."""
+    return max(memory.updated_at, int(memory.meta.get("last_used_at", 0)))
+
+
+def renewed(memory: Memory, uses: int, at_ms: int, ttl_ms: int) -> Memory:
+    """A memory that was injected ``uses`` times: counted, and its expiry pushed out."""
+    return dataclasses.replace(
+        memory,
+        access_count=memory.access_count + uses,
+        expires_at=max(memory.expires_at, at_ms + ttl_ms) if ttl_ms else memory.expires_at,
+        meta={**memory.meta, "last_used_at": at_ms},
+    )
+
+
+def evictions(memories: Iterable[Memory], keep: int) -> list[Memory]:
+    """Over the per-user cap: the least recently used go first (ties: the oldest)."""
+    ordered = sorted(memories, key=lambda m: (last_used(m), m.created_at, m.id), reverse=True)
+    return ordered[keep:]
 
 
 def newest_first(
@@ -223,5 +251,19 @@ class Store(Protocol):
         ...
 
     async def forget_by_scope(self, user_id: str, project_id: str | None = None) -> int: ...
+
+    async def record_use(
+        self, user_id: str, uses: Mapping[str, int], at_ms: int, ttl_ms: int
+    ) -> int:
+        """Apply ``renewed`` to the user's active memories among ``uses``; how many changed."""
+        ...
+
+    async def prune_expired(self, at_ms: int) -> int:
+        """Delete every memory (of any user, history included) that expired before ``at_ms``."""
+        ...
+
+    async def trim(self, user_id: str, keep: int) -> int:
+        """Delete the user's memories beyond ``keep`` (``evictions``), with their history."""
+        ...
 
     async def close(self) -> None: ...

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
@@ -131,6 +132,15 @@ class Stack:
             if line.startswith(wanted + " "):
                 return float(line.rsplit(" ", 1)[1])
         return 0.0
+
+
+async def until(condition, timeout_s: float = 30.0):  # type: ignore[no-untyped-def]
+    """Wait for another process's eventual result (no event crosses the process boundary);
+    fail after the deadline. Returns the condition's truthy value."""
+    async with asyncio.timeout(timeout_s):
+        while not (result := await condition()):  # noqa: ASYNC110 - polls another process
+            await asyncio.sleep(0.1)
+    return result
 
 
 @asynccontextmanager

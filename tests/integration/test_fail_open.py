@@ -14,7 +14,7 @@ from memory_extproc.devstack.milvus import MilvusProcess
 from memory_extproc.devstack.mock_llm import MockLLM, Reply
 from memory_extproc.devstack.tokens import DevIdentity
 from memory_extproc.store.model import Memory
-from tests.integration.conftest import Stack, open_store, running_stack
+from tests.integration.conftest import Stack, open_store, running_stack, until
 from tests.integration.tcp_proxy import TcpProxy
 
 pytestmark = pytest.mark.integration
@@ -41,13 +41,6 @@ async def degraded(
         collection=COLLECTION,
     ) as stack:  # fmt: skip
         yield stack
-
-
-async def until(condition, timeout_s: float = 30.0) -> None:  # type: ignore[no-untyped-def]
-    """Wait for an eventually-true condition (a reconnect), failing after the deadline."""
-    async with asyncio.timeout(timeout_s):
-        while not await condition():  # noqa: ASYNC110 - polls another process, no event to await
-            await asyncio.sleep(0.2)
 
 
 async def unchanged(stack: Stack, user: str) -> bool:

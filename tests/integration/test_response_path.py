@@ -20,7 +20,7 @@ from memory_extproc.devstack.mock_llm import MockLLM, Reply
 from memory_extproc.devstack.tokens import DevIdentity
 from memory_extproc.store.milvus import MilvusStore
 from memory_extproc.store.model import Memory
-from tests.integration.conftest import Stack, open_store, running_stack
+from tests.integration.conftest import Stack, open_store, running_stack, until
 
 pytestmark = pytest.mark.integration
 
@@ -97,14 +97,6 @@ def extractor(llm: MockLLM, learning: Stack) -> Extractor:
     handler = Extractor()
     llm.on_model(EXTRACTOR, handler)
     return handler
-
-
-async def until(condition, timeout_s: float = 30.0):  # type: ignore[no-untyped-def]
-    """Wait for the background pool's eventual result; fail after the deadline."""
-    async with asyncio.timeout(timeout_s):
-        while not (result := await condition()):  # noqa: ASYNC110 - polls another process
-            await asyncio.sleep(0.1)
-    return result
 
 
 async def chat(stack: Stack, user: str, messages: list[dict[str, str]], **kwargs: Any) -> bytes:

@@ -19,6 +19,7 @@ from memory_extproc.store.model import (
     SearchRequest,
     Store,
     content_hash,
+    now_ms,
 )
 from tests.integration.conftest import open_store
 
@@ -146,3 +147,49 @@ async def test_a_collection_of_another_dimension_is_refused(milvus: MilvusProces
     ):
         await other.start()
     await other.close()
+
+
+async def test_expired_memories_are_not_found_and_get_pruned(
+    store: Store, embedder: OnnxEmbedder
+) -> None:
+    user = f"ttl-{uuid.uuid4().hex[:6]}"
+    now = now_ms()
+    alive = await put(store, embedder, user, "User's bike is blue", expires_at=now + 60_000)
+    gone = await put(store, embedder, user, "User's car is blue", expires_at=now - 1)
+    found = await store.retrieve(search(embedder, user, "what colour is my vehicle", threshold=0))
+    assert [f.memory.id for f in found] == [alive.id]
+    assert [m.id for m in await store.list(user)] == [alive.id]
+    assert await store.existing_hashes(user, [gone.content_hash]) == set()  # re-learnable
+    assert await store.prune_expired(now) >= 1
+    assert await store.get(user, gone.id) is None
+    assert await store.get(user, alive.id) == alive
+
+
+async def test_record_use_counts_and_renews(store: Store, embedder: OnnxEmbedder) -> None:
+    user = f"use-{uuid.uuid4().hex[:6]}"
+    now = now_ms()
+    memory = await put(store, embedder, user, "User's gym is on Elm St", expires_at=now + 1000)
+    never = await put(store, embedder, user, "User's shoe size is 42")
+    day = 86_400_000
+    changed = await store.record_use(user, {memory.id: 3, never.id: 1}, now, day)
+    assert changed == 2
+    renewed = await store.get(user, memory.id)
+    assert renewed is not None
+    assert (renewed.access_count, renewed.expires_at) == (3, now + day)
+    assert renewed.meta["last_used_at"] == now
+    (found,) = await store.retrieve(search(embedder, user, "User's gym is on Elm St", limit=1))
+    assert found.memory.id == memory.id  # still searchable after the rewrite
+    assert await store.record_use(f"x{user}", {memory.id: 1}, now, day) == 0  # not theirs
+
+
+async def test_trim_keeps_the_most_recently_used(store: Store, embedder: OnnxEmbedder) -> None:
+    user = f"cap-{uuid.uuid4().hex[:6]}"
+    t0 = now_ms() - 10_000
+    first = await put(store, embedder, user, "User likes figs", created_at=t0)
+    second = await put(store, embedder, user, "User likes plums", created_at=t0 + 1)
+    third = await put(store, embedder, user, "User likes kiwis", created_at=t0 + 2)
+    await store.record_use(user, {first.id: 1}, now_ms(), 0)  # used lately: kept
+    assert await store.trim(user, 2) == 1
+    assert {m.id for m in await store.list(user)} == {first.id, third.id}
+    assert await store.get(user, second.id) is None
+    assert await store.trim(user, 2) == 0

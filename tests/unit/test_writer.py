@@ -10,7 +10,7 @@ from memory_extproc.extraction.facts import Fact, FactLimits
 from memory_extproc.extraction.llm_client import LlmError
 from memory_extproc.extraction.writer import MemoryWriter, Written
 from memory_extproc.store.memory import InMemoryStore
-from memory_extproc.store.model import RETIRED, MemoryType
+from memory_extproc.store.model import RETIRED, MemoryType, now_ms
 
 T0 = 1_700_000_000_000
 
@@ -184,3 +184,18 @@ async def test_a_batch_is_deduplicated_within_itself_and_against_the_store(
     assert sorted(m.content for m in await store.list("alice")) == [
         "User is allergic to kiwi", "User lives in Lisbon", "User plays the cello in an orchestra",
     ]  # fmt: skip
+
+
+async def test_retention_sets_expiry_and_caps_each_user(
+    store: InMemoryStore, embedder: OnnxEmbedder
+) -> None:
+    w = MemoryWriter(
+        store, EmbeddingBatcher(embedder, name="test"), None, FactLimits(),  # type: ignore[arg-type]
+        ttl_ms=86_400_000, max_per_user=2,
+    )  # fmt: skip
+    before = now_ms()
+    for text in ["User lives in Lisbon", "User plays the cello", "User's cat is Miso"]:
+        await w.write("alice", "", fact(text), T0, source="c")
+    kept = await store.list("alice")
+    assert len(kept) == 2
+    assert all(before + 86_400_000 <= m.expires_at <= now_ms() + 86_400_000 for m in kept)
