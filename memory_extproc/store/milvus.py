@@ -58,6 +58,22 @@ class SchemaMismatchError(RuntimeError):
     """The collection exists with a shape this release cannot use; refusing to start."""
 
 
+def check_schema(description: dict[str, Any], collection: str, dimension: int) -> None:
+    fields = {f["name"]: f for f in description.get("fields", [])}
+    embedding = fields.get("embedding")
+    if embedding is None or description.get("description") != SCHEMA_TAG:
+        raise SchemaMismatchError(
+            f"Milvus collection {collection!r} was not created by memory-extproc "
+            f"({SCHEMA_TAG}); use another collection name or drop it"
+        )
+    dim = int(embedding["params"]["dim"])
+    if dim != dimension:
+        raise SchemaMismatchError(
+            f"Milvus collection {collection!r} stores {dim}-dimensional vectors but the "
+            f"embedding model produces {dimension}: use a new collection for this model"
+        )
+
+
 def _schema(dimension: int) -> Any:
     schema = MilvusClient.create_schema(
         auto_id=False, enable_dynamic_field=False, description=SCHEMA_TAG
@@ -237,7 +253,7 @@ class MilvusStore:
         name = self._collection
         if await client.has_collection(name, timeout=self._timeout):
             description = await client.describe_collection(name, timeout=self._timeout)
-            self._check_schema(description)
+            check_schema(description, name, self._dimension)
         else:
             index = MilvusClient.prepare_index_params()
             index.add_index(
@@ -261,21 +277,6 @@ class MilvusStore:
             name, filter='id == ""', output_fields=["id"], limit=1,
             consistency_level="Strong", timeout=max(self._timeout, 60.0),
         )  # fmt: skip
-
-    def _check_schema(self, description: dict[str, Any]) -> None:
-        fields = {f["name"]: f for f in description.get("fields", [])}
-        embedding = fields.get("embedding")
-        if embedding is None or description.get("description") != SCHEMA_TAG:
-            raise SchemaMismatchError(
-                f"Milvus collection {self._collection!r} was not created by memory-extproc "
-                f"({SCHEMA_TAG}); use another collection name or drop it"
-            )
-        dim = int(embedding["params"]["dim"])
-        if dim != self._dimension:
-            raise SchemaMismatchError(
-                f"Milvus collection {self._collection!r} stores {dim}-dimensional vectors but the "
-                f"embedding model produces {self._dimension}: use a new collection for this model"
-            )
 
     async def _drop_client(self) -> None:
         client, self._client = self._client, None

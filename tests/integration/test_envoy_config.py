@@ -7,8 +7,11 @@ from pathlib import Path
 import pytest
 import yaml
 
+from memory_extproc import config as config_module
 from memory_extproc.devstack.envoy import REPO_CONFIG, Upstream, render, validate
 from memory_extproc.devstack.tokens import DevIdentity
+from memory_extproc.doctor import chain_problems
+from tests.deploy_files import envoy_configs, http_filters
 
 pytestmark = pytest.mark.integration
 
@@ -18,14 +21,28 @@ def filter_names(config: dict, listener: int = 0) -> list[str]:
     return [f["name"] for f in hcm["typed_config"]["http_filters"]]
 
 
-def test_identity_is_stripped_then_verified_before_ext_proc() -> None:
-    names = filter_names(yaml.safe_load(REPO_CONFIG.read_text()))
-    assert names == [
-        "envoy.filters.http.header_mutation",
-        "envoy.filters.http.jwt_authn",
-        "envoy.filters.http.ext_proc",
-        "envoy.filters.http.router",
-    ]
+@pytest.mark.parametrize("name", sorted(envoy_configs()))
+def test_every_envoy_config_in_the_repository_is_valid_and_safe(name: str, tmp_path: Path) -> None:
+    config = envoy_configs()[name]
+    path = tmp_path / "envoy.yaml"
+    path.write_text(yaml.safe_dump(config))
+    ok, output = validate(path)
+    assert ok, output
+    names = [f["name"] for f in http_filters(config)]
+    assert names[:2] == ["envoy.filters.http.header_mutation", "envoy.filters.http.jwt_authn"]
+    assert names[-3:] == ["memory_extproc", "memory_api", "envoy.filters.http.router"]
+    defaults = config_module.load(None)
+    if "semantic-router" in name:
+        defaults = config_module.load(None, {"MEMORY_EXTPROC__SERVER__GRPC_PORT": "50052"})
+    assert chain_problems(config, defaults) == []
+
+
+def test_doctor_spots_an_unprotected_identity_header() -> None:
+    config = yaml.safe_load(REPO_CONFIG.read_text())
+    filters = http_filters(config)
+    filters[:] = [f for f in filters if f["name"] != "envoy.filters.http.header_mutation"]
+    problems = chain_problems(config, config_module.load(None))
+    assert any("x-authz-user-id is not removed" in p for p in problems)
 
 
 @pytest.mark.parametrize(
@@ -43,10 +60,13 @@ def test_rendered_configs_pass_envoy_validation(tmp_path: Path, url: str) -> Non
     path.write_text(yaml.safe_dump(config))
     ok, output = validate(path)
     assert ok, output
-    assert "envoy.filters.http.ext_proc" not in filter_names(config, listener=1)  # bench baseline
+    assert filter_names(config, listener=1) == [  # the bench baseline: no ext_proc
+        "envoy.filters.http.header_mutation", "envoy.filters.http.jwt_authn",
+        "envoy.filters.http.router",
+    ]  # fmt: skip
     route = config["static_resources"]["listeners"][0]["filter_chains"][0]["filters"][0][
         "typed_config"
-    ]["route_config"]["virtual_hosts"][0]["routes"][0]["route"]
+    ]["route_config"]["virtual_hosts"][0]["routes"][1]["route"]
     if upstream.tls:
         assert route["host_rewrite_literal"] == upstream.host
     vhost = config["static_resources"]["listeners"][0]["filter_chains"][0]["filters"][0][

