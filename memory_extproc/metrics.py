@@ -45,6 +45,11 @@ INJECTED_CHARS = Histogram(
     "Size of the injected memory context, in characters",
     buckets=(100, 250, 500, 1000, 2000, 4000, 8000),
 )
+REWRITES = Counter(
+    "memory_rewrite_total",
+    "Query rewrites of vague messages: rewritten, or why not (timeout, error, unusable, no_time)",
+    ["outcome"],
+)
 EMBEDDING_SECONDS = Histogram(
     "memory_embedding_seconds",
     "Time of one embedding model run, by embedder (hot path or background)",

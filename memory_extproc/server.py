@@ -27,6 +27,7 @@ from memory_extproc.extraction.turns import TurnTracker
 from memory_extproc.extraction.writer import MemoryWriter
 from memory_extproc.retention.usage import UsageTracker
 from memory_extproc.retrieval.plan import RetrievalPolicy
+from memory_extproc.retrieval.rewrite import QueryRewriter
 from memory_extproc.retrieval.service import MemoryRetrieval
 from memory_extproc.store.milvus import MilvusStore
 
@@ -57,6 +58,12 @@ def build_store(config: Config, client_name: str = "query") -> MilvusStore:
 def extraction_model(config: Config) -> ChatClient | None:
     model = config.memory.model("memory_extraction")
     return ChatClient(model, retries=config.memory.extraction.retries) if model else None
+
+
+def query_rewriter(config: Config) -> QueryRewriter | None:
+    """No retries: a rewrite that is not back within the budget is not waited for."""
+    model = config.memory.model("memory_rewrite")
+    return QueryRewriter(ChatClient(model, retries=0)) if model else None
 
 
 def build_extraction(config: Config, usage: UsageTracker | None = None) -> ExtractionService:
@@ -151,6 +158,7 @@ async def serve(config: Config) -> None:
             retrieval_policy(config),
             budget_s=memory.retrieval.time_budget_ms / 1000,
             usage=usage,
+            rewriter=query_rewriter(config),
         )
         api = build_api(config, store, batcher)
         # The worker process also renews used memories and prunes expired ones: it runs even

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from memory_extproc.llm_api.requests import ChatRequest
 from memory_extproc.retrieval.decision import DecisionInput, Skip, decide
-from memory_extproc.retrieval.query import build_search_query
+from memory_extproc.retrieval.query import build_search_query, is_self_contained
 from memory_extproc.store.model import MemoryType
 
 
@@ -39,6 +39,7 @@ class SearchPlan:
     limit: int
     threshold: float
     types: tuple[MemoryType, ...]
+    vague: bool = False  # the message needs its conversation to be searched (rewrite candidate)
 
 
 def plan_retrieval(
@@ -72,4 +73,5 @@ def plan_retrieval(
         limit=limit,
         threshold=threshold,
         types=options.memory_types or (),
+        vague=bool(request.earlier_user_messages) and not is_self_contained(request.query),
     )

@@ -24,6 +24,7 @@ from memory_extproc.retrieval.plan import (
     SearchPlan,
     plan_retrieval,
 )
+from memory_extproc.retrieval.rewrite import REWRITE_SHARE, QueryRewriter
 from memory_extproc.store.model import ScoredMemory, SearchRequest, Store, StoreUnavailableError
 
 log = logging.getLogger(__name__)
@@ -58,12 +59,14 @@ class MemoryRetrieval:
         policy: RetrievalPolicy,
         budget_s: float,
         usage: UsageTracker | None = None,
+        rewriter: QueryRewriter | None = None,
     ) -> None:
         self._embedder = embedder
         self._store = store
         self.policy = policy
         self._budget = budget_s
         self._usage = usage
+        self._rewriter = rewriter
 
     async def process(self, request: ChatRequest, signals: RequestSignals) -> RetrievalResult:
         decision = plan_retrieval(request, signals, self.policy)
@@ -74,7 +77,7 @@ class MemoryRetrieval:
         started = time.perf_counter()
         try:
             async with asyncio.timeout(self._budget):
-                memories = await self._search(decision, signals)
+                memories = await self._search(decision, signals, request, started)
         except TimeoutError:
             log.warning("Memory search timeout, skipping", extra={"budget_ms": self._budget * 1e3})
             return self._finish(request, Outcome.TIMEOUT, started)
@@ -102,9 +105,18 @@ class MemoryRetrieval:
         )
         return self._finish(request, Outcome.INJECTED, started, body=body, injected=count)
 
-    async def _search(self, plan: SearchPlan, signals: RequestSignals) -> list[ScoredMemory]:
+    async def _search(
+        self, plan: SearchPlan, signals: RequestSignals, request: ChatRequest, started: float
+    ) -> list[ScoredMemory]:
+        query = plan.query
+        if plan.vague and self._rewriter is not None:
+            left = self._budget * REWRITE_SHARE - (time.perf_counter() - started)
+            rewritten = await self._rewriter.rewrite(
+                request.earlier_user_messages, request.query, left
+            )
+            query = rewritten or query
         try:
-            vector = await self._embedder.embed(plan.query)
+            vector = await self._embedder.embed(query)
         except Exception as exc:
             raise EmbeddingError from exc
         return await self._store.retrieve(
