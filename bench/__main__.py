@@ -25,6 +25,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import aiohttp
 import numpy as np
@@ -47,6 +48,7 @@ PER_USER = int(os.environ.get("BENCH_MEMORIES_PER_USER", "100"))
 CONCURRENCY = int(os.environ.get("BENCH_CONCURRENCY", "8"))
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "1500"))  # requests of each kind, interleaved
 CPU_BLOCK = int(os.environ.get("BENCH_CPU_BLOCK", "600"))  # requests per kind for CPU
+SCALE_BLOCK = int(os.environ.get("BENCH_SCALE_BLOCK", "2000"))  # retrievals per scaling step
 RATE = float(os.environ.get("BENCH_RATE", "100"))  # requests/s, all kinds together
 # retrieval requests in each of the idle and busy phases (p99 needs many)
 CONTENTION_ROUNDS = int(os.environ.get("BENCH_CONTENTION_ROUNDS", "1500"))
@@ -263,28 +265,26 @@ async def main() -> None:
             workdir / "mock-llm.log",
         )
         parts.append(llm)
-        config = write_config(
-            workdir / "config.yaml",
-            {
-                "memory": {
-                    "milvus": {"address": f"127.0.0.1:{milvus.port}", "collection": COLLECTION},
-                    "external_models": [
-                        {
-                            "model_role": "memory_extraction",
-                            "llm_endpoint": {"address": "127.0.0.1", "port": llm_port},
-                            "llm_model_name": EXTRACTOR,
-                        }
-                    ],
-                    # no idle flushes mid-run: the idle phase must stay idle
-                    "extraction": {"queue_size": 100_000, "idle_flush_seconds": 3600},
-                },
-                "server": {
-                    "grpc_port": grpc_port,
-                    "admin_port": admin_port,
-                    "log_level": "WARNING",
-                },
+        settings: dict[str, Any] = {
+            "memory": {
+                "milvus": {"address": f"127.0.0.1:{milvus.port}", "collection": COLLECTION},
+                "external_models": [
+                    {
+                        "model_role": "memory_extraction",
+                        "llm_endpoint": {"address": "127.0.0.1", "port": llm_port},
+                        "llm_model_name": EXTRACTOR,
+                    }
+                ],
+                # no idle flushes mid-run: the idle phase must stay idle
+                "extraction": {"queue_size": 100_000, "idle_flush_seconds": 3600},
             },
-        )
+            "server": {
+                "grpc_port": grpc_port,
+                "admin_port": admin_port,
+                "log_level": "WARNING",
+            },
+        }
+        config = write_config(workdir / "config.yaml", settings)
         processor = ProcessorProcess(config, grpc_port, workdir / "processor.log")
         parts.append(processor)
         await asyncio.to_thread(processor.wait_ready)
@@ -350,10 +350,36 @@ async def main() -> None:
                     name: (session_cpu_seconds(pid) - before[name]) / CPU_BLOCK * 1000
                     for name, pid in leaders.items()
                 }
+
+            print("scaling: retrievals, closed loop, through 1 then 2 processor processes …")
+            grpc_2, admin_2, scaled_port = free_port(), free_port(), free_port()
+            server_2 = {**settings["server"], "grpc_port": grpc_2, "admin_port": admin_2}
+            second = ProcessorProcess(
+                write_config(workdir / "config-2.yaml", {**settings, "server": server_2}),
+                grpc_2, workdir / "processor-2.log",
+            )  # fmt: skip
+            parts.append(second)
+            await asyncio.to_thread(second.wait_ready)
+            await asyncio.to_thread(second.wait_memory_enabled, admin_2)
+            scaled = EnvoyProcess(
+                render(
+                    listen_port=scaled_port, admin_port=free_port(),
+                    processor_ports=[grpc_port, grpc_2],
+                    upstream=Upstream("127.0.0.1", llm_port), jwks_path=identity.jwks_path,
+                ),
+                workdir / "envoy-2",
+            )  # fmt: skip
+            parts.append(scaled)
+            await asyncio.to_thread(scaled.wait_ready)
+            scaling = {}
+            for processes, port in ((1, memory_port), (2, scaled_port)):
+                url = {"memory": f"http://127.0.0.1:{port}/v1/chat/completions"}
+                took = await drive(http, url, world, ["retrieval"] * SCALE_BLOCK, Samples())
+                scaling[processes] = SCALE_BLOCK / took
     finally:
         for part in reversed(parts):
             part.stop()
-    report(samples, saturated, throughput, cpu, (idle, busy, extraction), workdir)
+    report(samples, saturated, throughput, cpu, (idle, busy, extraction), scaling, workdir)
 
 
 async def extraction_stats(http: aiohttp.ClientSession, admin_port: int) -> dict[str, float]:
@@ -384,6 +410,7 @@ def report(
     throughput: float,
     cpu: dict[str, dict[str, float]],
     contention: tuple[Samples, Samples, dict[str, float]],
+    scaling: dict[int, float],
     workdir: Path,
 ) -> None:
     idle, busy, extraction = contention
@@ -410,6 +437,10 @@ def report(
         f"{extraction['facts_stored']:.0f}, queued at the end "
         f"{extraction['queue_depth_at_end']:.0f}, dropped {extraction['dropped']:.0f})"
     )
+    print(
+        f"retrievals at saturation: {scaling[1]:.0f}/s with 1 processor process, "
+        f"{scaling[2]:.0f}/s with 2 ({scaling[2] / scaling[1]:.2f}x)"
+    )
     result = {
         "passthrough_added_p50_ms": round(p["passthrough"][50] - p["direct"][50], 2),
         "passthrough_added_p99_ms": round(p["passthrough"][99] - p["direct"][99], 2),
@@ -428,6 +459,9 @@ def report(
         "retrieval_p99_busy_over_idle": round(busy_p99 / idle_p99, 2),
         "busy_extraction_jobs": int(extraction["jobs_ok"]),
         "saturated_requests_per_s": round(throughput),
+        "saturated_retrievals_per_s_1_process": round(scaling[1]),
+        "saturated_retrievals_per_s_2_processes": round(scaling[2]),
+        "retrieval_scaling_2_over_1": round(scaling[2] / scaling[1], 2),
         "saturated_retrieval_added_p50_ms": round(
             percentile(sat["retrieval"], 50) - percentile(sat["direct"], 50), 2
         ),

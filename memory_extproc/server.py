@@ -151,7 +151,8 @@ async def serve(config: Config) -> None:
         batcher = EmbeddingBatcher(build_embedder(config), name="query")
         store = build_store(config)
         await store.start()
-        usage = UsageTracker()
+        ttl_ms = memory.retention.ttl_ms
+        usage = UsageTracker(ttl_ms) if ttl_ms else None
         retrieval = MemoryRetrieval(
             batcher,
             store,

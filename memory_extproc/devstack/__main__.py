@@ -118,16 +118,20 @@ Tokens (valid 7 days; more with `.venv/bin/python -m memory_extproc.devstack tok
   export ALICE={alice}
   export BOB={bob}
 
-Give alice a memory, then ask as alice and as bob:
-  .venv/bin/memory-extproc -c {RUN_DIR}/config.yaml memories add --user alice \\
-      'My budget for the Hawaii trip is $10,000'
+Give alice a memory (memory API, with her token), then ask as alice and as bob:
+  curl -s http://127.0.0.1:{port}/v1/memory -H "authorization: Bearer $ALICE" \\
+      -H 'content-type: application/json' \\
+      -d '{{"content": "My budget for the Hawaii trip is $10,000"}}'
   ASK='{{"model":"demo","messages":[{{"role":"user","content":"What is my Hawaii trip budget?"}}]}}'
   curl -s {url} -H "authorization: Bearer $ALICE" -H 'content-type: application/json' -d "$ASK"
   curl -s {url} -H "authorization: Bearer $BOB" -H 'content-type: application/json' -d "$ASK"
 
 Then tell it something about yourself and ask again later: every answer is learned from
 (episodic Q/A notes without EXTRACTION_MODEL, LLM-extracted facts with it):
+  curl -s http://127.0.0.1:{port}/v1/memory -H "authorization: Bearer $ALICE"     # or, as operator:
   .venv/bin/memory-extproc -c {RUN_DIR}/config.yaml memories list --user alice
+Forget everything about alice:
+  curl -s -X DELETE 'http://127.0.0.1:{port}/v1/memory?scope=user' -H "authorization: Bearer $ALICE"
 
 Ctrl-C stops everything.""",
         flush=True,

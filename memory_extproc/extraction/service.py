@@ -31,7 +31,7 @@ from memory_extproc.extraction.pool import WorkerPool
 from memory_extproc.extraction.prompts import extraction_messages
 from memory_extproc.extraction.turns import Batch, CapturedTurn, TurnTracker
 from memory_extproc.extraction.writer import MemoryWriter
-from memory_extproc.retention.usage import Usage, UsageTracker
+from memory_extproc.retention.usage import UsageBatch, UsageTracker
 from memory_extproc.store.milvus import MilvusStore
 from memory_extproc.store.model import MemoryType, StoreUnavailableError, now_ms
 
@@ -79,20 +79,17 @@ class BatchProcessor:
             batch.user_id, lambda: self.run(batch), name=f"{self.mode}:{batch.reason}"
         )
 
-    def record_use(self, usage: Usage) -> None:
-        """Same queue and per-user order as extraction: a renewal never races a revision."""
-        self._pool.submit(usage.user_id, lambda: self._renew(usage), name="usage")
+    def record_use(self, batch: UsageBatch) -> None:
+        self._pool.submit("usage", lambda: self._renew(batch), name="usage")
 
-    async def _renew(self, usage: Usage) -> None:
+    async def _renew(self, batch: UsageBatch) -> None:
         store = self._store
         if store is None:
             return
         try:
-            renewed = await store.record_use(
-                usage.user_id, usage.uses, now_ms(), self._retention.ttl_ms
-            )
+            renewed = await store.record_use(batch.uses, now_ms(), self._retention.ttl_ms)
         except StoreUnavailableError as exc:
-            log.warning("Memory usage not recorded: %s", type(exc.__cause__).__name__)
+            log.warning("Memory renewals not written: %s", type(exc.__cause__).__name__)
             return
         metrics.MEMORIES_RENEWED.inc(renewed)
 
@@ -232,13 +229,13 @@ class ExtractionService:
             self._send_usage()
 
     def _send_usage(self) -> None:
-        if self._usage is None:
+        batch = self._usage.drain() if self._usage is not None else None
+        if batch is None:
             return
-        for usage in self._usage.drain():
-            try:
-                self._batches.put_nowait(usage)
-            except queue.Full:
-                metrics.USAGE_DROPPED.inc(len(usage.uses))
+        try:
+            self._batches.put_nowait(batch)
+        except queue.Full:
+            metrics.USAGE_DROPPED.inc(len(batch.uses))
 
     def _send(self, batch: Batch) -> None:
         try:

@@ -25,7 +25,7 @@ from prometheus_client import REGISTRY
 from memory_extproc import logs, metrics
 from memory_extproc.config import Config
 from memory_extproc.extraction.turns import Batch
-from memory_extproc.retention.usage import Usage
+from memory_extproc.retention.usage import UsageBatch
 
 log = logging.getLogger(__name__)
 
@@ -71,7 +71,7 @@ async def _serve(config: Config, batches: Any, events: Any) -> None:
         item = await asyncio.to_thread(batches.get)
         if isinstance(item, Batch):
             processor.submit(item)
-        elif isinstance(item, Usage):
+        elif isinstance(item, UsageBatch):
             processor.record_use(item)
         elif isinstance(item, tuple) and item[0] == STOP:
             grace = float(item[1])

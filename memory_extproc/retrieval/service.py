@@ -25,7 +25,13 @@ from memory_extproc.retrieval.plan import (
     plan_retrieval,
 )
 from memory_extproc.retrieval.rewrite import REWRITE_SHARE, QueryRewriter
-from memory_extproc.store.model import ScoredMemory, SearchRequest, Store, StoreUnavailableError
+from memory_extproc.store.model import (
+    ScoredMemory,
+    SearchRequest,
+    Store,
+    StoreUnavailableError,
+    now_ms,
+)
 
 log = logging.getLogger(__name__)
 
@@ -96,7 +102,7 @@ class MemoryRetrieval:
             return self._finish(request, Outcome.NO_RESULTS, started)
         body = encode(with_memory_context(request, context))
         if self._usage is not None:
-            self._usage.record(signals.user_id, (m.memory.id for m in memories[:count]))
+            self._usage.record(signals.user_id, (m.memory for m in memories[:count]), now_ms())
         metrics.INJECTED_MEMORIES.observe(count)
         metrics.INJECTED_CHARS.observe(len(context))
         log.debug(

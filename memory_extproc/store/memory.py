@@ -5,13 +5,14 @@ Not durable, not shared between processes; integration tests and `make run` use 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
 from memory_extproc.store.model import (
     Memory,
     MemoryType,
+    MemoryUse,
     ScoredMemory,
     SearchRequest,
     audit_copy,
@@ -112,11 +113,9 @@ class InMemoryStore:
             del self._rows[memory_id]
         return len(doomed)
 
-    async def record_use(
-        self, user_id: str, uses: Mapping[str, int], at_ms: int, ttl_ms: int
-    ) -> int:
+    async def record_use(self, uses: Sequence[MemoryUse], at_ms: int, ttl_ms: int) -> int:
         changed = 0
-        for memory_id, count in uses.items():
+        for user_id, memory_id, count in uses:
             memory = await self.get(user_id, memory_id)
             if memory is not None and not memory.superseded_by:
                 vector = self._rows[memory_id][1]

@@ -16,7 +16,7 @@ import contextlib
 import logging
 import re
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
 import numpy as np
@@ -28,6 +28,7 @@ from memory_extproc.store.model import (
     MAX_SCOPE_BYTES,
     Memory,
     MemoryType,
+    MemoryUse,
     ScoredMemory,
     SearchRequest,
     StoreUnavailableError,
@@ -50,7 +51,7 @@ _OUTPUT_FIELDS = [
     "access_count", "importance", "content_hash", "superseded_by", "expires_at", "meta",
 ]  # fmt: skip
 # What injection needs; fewer fields is measurably cheaper to fetch and decode on the hot path.
-_SEARCH_FIELDS = ["user_id", "project_id", "type", "content", "created_at"]
+_SEARCH_FIELDS = ["user_id", "project_id", "type", "content", "created_at", "expires_at"]
 LIST_SCAN_LIMIT = 16384  # Milvus' largest query window
 
 
@@ -149,6 +150,7 @@ def _scored(hits: list[dict[str, Any]], request: SearchRequest) -> list[ScoredMe
             content=entity["content"],
             project_id=entity["project_id"],
             created_at=entity["created_at"],
+            expires_at=entity["expires_at"],
         )
         results.append(ScoredMemory(memory, hit["distance"]))
     return results
@@ -516,33 +518,33 @@ class MilvusStore:
 
         return await self._call("delete_scope", op)
 
-    async def record_use(
-        self, user_id: str, uses: Mapping[str, int], at_ms: int, ttl_ms: int
-    ) -> int:
-        ids = [i for i in uses if is_memory_id(i)]
-        if not ids:
-            return 0
-        listed = ", ".join(filters.quote(i) for i in ids)
-        expr = f"{filters.user_scope(user_id)} and id in [{listed}]"
+    async def record_use(self, uses: Sequence[MemoryUse], at_ms: int, ttl_ms: int) -> int:
+        wanted = {memory_id: (user_id, count) for user_id, memory_id, count in uses}
+        ids = [i for i in wanted if is_memory_id(i)]
 
         async def op(client: AsyncMilvusClient) -> int:
-            rows = await client.query(
-                self._collection, filter=expr, output_fields=[*_OUTPUT_FIELDS, "embedding"],
-                limit=len(ids), timeout=self._timeout,
-            )  # fmt: skip
-            rows = [r for r in rows if r["user_id"] == user_id]
-            if not rows:
-                return 0
-            updated = [
-                _row(renewed(_memory(r), uses[r["id"]], at_ms, ttl_ms), np.asarray(r["embedding"]))
-                for r in rows
-            ]
-            await client.delete(
-                self._collection, ids=[r["id"] for r in rows], timeout=self._timeout
-            )
-            await client.insert(self._collection, updated, timeout=self._timeout)
-            await self._visible(client, rows[-1]["id"])
-            return len(rows)
+            changed = 0
+            for start in range(0, len(ids), 500):
+                listed = ", ".join(filters.quote(i) for i in ids[start : start + 500])
+                rows = await client.query(
+                    self._collection, filter=f'id in [{listed}] and superseded_by == ""',
+                    output_fields=[*_OUTPUT_FIELDS, "embedding"], limit=500,
+                    timeout=self._timeout,
+                )  # fmt: skip
+                rows = [r for r in rows if wanted[r["id"]][0] == r["user_id"]]  # their own only
+                if not rows:
+                    continue
+                updated = [
+                    _row(renewed(_memory(r), wanted[r["id"]][1], at_ms, ttl_ms),
+                         np.asarray(r["embedding"]))
+                    for r in rows
+                ]  # fmt: skip
+                found = [r["id"] for r in rows]
+                await client.delete(self._collection, ids=found, timeout=self._timeout)
+                await client.insert(self._collection, updated, timeout=self._timeout)
+                await self._visible(client, found[-1])
+                changed += len(rows)
+            return changed
 
         return await self._call("record_use", op)
 

@@ -176,6 +176,9 @@ def newest_first(
     return ordered[:limit]
 
 
+MemoryUse = tuple[str, str, int]  # user id, memory id, times used
+
+
 @dataclass(frozen=True, slots=True)
 class ScoredMemory:
     memory: Memory
@@ -252,10 +255,9 @@ class Store(Protocol):
 
     async def forget_by_scope(self, user_id: str, project_id: str | None = None) -> int: ...
 
-    async def record_use(
-        self, user_id: str, uses: Mapping[str, int], at_ms: int, ttl_ms: int
-    ) -> int:
-        """Apply ``renewed`` to the user's active memories among ``uses``; how many changed."""
+    async def record_use(self, uses: Sequence[MemoryUse], at_ms: int, ttl_ms: int) -> int:
+        """Apply ``renewed`` to the active memories among ``uses`` (each checked against its
+        user); how many changed."""
         ...
 
     async def prune_expired(self, at_ms: int) -> int:

@@ -46,21 +46,36 @@ def ms(iso: str) -> int:
     return int(datetime.fromisoformat(iso).timestamp() * 1000)
 
 
-async def test_ttl_is_set_and_use_renews_it(retaining: Stack, user: str) -> None:
+async def test_ttl_is_set_at_write(retaining: Stack, user: str) -> None:
     before = int(time.time() * 1000)
     _, added = await retaining.api(
         "POST", "/v1/memory", {"content": "User is allergic to peanuts"}, user=user
     )
     assert before + DAY_MS <= ms(added["expires_at"]) <= int(time.time() * 1000) + DAY_MS
+
+
+async def test_use_renews_a_memory_close_to_expiry(
+    retaining: Stack, milvus: MilvusProcess, embedder: OnnxEmbedder, user: str
+) -> None:
+    store = await open_store(milvus, COLLECTION)
+    hour = 3_600_000
+    try:
+        memory = dataclasses.replace(
+            Memory.new(user, "User is allergic to peanuts"),
+            expires_at=int(time.time() * 1000) + hour,  # less than half the TTL left: due
+        )
+        await store.store(memory, embedder.embed([memory.content])[0])
+    finally:
+        await store.close()
     for _ in range(2):
         assert len(await retaining.ask("Am I allergic to peanuts?", user=user)) == 1
 
-    async def used_twice() -> dict | None:
-        _, got = await retaining.api("GET", f"/v1/memory/{added['id']}", user=user)
+    async def renewed() -> dict | None:
+        _, got = await retaining.api("GET", f"/v1/memory/{memory.id}", user=user)
         return got if got["access_count"] == 2 else None
 
-    renewed = await until(used_twice)
-    assert ms(renewed["expires_at"]) > ms(added["expires_at"])  # pushed out by the use
+    got = await until(renewed)
+    assert ms(got["expires_at"]) > memory.expires_at + DAY_MS - 2 * hour  # ~a day from now
 
 
 async def test_the_least_recently_used_go_over_the_cap(retaining: Stack, user: str) -> None:

@@ -171,7 +171,7 @@ async def test_record_use_counts_and_renews(store: Store, embedder: OnnxEmbedder
     memory = await put(store, embedder, user, "User's gym is on Elm St", expires_at=now + 1000)
     never = await put(store, embedder, user, "User's shoe size is 42")
     day = 86_400_000
-    changed = await store.record_use(user, {memory.id: 3, never.id: 1}, now, day)
+    changed = await store.record_use([(user, memory.id, 3), (user, never.id, 1)], now, day)
     assert changed == 2
     renewed = await store.get(user, memory.id)
     assert renewed is not None
@@ -179,7 +179,7 @@ async def test_record_use_counts_and_renews(store: Store, embedder: OnnxEmbedder
     assert renewed.meta["last_used_at"] == now
     (found,) = await store.retrieve(search(embedder, user, "User's gym is on Elm St", limit=1))
     assert found.memory.id == memory.id  # still searchable after the rewrite
-    assert await store.record_use(f"x{user}", {memory.id: 1}, now, day) == 0  # not theirs
+    assert await store.record_use([(f"x{user}", memory.id, 1)], now, day) == 0  # not theirs
 
 
 async def test_trim_keeps_the_most_recently_used(store: Store, embedder: OnnxEmbedder) -> None:
@@ -188,7 +188,7 @@ async def test_trim_keeps_the_most_recently_used(store: Store, embedder: OnnxEmb
     first = await put(store, embedder, user, "User likes figs", created_at=t0)
     second = await put(store, embedder, user, "User likes plums", created_at=t0 + 1)
     third = await put(store, embedder, user, "User likes kiwis", created_at=t0 + 2)
-    await store.record_use(user, {first.id: 1}, now_ms(), 0)  # used lately: kept
+    await store.record_use([(user, first.id, 1)], now_ms(), 0)  # used lately: kept
     assert await store.trim(user, 2) == 1
     assert {m.id for m in await store.list(user)} == {first.id, third.id}
     assert await store.get(user, second.id) is None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from memory_extproc.retention.usage import Usage, UsageTracker
+from memory_extproc.retention.usage import UsageTracker, due
 from memory_extproc.store.model import Memory, evictions, is_alive, last_used, renewed
 
 T0 = 1_700_000_000_000
@@ -39,12 +39,21 @@ def test_evictions_take_the_least_recently_used() -> None:
     assert evictions([oldest], keep=2) == []
 
 
+def test_only_memories_due_for_renewal_are_noted() -> None:
+    ttl = 1000
+    assert due(memory("a", expires_at=T0 + 499), T0, ttl)  # less than half a TTL left
+    assert not due(memory("a", expires_at=T0 + 500), T0, ttl)
+    assert not due(memory("a"), T0, ttl)  # never expires
+    assert not due(memory("a", expires_at=T0 + 1), T0, 0)  # retention off
+
+
 def test_usage_tracker_counts_until_drained_and_stays_bounded() -> None:
-    tracker = UsageTracker(max_entries=2)
-    tracker.record("alice", ["m1", "m2"])
-    tracker.record("alice", ["m1", "m3"])  # m3 would be a third entry: dropped
-    tracker.record("bob", [])
-    assert tracker.drain() == [Usage("alice", {"m1": 2, "m2": 1})]
-    assert tracker.drain() == []
-    tracker.record("bob", ["m9"])
-    assert tracker.drain() == [Usage("bob", {"m9": 1})]
+    soon = [memory(f"m{i}", expires_at=T0 + 10) for i in range(3)]
+    later = memory("later", expires_at=T0 + 10**9)
+    tracker = UsageTracker(ttl_ms=1000, max_entries=2)
+    tracker.record("alice", [soon[0], soon[1], later], T0)
+    tracker.record("alice", [soon[0], soon[2]], T0)  # a third entry: dropped
+    batch = tracker.drain()
+    assert batch is not None
+    assert set(batch.uses) == {("alice", soon[0].id, 2), ("alice", soon[1].id, 1)}
+    assert tracker.drain() is None

@@ -1,0 +1,297 @@
+"""`make eval`: memory quality on LoCoMo (dev split), through Envoy, the processor and Milvus.
+
+For each mode — ``replay`` (the extraction model returns LoCoMo's gold observations of the turns
+it is shown) and ``episodic`` (no extraction model: Q/A notes) — every conversation is replayed
+turn by turn through Envoy as one user's chats, dated with its session dates. The processor is
+then stopped (SIGTERM extracts everything pending), started again, and every question of
+categories 1-4 is asked through Envoy as a new conversation; the stand-in LLM records what the
+processor injected. Reported per mode and category: hit@k, questions with nothing injected,
+injected tokens, retrieval latency, memories stored per conversation. The last line printed is
+one JSON object.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import orjson
+from tokenizers import Tokenizer
+
+from eval.locomo import Asked, Provenance, Question, chats, questions, score
+from memory_extproc.devstack import replay
+from memory_extproc.devstack.envoy import EnvoyProcess, Upstream, render
+from memory_extproc.devstack.milvus import MilvusProcess
+from memory_extproc.devstack.mock_llm import MockLLM, Reply, memory_lines
+from memory_extproc.devstack.ports import free_port
+from memory_extproc.devstack.processor import ProcessorProcess, write_config
+from memory_extproc.devstack.tokens import DevIdentity
+from memory_extproc.embedding import model_files
+from memory_extproc.store.milvus import MilvusStore
+
+EXTRACTOR = "locomo-replay"
+MODES = ("replay", "episodic")
+_BLOCK = re.compile(r"<user_memories>.*?</user_memories>", re.DOTALL)
+_BUCKET = re.compile(r'^memory_retrieval_seconds_bucket\{le="([^"]+)"\} (\S+)$', re.MULTILINE)
+
+
+@dataclass
+class Mode:
+    name: str
+    results: list[Asked]
+    stored: dict[str, int]  # memories per conversation
+    latency_ms: dict[str, float]
+    ingest_s: float
+
+
+class Stack:
+    """Processor + Envoy for one mode; the processor can be restarted under the same Envoy."""
+
+    def __init__(self, workdir: Path, settings: dict[str, Any], llm_port: int, identity: Any):
+        self.workdir = workdir
+        self.grpc_port, self.admin_port, self.envoy_port = free_port(), free_port(), free_port()
+        settings["server"] = {
+            "grpc_port": self.grpc_port, "admin_port": self.admin_port,
+            "log_level": "WARNING", "grace_seconds": 2,
+        }  # fmt: skip
+        self.config = write_config(workdir / "config.yaml", settings)
+        self.processor: ProcessorProcess | None = None
+        self.envoy = EnvoyProcess(
+            render(
+                listen_port=self.envoy_port, admin_port=free_port(),
+                processor_ports=[self.grpc_port], upstream=Upstream("127.0.0.1", llm_port),
+                jwks_path=identity.jwks_path,
+            ),
+            workdir / "envoy",
+        )  # fmt: skip
+        self.url = f"http://127.0.0.1:{self.envoy_port}/v1/chat/completions"
+
+    def start_processor(self, run: int) -> None:
+        self.processor = ProcessorProcess(
+            self.config, self.grpc_port, self.workdir / f"processor-{run}.log"
+        )
+        self.processor.wait_ready()
+        self.processor.wait_memory_enabled(self.admin_port)
+
+    def stop_processor(self) -> None:
+        """SIGTERM: the worker extracts every pending batch before the process exits."""
+        if self.processor is not None:
+            self.processor.stop(grace_s=3600)
+            self.processor = None
+
+    def stop(self) -> None:
+        self.stop_processor()
+        self.envoy.stop()
+
+
+def settings_for(mode: str, milvus: MilvusProcess, llm: MockLLM) -> dict[str, Any]:
+    memory: dict[str, Any] = {
+        "milvus": {"address": f"127.0.0.1:{milvus.port}", "collection": f"eval_{mode}"},
+        "extraction": {
+            "queue_size": 100_000, "concurrency": 4, "idle_flush_seconds": 86_400,
+            "drain_seconds": 3000, "job_timeout_seconds": 600,
+        },
+    }  # fmt: skip
+    if mode == "replay":
+        memory["external_models"] = [
+            {
+                "model_role": "memory_extraction",
+                "llm_endpoint": {"address": "127.0.0.1", "port": llm.port},
+                "llm_model_name": EXTRACTOR,
+            }
+        ]
+    return {"memory": memory}
+
+
+def user_of(sample_id: str) -> str:
+    return f"locomo-{sample_id}"
+
+
+async def ingest(
+    http: aiohttp.ClientSession, stack: Stack, llm: MockLLM, samples: list[dict], identity: Any
+) -> None:
+    for sample in samples:
+        headers = {"authorization": f"Bearer {identity.token(user_of(sample['sample_id']))}"}
+        for chat in chats(sample):
+            llm.script(Reply(text=chat.answer))  # speaker B answers
+            body = orjson.dumps({"model": "eval", "messages": chat.messages})
+            sent = {**headers, "x-memory-date": chat.date, "content-type": "application/json"}
+            async with http.post(stack.url, data=body, headers=sent) as response:
+                await response.read()
+                if response.status != 200:
+                    raise RuntimeError(f"ingest: HTTP {response.status}")
+
+
+async def ask(
+    http: aiohttp.ClientSession,
+    stack: Stack,
+    llm: MockLLM,
+    asked: list[Question],
+    identity: Any,
+    tokenizer: Tokenizer,
+) -> list[Asked]:
+    results = []
+    for question in asked:
+        token = identity.token(user_of(question.sample_id))
+        llm.script(Reply(text="ok"))
+        before = len(llm.recorded)
+        body = orjson.dumps(
+            {"model": "eval", "messages": [{"role": "user", "content": question.text}]}
+        )
+        headers = {"authorization": f"Bearer {token}", "content-type": "application/json"}
+        async with http.post(stack.url, data=body, headers=headers) as response:
+            await response.read()
+            if response.status != 200:
+                raise RuntimeError(f"ask: HTTP {response.status}")
+        (received,) = [r for r in llm.recorded[before:] if "x-request-id" in r.headers]
+        blocks = _BLOCK.findall(received.body.decode())
+        tokens = sum(len(tokenizer.encode(b, add_special_tokens=False).ids) for b in blocks)
+        results.append(Asked(question, memory_lines(received.json), tokens))
+    return results
+
+
+async def retrieval_latency(http: aiohttp.ClientSession, admin_port: int) -> dict[str, float]:
+    async with http.get(f"http://127.0.0.1:{admin_port}/metrics") as response:
+        text = await response.text()
+    buckets = [(float(le), float(n)) for le, n in _BUCKET.findall(text)]
+    return {f"p{q}": round(quantile(buckets, q / 100) * 1000, 2) for q in (50, 95)}
+
+
+def quantile(buckets: list[tuple[float, float]], q: float) -> float:
+    """histogram_quantile: linear interpolation inside the bucket that holds the quantile."""
+    total = buckets[-1][1]
+    if total == 0:
+        return 0.0
+    rank, previous_le, previous_count = q * total, 0.0, 0.0
+    for le, count in buckets:
+        if count >= rank:
+            if le == float("inf"):
+                return previous_le
+            share = (rank - previous_count) / max(count - previous_count, 1e-9)
+            return previous_le + (le - previous_le) * share
+        previous_le, previous_count = le, count
+    return previous_le
+
+
+async def stored_per_conversation(milvus: MilvusProcess, mode: str, samples: list[dict]) -> dict:
+    store = MilvusStore(milvus.uri, f"eval_{mode}", 384)
+    await store.start()
+    await store.wait_available(120)
+    try:
+        return {
+            s["sample_id"]: len(await store.list(user_of(s["sample_id"]), limit=16_000))
+            for s in samples
+        }
+    finally:
+        await store.close()
+
+
+async def run_mode(
+    mode: str, samples: list[dict], milvus: MilvusProcess, llm: MockLLM, identity: Any,
+    workdir: Path, tokenizer: Tokenizer,
+) -> Mode:  # fmt: skip
+    stack = Stack(workdir / mode, settings_for(mode, milvus, llm), llm.port, identity)
+    all_questions = [q for s in samples for q in questions(s)]
+    try:
+        await asyncio.to_thread(stack.envoy.wait_ready)
+        await asyncio.to_thread(stack.start_processor, 1)
+        async with aiohttp.ClientSession() as http:
+            started = time.perf_counter()
+            print(f"[{mode}] replaying {sum(len(chats(s)) for s in samples)} chats …", flush=True)
+            await ingest(http, stack, llm, samples, identity)
+            print(f"[{mode}] extracting what is pending (SIGTERM drain) …", flush=True)
+            await asyncio.to_thread(stack.stop_processor)
+            ingest_s = time.perf_counter() - started
+            stored = await stored_per_conversation(milvus, mode, samples)
+            await asyncio.to_thread(stack.start_processor, 2)
+            print(f"[{mode}] asking {len(all_questions)} questions …", flush=True)
+            results = await ask(http, stack, llm, all_questions, identity, tokenizer)
+            latency = await retrieval_latency(http, stack.admin_port)
+    finally:
+        await asyncio.to_thread(stack.stop)
+    return Mode(mode, results, stored, latency, round(ingest_s, 1))
+
+
+def report(modes: list[Mode], provenance: Provenance, workdir: Path) -> dict[str, Any]:
+    detail: dict[str, Any] = {}
+    print(f"\n{'mode':<9} {'category':<11} {'n':>4} {'hit@1':>6} {'hit@3':>6} {'hit@5':>6} "
+          f"{'empty':>6} {'tokens':>7} {'p95 tok':>7}")  # fmt: skip
+    for mode in modes:
+        scored = score(mode.results, provenance)
+        for name, row in scored.items():
+            rates = " ".join(
+                f"{row[k]:>6.3f}" for k in ("hit_at_1", "hit_at_3", "hit_at_5", "nothing_injected")
+            )
+            tokens = f"{row['mean_injected_tokens']:>7.1f} {row['p95_injected_tokens']:>7}"
+            print(f"{mode.name:<9} {name:<11} {row['questions']:>4} {rates} {tokens}")
+        detail[mode.name] = {
+            "scores": scored,
+            "memories_per_conversation": mode.stored,
+            "mean_memories_per_conversation": round(statistics.fmean(mode.stored.values()), 1),
+            "retrieval_latency_ms": mode.latency_ms,
+            "ingest_seconds": mode.ingest_s,
+        }
+        print(f"{mode.name:<9} memories per conversation {mode.stored}; retrieval latency "
+              f"p50 {mode.latency_ms['p50']} ms, p95 {mode.latency_ms['p95']} ms; "
+              f"ingest + extraction {mode.ingest_s} s")  # fmt: skip
+    summary = {
+        f"{m.name}_{key}": detail[m.name]["scores"]["all"][metric]
+        for m in modes
+        for key, metric in (("hit_at_1", "hit_at_1"), ("hit_at_5", "hit_at_5"),
+                            ("mean_injected_tokens", "mean_injected_tokens"),
+                            ("nothing_injected", "nothing_injected"))
+    }  # fmt: skip
+    summary |= {f"{m.name}_retrieval_p50_ms": m.latency_ms["p50"] for m in modes}
+    summary["questions"] = len(modes[0].results)
+    results = Path("eval/results")
+    results.mkdir(parents=True, exist_ok=True)
+    path = results / f"eval-{time.strftime('%Y%m%d-%H%M%S')}.json"
+    path.write_text(json.dumps({"summary": summary, **detail}, indent=2))
+    print(f"(details in {path}, logs in {workdir})")
+    return summary
+
+
+async def main() -> int:
+    if not replay.LOCOMO.exists():
+        message = f"LoCoMo data not found at {replay.LOCOMO} (set LOCOMO_PATH): evaluation skipped"
+        print(message)
+        print(json.dumps({"skipped": message, "questions": 0}))
+        return 0
+    samples = replay.load_samples()
+    if only := os.environ.get("EVAL_SAMPLES"):  # e.g. conv-26,conv-30 for a quicker look
+        samples = [s for s in samples if s["sample_id"] in only.split(",")]
+    workdir = Path(tempfile.mkdtemp(prefix="memory-extproc-eval-"))
+    tokenizer = Tokenizer.from_file(str(model_files().tokenizer))
+    tokenizer.no_truncation()
+    identity = DevIdentity(workdir / "identity")
+    llm = MockLLM()
+    llm.on_model(EXTRACTOR, replay.ObservationReplay(samples))
+    await llm.start()
+    milvus = MilvusProcess(workdir / "milvus", free_port())
+    try:
+        print("starting Milvus standalone …", flush=True)
+        await asyncio.to_thread(milvus.wait_ready)
+        modes = [
+            await run_mode(mode, samples, milvus, llm, identity, workdir, tokenizer)
+            for mode in os.environ.get("EVAL_MODES", ",".join(MODES)).split(",")
+        ]
+    finally:
+        milvus.stop()
+        await llm.stop()
+    summary = report(modes, Provenance.of(samples), workdir)
+    print(json.dumps(summary))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(asyncio.run(main()))

@@ -1,0 +1,143 @@
+"""LoCoMo as traffic and as a yardstick: pure functions, no I/O.
+
+* ``chats``: a conversation replayed as the chat requests an application would send (speaker A is
+  the user, speaker B answers), each with its session date.
+* ``Provenance``: which conversation turns a stored memory came from, so an injected memory can be
+  checked against a question's evidence turns: a gold observation names its turns; an episodic
+  Q/A note quotes them.
+* ``score``: hit@k, empty injections and injected tokens per mode and category.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from memory_extproc.devstack.replay import observations, sessions
+
+CATEGORIES = (1, 2, 3, 4)  # 5 is adversarial (no answer): left out, as LoCoMo's standard set does
+_DIA = re.compile(r"D\d+:\d+")
+_DATE_PREFIX = re.compile(r"^\[\d{4}-\d{2}-\d{2}\] ")
+_QUOTE_CHARS = 60  # an episodic note quotes a turn if it holds the turn's first 60 characters
+
+
+def norm(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+@dataclass(frozen=True, slots=True)
+class Chat:
+    session: int
+    date: str  # ISO, for the x-memory-date header
+    messages: list[dict[str, str]]  # the request's history, ending with the user's turn(s)
+    answer: str  # what the "LLM" (speaker B) answers
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    sample_id: str
+    text: str
+    category: int
+    evidence: frozenset[str]  # "conv-26/D1:3"
+
+
+def session_date(text: str) -> str:
+    return datetime.strptime(text, "%I:%M %p on %d %B, %Y").isoformat()
+
+
+def chats(sample: dict[str, Any]) -> list[Chat]:
+    """Every exchange of every session, in order; a session is a new conversation."""
+    speaker_a = sample["conversation"]["speaker_a"]
+    found = []
+    for session in sessions(sample):
+        history: list[dict[str, str]] = []
+        for turn in session.turns:
+            role = "user" if turn["speaker"] == speaker_a else "assistant"
+            if role == "assistant" and history and history[-1]["role"] == "user":
+                found.append(
+                    Chat(
+                        session.number, session_date(session.date_time), list(history), turn["text"]
+                    )
+                )
+            history.append({"role": role, "content": turn["text"]})
+    return found
+
+
+def questions(sample: dict[str, Any]) -> list[Question]:
+    prefix = sample["sample_id"]
+    return [
+        Question(
+            prefix,
+            qa["question"],
+            int(qa["category"]),
+            frozenset(f"{prefix}/{d}" for e in qa.get("evidence", []) for d in _DIA.findall(e)),
+        )
+        for qa in sample["qa"]
+        if int(qa["category"]) in CATEGORIES
+    ]
+
+
+@dataclass
+class Provenance:
+    """Memory text → the turns it came from."""
+
+    observed: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
+    quoted: list[tuple[str, str]] = field(default_factory=list)  # (turn opening, dia id)
+
+    @classmethod
+    def of(cls, samples: Iterable[dict[str, Any]]) -> Provenance:
+        provenance = cls()
+        for sample in samples:
+            prefix = sample["sample_id"]
+            for text, ids in observations(sample):
+                provenance.observed[norm(text)].update(f"{prefix}/{i}" for i in ids)
+            for session in sessions(sample):
+                for turn in session.turns:
+                    opening = norm(turn["text"])[:_QUOTE_CHARS]
+                    if len(opening) >= 12:
+                        provenance.quoted.append((opening, f"{prefix}/{turn['dia_id']}"))
+        return provenance
+
+    def turns(self, injected_line: str) -> set[str]:
+        content = norm(_DATE_PREFIX.sub("", injected_line))
+        if content in self.observed:
+            return set(self.observed[content])
+        return {dia for opening, dia in self.quoted if opening in content}
+
+
+@dataclass(frozen=True, slots=True)
+class Asked:
+    question: Question
+    injected: list[str]  # the memory lines, best first
+    tokens: int  # of the whole injected context
+
+
+def hit_at(asked: Asked, k: int, provenance: Provenance) -> bool:
+    return any(provenance.turns(line) & asked.question.evidence for line in asked.injected[:k])
+
+
+def score(results: Sequence[Asked], provenance: Provenance, ks: Sequence[int] = (1, 3, 5)) -> dict:
+    """Per category and overall: hit@k, the share with nothing injected, injected tokens."""
+    groups: dict[str, list[Asked]] = defaultdict(list)
+    for asked in results:
+        groups[f"category_{asked.question.category}"].append(asked)
+        groups["all"].append(asked)
+    report = {}
+    for name, group in sorted(groups.items()):
+        tokens = sorted(a.tokens for a in group)
+        report[name] = {
+            "questions": len(group),
+            **{
+                f"hit_at_{k}": round(sum(hit_at(a, k, provenance) for a in group) / len(group), 3)
+                for k in ks
+            },
+            "nothing_injected": round(sum(not a.injected for a in group) / len(group), 3),
+            "mean_injected_tokens": round(statistics.fmean(tokens), 1),
+            "p95_injected_tokens": tokens[min(len(tokens) - 1, int(0.95 * len(tokens)))],
+        }
+    return report
