@@ -217,7 +217,11 @@ class ExtractionService:
         if process is None:
             return
         await asyncio.to_thread(self._batches.put, (worker.STOP, grace_s), True, 5)
-        await asyncio.to_thread(process.join, grace_s + 15)
+        # Keep reading the worker's events while it drains: a worker whose last metrics cannot
+        # be written to a full pipe never exits (multiprocessing joins its feeder thread).
+        deadline = time.monotonic() + grace_s + 15
+        while process.is_alive() and time.monotonic() < deadline:
+            self._relay(await asyncio.to_thread(worker.drain_events, self._events, 0.5))
         if process.is_alive():
             log.error("Extraction worker did not stop in time; killed")
             process.kill()

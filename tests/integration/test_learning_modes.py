@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator
 from datetime import datetime
 from pathlib import Path
@@ -83,8 +84,13 @@ async def test_sigterm_processes_every_queued_turn_within_the_grace_period(
         await until(lambda: _extraction_started(llm))  # one job runs, four are queued
         stopping = asyncio.create_task(asyncio.to_thread(stack.processor.stop, 60))
         await until(lambda: _logged(stack, "shutting down"))  # SIGTERM arrived, jobs still held
+        # A long drain: the worker keeps sending metrics (~1/s) that must keep being read, or
+        # its last one blocks on a full pipe and the worker never exits (seen in `make eval`).
+        await asyncio.sleep(8)
         gate.set()
+        released = time.monotonic()
         assert await stopping == 0
+        assert time.monotonic() - released < 10  # not the 45 s join timeout and a kill
         log = stack.processor.log_tail(400)
     llm.on_model(EXTRACTOR, None)
     store = await open_store(milvus, "it_drain")
