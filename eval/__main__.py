@@ -99,7 +99,7 @@ def settings_for(mode: str, milvus: MilvusProcess, llm: MockLLM) -> dict[str, An
         "milvus": {"address": f"127.0.0.1:{milvus.port}", "collection": f"eval_{mode}"},
         "extraction": {
             "queue_size": 100_000, "concurrency": 4, "idle_flush_seconds": 86_400,
-            "drain_seconds": 3000, "job_timeout_seconds": 600,
+            "drain_seconds": 600, "job_timeout_seconds": 600,
         },
     }  # fmt: skip
     if mode == "replay":

@@ -93,6 +93,7 @@ class RetrievalConfig:
     max_context_chars: int = field(default=2000, metadata=_range(100, 100_000))
     excluded_paths: list[str] = field(default_factory=list)
     excluded_models: list[str] = field(default_factory=list)
+    hybrid: bool = True  # cosine + keyword ranking of more candidates (retrieval/rank.py)
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,7 @@ from memory_extproc.extraction.turns import TurnTracker
 from memory_extproc.extraction.writer import MemoryWriter
 from memory_extproc.retention.usage import UsageTracker
 from memory_extproc.retrieval.plan import RetrievalPolicy
+from memory_extproc.retrieval.rank import RankPolicy
 from memory_extproc.retrieval.rewrite import QueryRewriter
 from memory_extproc.retrieval.service import MemoryRetrieval
 from memory_extproc.store.milvus import MilvusStore
@@ -136,6 +137,7 @@ def retrieval_policy(config: Config) -> RetrievalPolicy:
         max_context_chars=memory.retrieval.max_context_chars,
         excluded_paths=frozenset(memory.retrieval.excluded_paths),
         excluded_models=frozenset(memory.retrieval.excluded_models),
+        ranking=RankPolicy(hybrid=memory.retrieval.hybrid),
     )
 
 

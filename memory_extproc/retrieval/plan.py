@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from memory_extproc.llm_api.requests import ChatRequest
 from memory_extproc.retrieval.decision import DecisionInput, Skip, decide
 from memory_extproc.retrieval.query import build_search_query, is_self_contained
+from memory_extproc.retrieval.rank import RankPolicy
 from memory_extproc.store.model import MemoryType
 
 
@@ -19,6 +20,7 @@ class RetrievalPolicy:
     max_context_chars: int = 2000
     excluded_paths: frozenset[str] = frozenset()
     excluded_models: frozenset[str] = frozenset()
+    ranking: RankPolicy = field(default_factory=RankPolicy)
 
 
 @dataclass(frozen=True, slots=True)

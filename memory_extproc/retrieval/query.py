@@ -16,7 +16,7 @@ MAX_QUERY_CHARS = 1000
 _CONTEXT_MESSAGES = 3
 _MAX_TERMS_PER_MESSAGE = 8
 _WORD = re.compile(r"[^\W_][\w'$%.,-]*[^\W_]|[^\W_]", re.UNICODE)
-_STOPWORDS = frozenset(
+STOPWORDS = frozenset(
     """a about above after again all also am an and any are as at be because been before being
     below between both but by can could did do does doing down during each few for from further
     had has have having he her here hers herself him himself his how i i'd i'll i'm i've if in
@@ -39,7 +39,7 @@ def key_terms(text: str, limit: int = _MAX_TERMS_PER_MESSAGE) -> list[str]:
     terms: list[str] = []
     for word in _WORD.findall(text):
         lowered = word.lower()
-        if lowered not in _STOPWORDS and lowered not in terms:
+        if lowered not in STOPWORDS and lowered not in terms:
             terms.append(lowered)
             if len(terms) == limit:
                 break

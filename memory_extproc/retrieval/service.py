@@ -24,6 +24,7 @@ from memory_extproc.retrieval.plan import (
     SearchPlan,
     plan_retrieval,
 )
+from memory_extproc.retrieval.rank import rank
 from memory_extproc.retrieval.rewrite import REWRITE_SHARE, QueryRewriter
 from memory_extproc.store.model import (
     ScoredMemory,
@@ -125,16 +126,20 @@ class MemoryRetrieval:
             vector = await self._embedder.embed(query)
         except Exception as exc:
             raise EmbeddingError from exc
-        return await self._store.retrieve(
+        ranking = self.policy.ranking
+        candidates = await self._store.retrieve(
             SearchRequest(
                 user_id=signals.user_id,
                 vector=vector,
-                limit=plan.limit,
-                threshold=plan.threshold,
+                limit=ranking.candidate_limit(plan.limit),
+                threshold=ranking.candidate_floor(plan.threshold),
                 types=plan.types,
                 project_id=signals.project_id or None,  # a project header scopes the search
             )
         )
+        # A request that raised the threshold gets exactly that bar: narrowing never widens.
+        rescue = plan.threshold <= self.policy.threshold
+        return rank(query, candidates, plan.threshold, plan.limit, ranking, rescue=rescue)
 
     @staticmethod
     def _finish(

@@ -85,6 +85,15 @@ def test_scores() -> None:
     assert report["category_4"]["hit_at_1"] == 0.0
     assert report["category_4"]["hit_at_3"] == 1.0
     assert report["all"] == {
-        "questions": 2, "hit_at_1": 0.0, "hit_at_3": 0.5, "hit_at_5": 0.5,
-        "nothing_injected": 0.5, "mean_injected_tokens": 30.0, "p95_injected_tokens": 60,
+        "questions": 1, "hit_at_1": 0.0, "hit_at_3": 1.0, "hit_at_5": 1.0,
+        "nothing_injected": 0.0, "mean_injected_tokens": 60.0, "p95_injected_tokens": 60,
     }  # fmt: skip
+
+
+def test_questions_no_observation_covers_are_left_out() -> None:
+    provenance = Provenance.of([SAMPLE])
+    cat, concert = questions(SAMPLE)  # no observation comes from session 2
+    assert provenance.covers(cat)
+    assert not provenance.covers(concert)
+    report = score([Asked(cat, [], 0), Asked(concert, [], 0)], provenance)
+    assert report["all"]["questions"] == 1

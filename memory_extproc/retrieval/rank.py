@@ -1,0 +1,91 @@
+"""Which of the vector search's candidates to inject, and in what order: cosine plus keywords.
+
+MiniLM's cosine misses memories that share the question's rare words but not its phrasing
+("What did Caroline research?" vs "Caroline looked into adoption agencies"). Hybrid ranking
+takes more candidates from the vector search (down to ``threshold - floor_margin``), scores
+each by how much of the question's keyword weight it contains (BM25-style IDF computed over
+the candidates, so a word every candidate shares counts for little), and
+
+* keeps a candidate if its cosine passes the threshold, as before, or if it is a near miss that
+  covers at least ``rescue_coverage`` of the question's keyword weight;
+* orders the kept ones by cosine + ``keyword_weight`` x coverage.
+
+The cosine threshold keeps its meaning (no mixed score is compared with it), so turning hybrid
+ranking on never silently changes what "0.6" means (docs/PEER_LESSONS: RRF scores vs a cosine
+threshold disabled a peer's memory). Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+from memory_extproc.retrieval.query import STOPWORDS
+from memory_extproc.store.model import ScoredMemory
+
+_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?", re.UNICODE)
+
+
+@dataclass(frozen=True, slots=True)
+class RankPolicy:
+    hybrid: bool = True
+    # Chosen on LoCoMo dev with `python -m eval.offline` (eval/RESULTS.md): hit@5 is flat around
+    # these values (±0.01 for 30-100 candidates, margins 0.15-0.45, weights 0.3-1.0).
+    candidates: int = 30  # vector hits considered when hybrid
+    floor_margin: float = 0.35  # near misses: cosine down to threshold - margin
+    rescue_coverage: float = 0.3  # share of the question's keyword weight a near miss needs
+    keyword_weight: float = 0.6
+
+    def candidate_floor(self, threshold: float) -> float:
+        return threshold - self.floor_margin if self.hybrid else threshold
+
+    def candidate_limit(self, limit: int) -> int:
+        return max(limit, self.candidates) if self.hybrid else limit
+
+
+def stem(word: str) -> str:
+    """Crude suffix stripping: enough for "researched" / "research", "agencies" / "agency"."""
+    word = word.removesuffix("'s")
+    for suffix, replacement, shortest in (
+        ("ies", "y", 5), ("ing", "", 6), ("ed", "", 5), ("es", "", 5), ("s", "", 4),
+    ):  # fmt: skip
+        if word.endswith(suffix) and len(word) >= shortest:
+            return word[: -len(suffix)] + replacement
+    return word
+
+
+def terms(text: str) -> set[str]:
+    return {stem(w) for w in _WORD.findall(text.lower()) if w not in STOPWORDS and len(w) > 1}
+
+
+def rank(
+    query: str,
+    candidates: list[ScoredMemory],
+    threshold: float,
+    limit: int,
+    policy: RankPolicy,
+    *,
+    rescue: bool = True,
+) -> list[ScoredMemory]:
+    """The memories to inject, best first (``candidates`` come best-cosine first). Without
+    ``rescue`` (a request that raised the threshold) nothing below the threshold is kept."""
+    passing = [c for c in candidates if c.score >= threshold]
+    wanted = terms(query)
+    if not policy.hybrid or not wanted or not candidates:
+        return passing[:limit]
+    documents = [terms(c.memory.content) for c in candidates]
+    count = len(documents)
+    idf = {
+        t: math.log(1 + (count - n + 0.5) / (n + 0.5))
+        for t in wanted
+        for n in [sum(t in d for d in documents)]
+    }
+    total = sum(idf.values())
+    scored = []
+    for candidate, document in zip(candidates, documents, strict=True):
+        coverage = sum(idf[t] for t in wanted if t in document) / total
+        if candidate.score >= threshold or (rescue and coverage >= policy.rescue_coverage):
+            scored.append((candidate.score + policy.keyword_weight * coverage, candidate))
+    scored.sort(key=lambda pair: pair[0], reverse=True)
+    return [candidate for _, candidate in scored[:limit]]

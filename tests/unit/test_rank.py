@@ -1,0 +1,54 @@
+"""Hybrid ranking: the cosine threshold keeps its meaning; keywords rescue near misses and order."""
+
+from __future__ import annotations
+
+from memory_extproc.retrieval.rank import RankPolicy, rank, stem, terms
+from memory_extproc.store.model import Memory, ScoredMemory
+
+
+def hit(text: str, score: float) -> ScoredMemory:
+    return ScoredMemory(Memory.new("alice", text), score)
+
+
+ON, OFF = RankPolicy(), RankPolicy(hybrid=False)
+
+
+def test_terms_drop_stopwords_and_stem() -> None:
+    assert terms("What did Caroline research about adoption agencies?") == {
+        "caroline", "research", "adoption", "agency",
+    }  # fmt: skip
+    assert stem("researched") == stem("research") == "research"
+    assert stem("bus") == "bus"  # too short to strip
+
+
+def test_off_is_plain_cosine_above_the_threshold() -> None:
+    candidates = [hit("a", 0.8), hit("b", 0.61), hit("c", 0.5)]
+    assert rank("anything", candidates, 0.6, 5, OFF) == candidates[:2]
+    assert rank("anything", candidates, 0.6, 1, OFF) == candidates[:1]
+
+
+def test_a_near_miss_with_the_questions_rare_words_is_rescued() -> None:
+    above = hit("Caroline values happy moments", 0.69)
+    miss = hit("Caroline created a rainbow flag mural", 0.54)
+    far = hit("Caroline likes flags", 0.2)  # below the candidate floor: never rescued
+    unrelated = hit("Caroline went hiking", 0.55)
+    chosen = rank("Which mural did Caroline create?", [above, unrelated, miss, far], 0.6, 5, ON)
+    assert chosen == [miss, above]  # rescued, and ranked first by its keywords
+    question = "Which mural did Caroline create?"
+    assert rank(question, [above, unrelated, miss], 0.6, 5, ON, rescue=False) == [above]
+    assert rank("Which mural did Caroline create?", [above, unrelated, miss], 0.6, 5, OFF) == [
+        above
+    ]
+
+
+def test_keywords_reorder_but_never_admit_what_shares_nothing() -> None:
+    a = hit("Melanie appreciates the power of books", 0.75)
+    b = hit("Caroline's favourite book is Becoming Nicole", 0.64)
+    chosen = rank("What book did Caroline recommend?", [a, b], 0.6, 5, ON)
+    assert chosen == [b, a]  # "book" and "Caroline" outweigh a 0.11 cosine lead
+    assert rank("zzz qqq", [hit("x", 0.59)], 0.6, 5, ON) == []
+
+
+def test_questions_without_keywords_fall_back_to_cosine() -> None:
+    candidates = [hit("a", 0.7), hit("b", 0.3)]
+    assert rank("what is it?", candidates, 0.6, 5, ON) == candidates[:1]
