@@ -146,7 +146,11 @@ async def ask(
         llm.script(Reply(text="ok"))
         before = len(llm.recorded)
         body = orjson.dumps(
-            {"model": "eval", "messages": [{"role": "user", "content": question.text}]}
+            {
+                "model": "eval",
+                "messages": [{"role": "user", "content": question.text}],
+                "memory_config": {"auto_store": False},  # questions are not learned from
+            }
         )
         headers = {"authorization": f"Bearer {token}", "content-type": "application/json"}
         async with http.post(stack.url, data=body, headers=headers) as response:
@@ -252,7 +256,8 @@ def report(modes: list[Mode], provenance: Provenance, workdir: Path) -> dict[str
                             ("nothing_injected", "nothing_injected"))
     }  # fmt: skip
     summary |= {f"{m.name}_retrieval_p50_ms": m.latency_ms["p50"] for m in modes}
-    summary["questions"] = len(modes[0].results)
+    summary["questions"] = detail[modes[0].name]["scores"]["all"]["questions"]
+    summary["questions_asked"] = len(modes[0].results)  # the rest no gold observation covers
     results = Path("eval/results")
     results.mkdir(parents=True, exist_ok=True)
     path = results / f"eval-{time.strftime('%Y%m%d-%H%M%S')}.json"
