@@ -55,8 +55,8 @@ def main() -> None:
                 if cosines[i] >= policy.candidate_floor(args.threshold)
             ]
             chosen = rank(question.text, candidates, args.threshold, args.limit, policy)
-            context, count = format_context(chosen, args.max_chars)
-            lines = [f"[1970-01-01] {m.memory.content}" for m in chosen[:count]]
+            context, injected = format_context(chosen, args.max_chars)
+            lines = [f"[1970-01-01] {m.memory.content}" for m in injected]
             results.append(Asked(question, lines, len(context) // 4))
     report = score(results, provenance)
     for name, row in report.items():

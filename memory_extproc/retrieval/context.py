@@ -32,19 +32,26 @@ def _date(epoch_ms: int) -> str:
     return datetime.fromtimestamp(epoch_ms / 1000, tz=UTC).strftime("%Y-%m-%d")
 
 
-def format_context(memories: Sequence[ScoredMemory], max_chars: int) -> tuple[str, int]:
-    """The context block and how many memories it holds (in score order, up to ``max_chars``)."""
+def format_context(
+    memories: Sequence[ScoredMemory], max_chars: int
+) -> tuple[str, list[ScoredMemory]]:
+    """The context block and the memories it holds: in the given order, each text once (rows
+    stored twice before dedup existed are shown once), up to ``max_chars``."""
     budget = max_chars - len(OPEN_TAG) - len(PREAMBLE) - len(CLOSE_TAG) - 3
     lines: list[str] = []
+    included: list[ScoredMemory] = []
+    seen: set[str] = set()
     for scored in memories:
         text = _one_line(scored.memory.content)
-        if not text:
+        if not text or text.casefold() in seen:
             continue
         line = f"- [{_date(scored.memory.created_at)}] {text}"
         if len(line) + 1 > budget:
             break
         budget -= len(line) + 1
         lines.append(line)
+        included.append(scored)
+        seen.add(text.casefold())
     if not lines:
-        return "", 0
-    return "\n".join([OPEN_TAG, PREAMBLE, *lines, CLOSE_TAG]), len(lines)
+        return "", []
+    return "\n".join([OPEN_TAG, PREAMBLE, *lines, CLOSE_TAG]), included

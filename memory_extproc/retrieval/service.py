@@ -97,13 +97,14 @@ class MemoryRetrieval:
         except Exception:
             log.exception("Memory retrieval failed, skipping")
             return self._finish(request, Outcome.ERROR, started)
-        context, count = format_context(memories, self.policy.max_context_chars)
+        context, injected = format_context(memories, self.policy.max_context_chars)
+        count = len(injected)
         if not count:
             log.debug("No memories above threshold", extra={"threshold": decision.threshold})
             return self._finish(request, Outcome.NO_RESULTS, started)
         body = encode(with_memory_context(request, context))
         if self._usage is not None:
-            self._usage.record(signals.user_id, (m.memory for m in memories[:count]), now_ms())
+            self._usage.record(signals.user_id, (m.memory for m in injected), now_ms())
         metrics.INJECTED_MEMORIES.observe(count)
         metrics.INJECTED_CHARS.observe(len(context))
         log.debug(

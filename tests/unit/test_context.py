@@ -11,8 +11,10 @@ def scored(content: str, score: float = 0.8) -> ScoredMemory:
 
 
 def test_memories_are_fenced_dated_and_in_the_given_order() -> None:
-    text, count = format_context([scored("Budget is $10,000"), scored("Likes window seats")], 2000)
-    assert count == 2
+    text, injected = format_context(
+        [scored("Budget is $10,000"), scored("Likes window seats")], 2000
+    )
+    assert len(injected) == 2
     lines = text.splitlines()
     assert lines[0] == OPEN_TAG
     assert lines[-1] == CLOSE_TAG
@@ -32,14 +34,22 @@ def test_content_cannot_close_the_fence_or_add_lines() -> None:
 
 def test_size_cap_keeps_the_best_memories_that_fit() -> None:
     memories = [scored("a" * 300), scored("b" * 300), scored("c" * 300)]
-    text, count = format_context(memories, 1000)
+    text, injected = format_context(memories, 1000)
     assert len(text) <= 1000
-    assert count == 2
+    assert injected == memories[:2]
     assert "a" * 300 in text
     assert "b" * 300 in text
     assert "c" * 300 not in text
 
 
 def test_nothing_to_inject_gives_empty_text() -> None:
-    assert format_context([], 2000) == ("", 0)
-    assert format_context([scored("   ")], 2000) == ("", 0)
+    assert format_context([], 2000) == ("", [])
+    assert format_context([scored("   ")], 2000) == ("", [])
+
+
+def test_the_same_text_twice_is_injected_once() -> None:
+    first, again = scored("Budget is $10,000"), scored("budget is  $10,000")
+    other = scored("Likes window seats")
+    text, injected = format_context([first, again, other], 2000)
+    assert injected == [first, other]
+    assert text.count("$10,000") == 1
