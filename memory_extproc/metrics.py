@@ -22,7 +22,7 @@ EXTPROC_ERRORS = Counter(
 )
 REQUESTS = Counter(
     "memory_extproc_requests_total",
-    "HTTP requests seen, by API (chat_completions, responses, other)",
+    "HTTP requests seen, by API (chat_completions, responses, memory_api, other)",
     ["api"],
 )
 RETRIEVAL_OUTCOMES = Counter(

@@ -17,9 +17,9 @@ from urllib.parse import urlsplit
 import yaml
 
 from memory_extproc.devstack.process import ManagedProcess
+from memory_extproc.doctor import EXT_PROC
 
 REPO_CONFIG = Path(__file__).resolve().parents[2] / "envoy" / "envoy.yaml"
-EXT_PROC = "type.googleapis.com/envoy.extensions.filters.http.ext_proc.v3.ExternalProcessor"
 _TLS_CONTEXT = "type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.UpstreamTlsContext"
 
 
