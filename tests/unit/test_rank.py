@@ -1,4 +1,5 @@
-"""Hybrid ranking: the cosine threshold keeps its meaning; keywords rescue near misses and order."""
+"""Hybrid ranking: the cosine threshold keeps its meaning; keywords rescue near misses and order;
+companions fill the slots once something passes."""
 
 from __future__ import annotations
 
@@ -31,7 +32,7 @@ def test_a_near_miss_with_the_questions_rare_words_is_rescued() -> None:
     above = hit("Caroline values happy moments", 0.69)
     miss = hit("Caroline created a rainbow flag mural", 0.54)
     far = hit("Caroline likes flags", 0.2)  # below the candidate floor: never rescued
-    unrelated = hit("Caroline went hiking", 0.55)
+    unrelated = hit("Caroline went hiking", 0.45)  # below the companions' floor
     chosen = rank("Which mural did Caroline create?", [above, unrelated, miss, far], 0.6, 5, ON)
     assert chosen == [miss, above]  # rescued, and ranked first by its keywords
     question = "Which mural did Caroline create?"
@@ -52,3 +53,23 @@ def test_keywords_reorder_but_never_admit_what_shares_nothing() -> None:
 def test_questions_without_keywords_fall_back_to_cosine() -> None:
     candidates = [hit("a", 0.7), hit("b", 0.3)]
     assert rank("what is it?", candidates, 0.6, 5, ON) == candidates[:1]
+
+
+def test_companions_join_only_what_passes() -> None:
+    best = hit("Jon opened a dance studio", 0.66)
+    companion = hit("Jon lost his job as a banker", 0.52)  # within 0.1 of the threshold
+    too_far = hit("Jon likes tea", 0.49)
+    question = "How long did it take for Jon to open his studio?"
+    assert rank(question, [best, companion, too_far], 0.6, 5, ON) == [best, companion]
+    # nothing passes: the question is not about these memories, companions or not
+    assert rank(question, [companion, too_far], 0.6, 5, ON) == []
+    # a request that raised the threshold gets exactly that bar
+    assert rank(question, [best, companion], 0.6, 5, ON, rescue=False) == [best]
+    assert rank(question, [best, companion], 0.6, 5, OFF) == [best]
+
+
+def test_a_rescued_memory_opens_the_door_for_companions() -> None:
+    rescued = hit("Caroline created a rainbow flag mural", 0.54)
+    companion = hit("Caroline paints on weekends", 0.53)
+    chosen = rank("Which mural did Caroline create?", [rescued, companion], 0.6, 5, ON)
+    assert chosen == [rescued, companion]
