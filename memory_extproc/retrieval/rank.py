@@ -8,15 +8,15 @@ the candidates, so a word every candidate shares counts for little), and
 
 * keeps a candidate if its cosine passes the threshold, as before, or if it is a near miss that
   covers at least ``rescue_coverage`` of the question's keyword weight;
-* once something is kept, lets companions within ``companion_margin`` below the threshold join
-  it: the threshold decides *whether* the question is about the user's memories, the slots are
-  then filled with the next best (an adaptive threshold: +0.035 hit@5 on LoCoMo, where the
-  right memory often scores 0.5-0.6 next to a better-scoring neighbour);
+* once a candidate passes by cosine, lets companions within ``companion_margin`` below the
+  threshold join it: the threshold decides *whether* the question is about the user's
+  memories, the slots are then filled with the next best (an adaptive threshold: +0.03 hit@5
+  on LoCoMo, where the right memory often scores 0.5-0.6 next to a better-scoring neighbour);
 * orders the kept ones by cosine + ``keyword_weight`` x coverage.
 
-The cosine threshold keeps its meaning (no mixed score is compared with it), so turning hybrid
-ranking on never silently changes what "0.6" means (docs/PEER_LESSONS: RRF scores vs a cosine
-threshold disabled a peer's memory). Pure: no I/O.
+The cosine threshold keeps deciding whether anything is injected, and no mixed score is ever
+compared with it (docs/PEER_LESSONS: RRF scores vs a cosine threshold disabled a peer's
+memory). Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -96,16 +96,14 @@ def rank(
         return [c for c in candidates if c.score >= threshold][:limit]
     shares = coverage(query, candidates)
 
-    def kept(candidate: ScoredMemory, share: float, floor: float) -> bool:
-        return candidate.score >= floor or (rescue and share >= policy.rescue_coverage)
-
-    if not any(kept(c, share, threshold) for c, share in zip(candidates, shares, strict=True)):
-        return []
-    floor = threshold - policy.companion_margin if rescue else threshold
+    # A rescued near miss is itself the exception: only a memory that passes by cosine brings
+    # companions (episodic notes: rescue-opened companions cost +50 tokens for +0.006 hit@5).
+    passes = rescue and any(c.score >= threshold for c in candidates)
+    floor = threshold - policy.companion_margin if passes else threshold
     scored = [
         (candidate.score + policy.keyword_weight * share, candidate)
         for candidate, share in zip(candidates, shares, strict=True)
-        if kept(candidate, share, floor)
+        if candidate.score >= floor or (rescue and share >= policy.rescue_coverage)
     ]
     scored.sort(key=lambda pair: pair[0], reverse=True)
     return [candidate for _, candidate in scored[:limit]]

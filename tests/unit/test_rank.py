@@ -68,8 +68,8 @@ def test_companions_join_only_what_passes() -> None:
     assert rank(question, [best, companion], 0.6, 5, OFF) == [best]
 
 
-def test_a_rescued_memory_opens_the_door_for_companions() -> None:
+def test_a_rescued_near_miss_brings_no_companions() -> None:
     rescued = hit("Caroline created a rainbow flag mural", 0.54)
     companion = hit("Caroline paints on weekends", 0.53)
     chosen = rank("Which mural did Caroline create?", [rescued, companion], 0.6, 5, ON)
-    assert chosen == [rescued, companion]
+    assert chosen == [rescued]
