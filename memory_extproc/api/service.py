@@ -143,15 +143,10 @@ class MemoryApi:
                 hits = await store.retrieve(
                     SearchRequest(
                         user_id, vector, limit=call.limit, threshold=threshold,
-                        types=call.types, project_id=call.project_id,
+                        types=call.types, project_id=call.project_id, complete=True,
                     )
                 )  # fmt: skip
-                found = [await store.get(user_id, h.memory.id) for h in hits]
-                data = [
-                    {**memory_json(m), "score": round(h.score, 4)}
-                    for h, m in zip(hits, found, strict=True)
-                    if m is not None
-                ]
+                data = [{**memory_json(h.memory), "score": round(h.score, 4)} for h in hits]
                 return _json(200, {"data": data})
             case UpdateMemory():
                 current = await self._active(user_id, call.memory_id)

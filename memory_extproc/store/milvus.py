@@ -143,14 +143,18 @@ def _scored(hits: list[dict[str, Any]], request: SearchRequest) -> list[ScoredMe
         # Defence in depth: the filter already scopes to the user; check again anyway.
         if entity["user_id"] != request.user_id or hit["distance"] < request.threshold:
             continue
-        memory = Memory(
-            id=hit["id"],
-            user_id=entity["user_id"],
-            type=MemoryType(entity["type"]),
-            content=entity["content"],
-            project_id=entity["project_id"],
-            created_at=entity["created_at"],
-            expires_at=entity["expires_at"],
+        memory = (
+            _memory({**entity, "id": hit["id"]})
+            if request.complete
+            else Memory(
+                id=hit["id"],
+                user_id=entity["user_id"],
+                type=MemoryType(entity["type"]),
+                content=entity["content"],
+                project_id=entity["project_id"],
+                created_at=entity["created_at"],
+                expires_at=entity["expires_at"],
+            )
         )
         results.append(ScoredMemory(memory, hit["distance"]))
     return results
@@ -367,8 +371,12 @@ class MilvusStore:
         if not requests:
             return []
         first = requests[0]
-        scope = (first.user_id, first.project_id, tuple(first.types), first.limit)
-        if any((r.user_id, r.project_id, tuple(r.types), r.limit) != scope for r in requests):
+
+        def scope_of(r: SearchRequest) -> tuple[object, ...]:
+            return (r.user_id, r.project_id, tuple(r.types), r.limit, r.complete)
+
+        scope = scope_of(first)
+        if any(scope_of(r) != scope for r in requests):
             raise ValueError("retrieve_many needs requests of one scope")
         expr = filters.user_scope(
             first.user_id, project_id=first.project_id, types=first.types, alive_at=now_ms()
@@ -381,7 +389,7 @@ class MilvusStore:
                 data=vectors,
                 filter=expr,
                 limit=first.limit,
-                output_fields=_SEARCH_FIELDS,
+                output_fields=_OUTPUT_FIELDS if first.complete else _SEARCH_FIELDS,
                 search_params={"metric_type": "COSINE", "params": {"ef": max(64, first.limit)}},
                 consistency_level="Eventually",
                 timeout=self._timeout,

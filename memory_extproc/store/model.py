@@ -193,6 +193,7 @@ class SearchRequest:
     threshold: float = 0.6
     types: Sequence[MemoryType] = field(default_factory=tuple)  # empty: all types
     project_id: str | None = None  # None: every project of the user
+    complete: bool = False  # every field (the API shows them); injection needs fewer, faster
 
 
 class StoreUnavailableError(RuntimeError):

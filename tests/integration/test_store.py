@@ -62,6 +62,18 @@ async def test_stored_memories_are_found_at_once_by_their_user_only(
     assert [m.id for m in await store.list(alice)] == [mine.id]
 
 
+async def test_a_complete_search_returns_whole_memories(
+    store: Store, embedder: OnnxEmbedder
+) -> None:
+    alice = f"alice-{uuid.uuid4().hex[:6]}"
+    mine = await put(
+        store, embedder, alice, "I keep my passport in the blue drawer", source="api",
+        importance=0.75, meta={"origin": "test"},
+    )  # fmt: skip
+    (found,) = await store.retrieve(search(embedder, alice, "Where is my passport?", complete=True))
+    assert found.memory == mine
+
+
 async def test_filters_by_type_project_and_threshold(store: Store, embedder: OnnxEmbedder) -> None:
     user = f"u-{uuid.uuid4().hex[:6]}"
     text = "To deploy the app the user runs make release"
