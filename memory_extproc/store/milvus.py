@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import re
 import time
@@ -50,6 +51,7 @@ _OUTPUT_FIELDS = [
     "id", "user_id", "project_id", "type", "content", "source", "created_at", "updated_at",
     "access_count", "importance", "content_hash", "superseded_by", "expires_at", "meta",
 ]  # fmt: skip
+_MEMORY_FIELDS = frozenset(f.name for f in dataclasses.fields(Memory))
 # What injection needs; fewer fields is measurably cheaper to fetch and decode on the hot path.
 _SEARCH_FIELDS = ["user_id", "project_id", "type", "content", "created_at", "expires_at"]
 LIST_SCAN_LIMIT = 16384  # Milvus' largest query window
@@ -118,22 +120,11 @@ def _row(memory: Memory, vector: np.ndarray) -> dict[str, Any]:
 
 
 def _memory(entity: dict[str, Any]) -> Memory:
-    return Memory(
-        id=entity["id"],
-        user_id=entity["user_id"],
-        type=MemoryType(entity["type"]),
-        content=entity["content"],
-        project_id=entity["project_id"],
-        source=entity["source"],
-        created_at=entity["created_at"],
-        updated_at=entity["updated_at"],
-        access_count=entity["access_count"],
-        importance=entity["importance"],
-        content_hash=entity["content_hash"],
-        superseded_by=entity["superseded_by"],
-        expires_at=entity["expires_at"],
-        meta=entity.get("meta") or {},
-    )
+    """A row as a Memory; fields a search did not ask for keep their defaults."""
+    fields = {k: v for k, v in entity.items() if k in _MEMORY_FIELDS}
+    fields["type"] = MemoryType(entity["type"])
+    fields["meta"] = entity.get("meta") or {}
+    return Memory(**fields)
 
 
 def _scored(hits: list[dict[str, Any]], request: SearchRequest) -> list[ScoredMemory]:
@@ -143,20 +134,7 @@ def _scored(hits: list[dict[str, Any]], request: SearchRequest) -> list[ScoredMe
         # Defence in depth: the filter already scopes to the user; check again anyway.
         if entity["user_id"] != request.user_id or hit["distance"] < request.threshold:
             continue
-        memory = (
-            _memory({**entity, "id": hit["id"]})
-            if request.complete
-            else Memory(
-                id=hit["id"],
-                user_id=entity["user_id"],
-                type=MemoryType(entity["type"]),
-                content=entity["content"],
-                project_id=entity["project_id"],
-                created_at=entity["created_at"],
-                expires_at=entity["expires_at"],
-            )
-        )
-        results.append(ScoredMemory(memory, hit["distance"]))
+        results.append(ScoredMemory(_memory({**entity, "id": hit["id"]}), hit["distance"]))
     return results
 
 
