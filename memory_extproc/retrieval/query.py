@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from memory_extproc.words import STOPWORDS
+
 _VAGUE = re.compile(
     r"^\s*(how much|how many|what about|and (that|this|it|them|those)|this one|that one"
     r"|the other one|what else)\b",
@@ -16,17 +18,6 @@ MAX_QUERY_CHARS = 1000
 _CONTEXT_MESSAGES = 3
 _MAX_TERMS_PER_MESSAGE = 8
 _WORD = re.compile(r"[^\W_][\w'$%.,-]*[^\W_]|[^\W_]", re.UNICODE)
-STOPWORDS = frozenset(
-    """a about above after again all also am an and any are as at be because been before being
-    below between both but by can could did do does doing down during each few for from further
-    had has have having he her here hers herself him himself his how i i'd i'll i'm i've if in
-    into is it it's its itself just let's me more most my myself no nor not now of off on once
-    only or other our ours ourselves out over own please same she should so some such than that
-    that's the their theirs them themselves then there these they this those through to too
-    under until up very was we were what what's when where which while who whom why will with
-    would you your yours yourself yourselves ok okay yes yeah sure thanks thank hi hello hey
-    tell know think want like really much many get got going go""".split()
-)
 
 
 def is_self_contained(query: str) -> bool:

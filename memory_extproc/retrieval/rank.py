@@ -22,13 +22,10 @@ memory). Pure: no I/O.
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
 
-from memory_extproc.retrieval.query import STOPWORDS
 from memory_extproc.store.model import ScoredMemory
-
-_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?", re.UNICODE)
+from memory_extproc.words import terms
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,21 +44,6 @@ class RankPolicy:
 
     def candidate_limit(self, limit: int) -> int:
         return max(limit, self.candidates) if self.hybrid else limit
-
-
-def stem(word: str) -> str:
-    """Crude suffix stripping: enough for "researched" / "research", "agencies" / "agency"."""
-    word = word.removesuffix("'s")
-    for suffix, replacement, shortest in (
-        ("ies", "y", 5), ("ing", "", 6), ("ed", "", 5), ("es", "", 5), ("s", "", 4),
-    ):  # fmt: skip
-        if word.endswith(suffix) and len(word) >= shortest:
-            return word[: -len(suffix)] + replacement
-    return word
-
-
-def terms(text: str) -> set[str]:
-    return {stem(w) for w in _WORD.findall(text.lower()) if w not in STOPWORDS and len(w) > 1}
 
 
 def coverage(query: str, candidates: list[ScoredMemory]) -> list[float]:

@@ -3,8 +3,9 @@ companions fill the slots once something passes."""
 
 from __future__ import annotations
 
-from memory_extproc.retrieval.rank import RankPolicy, rank, stem, terms
+from memory_extproc.retrieval.rank import RankPolicy, rank
 from memory_extproc.store.model import Memory, ScoredMemory
+from memory_extproc.words import stem, terms
 
 
 def hit(text: str, score: float) -> ScoredMemory:

@@ -1,0 +1,53 @@
+"""Words, as the request path's ranking and the response path's rules read them: pure, no I/O.
+
+One home for the word-level rules both paths share, so a memory and the question about it are
+read the same way.
+"""
+
+from __future__ import annotations
+
+import re
+
+STOPWORDS = frozenset(
+    """a about above after again all also am an and any are as at be because been before being
+    below between both but by can could did do does doing down during each few for from further
+    had has have having he her here hers herself him himself his how i i'd i'll i'm i've if in
+    into is it it's its itself just let's me more most my myself no nor not now of off on once
+    only or other our ours ourselves out over own please same she should so some such than that
+    that's the their theirs them themselves then there these they this those through to too
+    under until up very was we were what what's when where which while who whom why will with
+    would you your yours yourself yourselves ok okay yes yeah sure thanks thank hi hello hey
+    tell know think want like really much many get got going go""".split()
+)
+_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?", re.UNICODE)
+_SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|\s*\n+\s*")
+
+
+def stem(word: str) -> str:
+    """Crude suffix stripping: enough for "researched" / "research", "agencies" / "agency"."""
+    word = word.removesuffix("'s")
+    for suffix, replacement, shortest in (
+        ("ies", "y", 5), ("ing", "", 6), ("ed", "", 5), ("es", "", 5), ("s", "", 4),
+    ):  # fmt: skip
+        if word.endswith(suffix) and len(word) >= shortest:
+            return word[: -len(suffix)] + replacement
+    return word
+
+
+def terms(text: str) -> set[str]:
+    """The content words of a text, stemmed (stopwords and single letters dropped)."""
+    words = _WORD.findall(text.lower().replace("\u2019", "'"))
+    return {stem(w) for w in words if w not in STOPWORDS and len(w) > 1}
+
+
+def sentences(text: str) -> list[str]:
+    """Sentences and lines, stripped; good enough for chat answers, not for abbreviations."""
+    return [s.strip() for s in _SENTENCE_END.split(text) if s.strip()]
+
+
+_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+
+
+def numbers(text: str) -> set[str]:
+    """The numbers in a text, as digits ("$10,000" → "10000")."""
+    return {n.replace(",", "").rstrip(".") for n in _NUMBER.findall(text)}
