@@ -124,6 +124,17 @@ LLM_SECONDS = Histogram(
     ["role", "outcome"],
     buckets=(0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60),
 )
+LLM_FORMAT_FALLBACKS = Counter(
+    "memory_llm_format_fallbacks_total",
+    "response_format kinds an endpoint refused (400); later calls ask with the next one",
+    ["role", "refused"],
+)
+LLM_ANSWERS = Counter(
+    "memory_llm_answers_total",
+    "How the memory models' answers read: clean, repaired (fenced, embedded in prose, bare list,"
+    " renamed key, defaulted type) or unusable (truncated, invalid_json, wrong_shape)",
+    ["role", "outcome"],
+)
 EXTRACTION_WORKER_RESTARTS = Counter(
     "memory_extraction_worker_restarts_total", "Times the extraction worker process died"
 )

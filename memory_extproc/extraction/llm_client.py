@@ -2,13 +2,21 @@
 
 Transient failures (connection errors, timeouts, 429, 5xx) are retried with exponential backoff
 and jitter; anything else fails at once. The caller's job timeout bounds the whole thing.
+
+Structured output: a call that brings a JSON schema asks for it (`response_format` json_schema:
+llama.cpp, vLLM and OpenAI constrain decoding to it, so even a 1.5B model answers in shape). An
+endpoint that refuses that (HTTP 400) is asked again with `json_object`, then with no format at
+all, and the client remembers what it accepts; the answers are read leniently either way
+(facts.read_json).
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import random
 import time
+from dataclasses import dataclass
 from typing import Any
 
 import aiohttp
@@ -17,11 +25,23 @@ import orjson
 from memory_extproc import metrics
 from memory_extproc.config import ExternalModel
 
+log = logging.getLogger(__name__)
+
 
 class LlmError(RuntimeError):
-    def __init__(self, message: str, *, transient: bool) -> None:
+    def __init__(self, message: str, *, transient: bool, refused_format: bool = False) -> None:
         super().__init__(message)
         self.transient = transient
+        self.refused_format = refused_format  # a 400 that may be about response_format
+
+
+@dataclass(frozen=True, slots=True)
+class JsonSchema:
+    name: str
+    schema: dict[str, Any]
+
+
+_FORMATS = ("json_schema", "json_object", "none")  # most to least constrained
 
 
 class ChatClient:
@@ -36,18 +56,48 @@ class ChatClient:
         if endpoint.api_key:
             self._headers["authorization"] = f"Bearer {endpoint.api_key}"
         self._session: aiohttp.ClientSession | None = None
+        self._refused: set[str] = set()  # response formats this endpoint answered 400 to
 
-    async def complete(self, messages: list[dict[str, str]], *, json_mode: bool = True) -> str:
-        """The first choice's text."""
+    async def complete(
+        self,
+        messages: list[dict[str, str]],
+        *,
+        schema: JsonSchema | None = None,
+        json_mode: bool = True,
+    ) -> str:
+        """The first choice's text, asked for as JSON (of ``schema``, where the endpoint can)."""
+        wanted = "json_schema" if schema else "json_object" if json_mode else "none"
+        formats = [f for f in _FORMATS[_FORMATS.index(wanted) :] if f not in self._refused]
+        for kind in formats or ["none"]:
+            try:
+                return await self._retried(self._payload(messages, kind, schema))
+            except LlmError as exc:
+                if not exc.refused_format or kind == "none":
+                    raise
+                self._refused.add(kind)
+                metrics.LLM_FORMAT_FALLBACKS.labels(self.role, kind).inc()
+                log.warning("LLM endpoint refused response_format %s, asking without it", kind)
+        raise AssertionError("unreachable: the last format is 'none'")
+
+    def _payload(
+        self, messages: list[dict[str, str]], kind: str, schema: JsonSchema | None
+    ) -> bytes:
         body: dict[str, Any] = {
             "model": self._model.llm_model_name,
             "messages": messages,
             "max_tokens": self._model.max_tokens,
             "temperature": self._model.temperature,
         }
-        if json_mode:
+        if kind == "json_schema" and schema is not None:
+            body["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": schema.name, "strict": True, "schema": schema.schema},
+            }
+        elif kind == "json_object":
             body["response_format"] = {"type": "json_object"}
-        payload = orjson.dumps(body)
+        return orjson.dumps(body)
+
+    async def _retried(self, payload: bytes) -> str:
         attempt = 0
         while True:
             try:
@@ -70,7 +120,11 @@ class ChatClient:
                     raise LlmError(f"HTTP {response.status}", transient=True)
                 if response.status != 200:
                     outcome = "http_4xx"
-                    raise LlmError(f"HTTP {response.status}: {raw[:200]!r}", transient=False)
+                    raise LlmError(
+                        f"HTTP {response.status}: {raw[:200]!r}",
+                        transient=False,
+                        refused_format=response.status == 400 and _about_format(raw),
+                    )
             text = _first_choice(raw)
             outcome = "ok"
             return text
@@ -94,6 +148,12 @@ class ChatClient:
     async def close(self) -> None:
         if self._session is not None:
             await self._session.close()
+
+
+def _about_format(error: bytes) -> bool:
+    """A 400 that names the response format (OpenAI, vLLM, llama.cpp all do)."""
+    text = error.lower()
+    return any(word in text for word in (b"response_format", b"json_schema", b"schema", b"grammar"))
 
 
 def _first_choice(raw: bytes) -> str:

@@ -11,7 +11,7 @@ import pytest
 from memory_extproc.config import ExternalModel, LlmEndpoint
 from memory_extproc.devstack.mock_llm import MockLLM, Reply
 from memory_extproc.devstack.ports import free_port
-from memory_extproc.extraction.llm_client import ChatClient, LlmError
+from memory_extproc.extraction.llm_client import ChatClient, JsonSchema, LlmError
 
 
 @pytest.fixture
@@ -95,4 +95,39 @@ async def test_a_non_completion_answer_is_an_error(mock: MockLLM) -> None:
     chat = client(mock.port)
     with pytest.raises(LlmError, match="not a chat completion"):
         await chat.complete([{"role": "user", "content": "hi"}])
+    await chat.close()
+
+
+SCHEMA = JsonSchema("facts", {"type": "object", "properties": {"facts": {"type": "array"}}})
+
+
+async def test_a_schema_is_asked_for_as_json_schema(mock: MockLLM) -> None:
+    mock.script(Reply(text='{"facts": []}'))
+    chat = client(mock.port)
+    await chat.complete([{"role": "user", "content": "hi"}], schema=SCHEMA)
+    (sent,) = mock.recorded
+    assert orjson.loads(sent.body)["response_format"] == {
+        "type": "json_schema",
+        "json_schema": {"name": "facts", "strict": True, "schema": SCHEMA.schema},
+    }
+    await chat.close()
+
+
+async def test_an_endpoint_refusing_the_format_is_asked_again_without_it_and_remembered(
+    mock: MockLLM,
+) -> None:
+    refusal = b'{"error": {"message": "response_format json_schema is not supported"}}'
+    mock.script(
+        Reply(status=400, body=refusal),
+        Reply(status=400, body=b'{"error": "unknown field response_format"}'),
+        Reply(text='{"facts": []}'),
+        Reply(text='{"facts": []}'),
+    )
+    chat = client(mock.port)
+    messages = [{"role": "user", "content": "hi"}]
+    assert await chat.complete(messages, schema=SCHEMA) == '{"facts": []}'
+    formats = [orjson.loads(r.body).get("response_format", {}).get("type") for r in mock.recorded]
+    assert formats == ["json_schema", "json_object", None]
+    await chat.complete(messages, schema=SCHEMA)  # remembered: asked without a format at once
+    assert "response_format" not in orjson.loads(mock.recorded[-1].body)
     await chat.close()
