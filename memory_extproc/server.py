@@ -105,14 +105,13 @@ def build_processor(config: Config) -> BatchProcessor:
 
 
 def build_writer(
-    config: Config, store: MilvusStore, embedder: EmbeddingBatcher, reconciler: ChatClient | None
+    config: Config, store: MilvusStore, embedder: EmbeddingBatcher, judge: ChatClient | None
 ) -> MemoryWriter:
     retention = config.memory.retention
     return MemoryWriter(
         store,
         embedder,
-        reconciler,
-        fact_limits(config),
+        judge,
         ttl_ms=retention.ttl_ms,
         max_per_user=retention.max_memories_per_user,
     )

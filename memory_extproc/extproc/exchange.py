@@ -66,6 +66,7 @@ class Exchange:
         self._gzip: GzipStream | None = None
         self._content_encoding = ""
         self._awaiting_answer = False
+        self._recalled: tuple[str, ...] = ()  # memories injected into this request
         self._api_request: tuple[str, str, str] | None = None  # method, path, query
         self._api_body = bytearray()
 
@@ -134,11 +135,12 @@ class Exchange:
             fact_signal=self.headers.fact_signal,
         )
         result = await retrieval.process(request, signals)
+        self._recalled = result.recalled
         if result.outcome not in (Skip.NO_USER, Skip.GREETING):
             log.info(
                 "Memory %s",
                 result.outcome.value,
-                extra={**self._log_extra(), "injected": result.injected},
+                extra={**self._log_extra(), "injected": len(result.recalled)},
             )
         if result.body is None:
             return p.CONTINUE_REQUEST_BODY
@@ -234,6 +236,7 @@ class Exchange:
                 at_ms=headers.at_ms or now_ms(),
                 response_id=answer.response_id,
                 previous_response_id=request.previous_response_id,
+                recalled=self._recalled,
             )
         )
 

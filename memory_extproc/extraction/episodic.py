@@ -1,9 +1,15 @@
-"""Without an extraction model the service still learns: compact Q/A chunks of real turns."""
+"""Without an extraction model the service still learns: compact Q/A chunks of real turns.
+
+What the answer only echoed from injected memories is left out of the note, and a turn that only
+asked, answered from memory, leaves no note at all (echo.py).
+"""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
+from memory_extproc.extraction.echo import adds_information, is_request, strip_echoes
 from memory_extproc.retrieval.decision import is_greeting
 
 _QUESTION_CHARS = 300
@@ -26,12 +32,29 @@ def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
-def qa_chunk(question: str, answer: str, date: str) -> str | None:
-    """One episodic memory for a substantive turn, or None for greetings, thanks and refusals."""
+_NOTE = re.compile(
+    r'^On \d{4}-\d{2}-\d{2} the user said: "(?P<said>.*?)"(?: Answer: "|$)', re.DOTALL
+)
+
+
+def qa_chunk(question: str, answer: str, date: str, recalled: Sequence[str] = ()) -> str | None:
+    """One episodic memory for a substantive turn, or None for greetings, thanks, refusals and
+    questions answered from memory (``recalled``: the memories injected into the request)."""
     question, answer = question.strip(), answer.strip()
     if len(question) < _MIN_QUESTION_CHARS or is_greeting(question):
         return None
     if _ACKNOWLEDGEMENT.match(question) or not answer or _REFUSAL.match(answer):
         return None
-    asked, told = _clip(question, _QUESTION_CHARS), _clip(answer, _ANSWER_CHARS)
-    return f'On {date} the user said: "{asked}" Answer: "{told}"'
+    answer = strip_echoes(answer, recalled)
+    if is_request(question) and not adds_information(answer, question, recalled):
+        return None
+    asked = _clip(question, _QUESTION_CHARS)
+    if not answer:
+        return f'On {date} the user said: "{asked}"'
+    return f'On {date} the user said: "{asked}" Answer: "{_clip(answer, _ANSWER_CHARS)}"'
+
+
+def statement(content: str) -> str:
+    """What the user said, for a note; the memory itself for anything else."""
+    match = _NOTE.match(content)
+    return match.group("said") if match else content

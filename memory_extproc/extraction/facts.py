@@ -1,4 +1,11 @@
-"""What an extraction LLM said, checked strictly: only well-formed facts about the user survive.
+"""What an extraction model said, read leniently and checked strictly: only well-formed facts
+that come from the user's own words survive.
+
+Real models, small local ones above all, wrap JSON in code fences, put prose around it, rename
+or drop fields, stop mid-answer, copy the known facts they were shown back as new ones, and
+keep stale values. Reading repairs what can be repaired without guessing (a fence, prose around
+one JSON value, a bare list, a missing type) and says what it repaired; what cannot be read is
+an error with a reason, and the batch stores nothing.
 
 Stored memories are injected into later prompts, so a "fact" that tries to command the assistant
 is an attack path (memory injection). Those are refused here, before anything is stored.
@@ -6,18 +13,24 @@ is an attack path (memory injection). Those are refused here, before anything is
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
-import orjson
-
+from memory_extproc.changes import Change, compare
 from memory_extproc.store.model import MemoryType, content_hash
+from memory_extproc.words import numbers, terms
 
 
 class ExtractionParseError(ValueError):
-    """The whole answer is unusable (not JSON, fenced, partial, wrong shape): skip the batch."""
+    """The whole answer is unusable; ``reason`` says why (truncated, invalid_json, …)."""
+
+    def __init__(self, reason: str, detail: str = "") -> None:
+        super().__init__(f"{reason}: {detail}" if detail else reason)
+        self.reason = reason
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +44,19 @@ class FactLimits:
     min_chars: int = 8
     max_chars: int = 500
     max_facts: int = 20
+
+
+@dataclass(frozen=True, slots=True)
+class Parsed:
+    facts: list[Fact]
+    rejected: Counter[str]  # reason → facts refused for it
+    repairs: tuple[str, ...] = ()  # what reading had to mend ("fenced", "embedded", …)
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    value: Any
+    repairs: list[str] = field(default_factory=list)
 
 
 _INSTRUCTION = re.compile(
@@ -49,6 +75,8 @@ _INSTRUCTION = re.compile(
     | ^\s*(act\s+as|pretend|you\s+are\s+now|roleplay|execute|run\s+the\s+following)\b
     """
 )
+_FENCE = re.compile(r"```[\w-]*[ \t]*\n?(.*?)(?:```|\Z)", re.DOTALL)
+_TYPES = frozenset(t.value for t in MemoryType)
 
 
 def is_instruction_like(text: str) -> bool:
@@ -56,56 +84,113 @@ def is_instruction_like(text: str) -> bool:
     return bool(_INSTRUCTION.search(text))
 
 
-def json_object(text: str) -> dict[str, Any]:
-    """A model's answer as one JSON object; prose, code fences or partial JSON are errors."""
+def read_json(text: str) -> Reading:
+    """The one JSON value (object or list) a model answered, and what was repaired to get it."""
     stripped = text.strip()
-    if not stripped.startswith("{"):
-        raise ExtractionParseError("not a JSON object (garbage, prose or a code fence)")
+    repairs: list[str] = []
+    fenced = _FENCE.search(stripped)
+    if fenced is not None:
+        stripped = fenced.group(1).strip()
+        repairs.append("fenced")
+    starts = [i for i in (stripped.find("{"), stripped.find("[")) if i >= 0]
+    if not starts:
+        raise ExtractionParseError("invalid_json", "no JSON value in the answer")
+    start = min(starts)
     try:
-        data = orjson.loads(stripped)
-    except orjson.JSONDecodeError as exc:
-        raise ExtractionParseError("invalid or partial JSON") from exc
-    if not isinstance(data, dict):
-        raise ExtractionParseError("not a JSON object")
-    return data
+        value, end = json.JSONDecoder().raw_decode(stripped, start)
+    except json.JSONDecodeError as exc:
+        cut = exc.pos >= len(stripped) - 1 or exc.msg.startswith("Unterminated string")
+        reason = "truncated" if cut else "invalid_json"
+        raise ExtractionParseError(reason, exc.msg) from exc
+    if start > 0 or stripped[end:].strip():
+        repairs.append("embedded")
+    return Reading(value, repairs)
 
 
-def parse_facts(text: str, limits: FactLimits) -> tuple[list[Fact], Counter[str]]:
-    """The valid facts, and how many were rejected for which reason."""
-    data = json_object(text)
-    if not isinstance(data.get("facts"), list):
-        raise ExtractionParseError('no "facts" list')
+def parse_facts(text: str, limits: FactLimits) -> Parsed:
+    """The valid facts, how many were refused for which reason, and what reading repaired."""
+    reading = read_json(text)
+    items = _fact_items(reading)
     facts: list[Fact] = []
     rejected: Counter[str] = Counter()
     seen: set[str] = set()
-    for item in data["facts"]:
-        reason = _problem(item, limits)
-        if reason is None and len(facts) >= limits.max_facts:
-            reason = "too_many"
-        if reason is None:
-            content = " ".join(item["content"].split())
-            digest = content_hash(content)
-            if digest in seen:
-                reason = "duplicate_in_batch"
-            else:
-                seen.add(digest)
-                facts.append(Fact(MemoryType(item["type"]), content))
-                continue
-        rejected[reason] += 1
-    return facts, rejected
+    for item in items:
+        fact, reason = _fact(item, limits, reading.repairs)
+        if fact is not None and len(facts) >= limits.max_facts:
+            fact, reason = None, "too_many"
+        if fact is not None and content_hash(fact.content) in seen:
+            fact, reason = None, "duplicate_in_batch"
+        if fact is None:
+            rejected[reason] += 1
+            continue
+        seen.add(content_hash(fact.content))
+        facts.append(fact)
+    return Parsed(facts, rejected, tuple(dict.fromkeys(reading.repairs)))
 
 
-def _problem(item: object, limits: FactLimits) -> str | None:
-    if not isinstance(item, dict):
-        return "malformed"
-    kind, content = item.get("type"), item.get("content")
-    if kind not in {t.value for t in MemoryType} or not isinstance(content, str):
-        return "malformed"
-    length = len(content.strip())
-    if length < limits.min_chars:
-        return "too_short"
-    if length > limits.max_chars:
-        return "too_long"
+def _fact_items(reading: Reading) -> list[Any]:
+    value = reading.value
+    if isinstance(value, list):
+        reading.repairs.append("bare_list")
+        return value
+    if not isinstance(value, dict):
+        raise ExtractionParseError("wrong_shape", "not an object")
+    if isinstance(value.get("facts"), list):
+        return list(value["facts"])
+    lists = [v for v in value.values() if isinstance(v, list)]
+    if len(lists) == 1 and "facts" not in value:  # {"memories": [...]}: one list, renamed
+        reading.repairs.append("renamed")
+        return lists[0]
+    raise ExtractionParseError("wrong_shape", 'no "facts" list')
+
+
+def _fact(item: Any, limits: FactLimits, repairs: list[str]) -> tuple[Fact | None, str]:
+    if isinstance(item, str):  # a list of sentences instead of objects
+        item = {"content": item}
+    if not isinstance(item, dict) or not isinstance(item.get("content"), str):
+        return None, "malformed"
+    kind = item.get("type")
+    if kind not in _TYPES:
+        repairs.append("defaulted_type")
+        kind = MemoryType.SEMANTIC.value
+    content = " ".join(item["content"].split())
+    if len(content) < limits.min_chars:
+        return None, "too_short"
+    if len(content) > limits.max_chars:
+        return None, "too_long"
     if is_instruction_like(content):
-        return "instruction_like"
+        return None, "instruction_like"
+    return Fact(MemoryType(kind), content), ""
+
+
+def parse_judgment(text: str) -> bool:
+    """The answer to "is the old fact still true?": {"still_true": true|false}."""
+    value = read_json(text).value
+    answer = value.get("still_true") if isinstance(value, dict) else None
+    if isinstance(answer, str) and answer.strip().lower() in ("true", "yes", "false", "no"):
+        answer = answer.strip().lower() in ("true", "yes")
+    if not isinstance(answer, bool):
+        raise ExtractionParseError("wrong_shape", 'no boolean "still_true"')
+    return answer
+
+
+def ungrounded(fact: str, said: str, known: Sequence[str]) -> str | None:
+    """Why a fact is not the user's own (None: it is). Facts come from what the user said; a
+    model that copies a known fact back, or keeps its old value, is not heard.
+
+    * ``ungrounded``: none of its words are in what the user said;
+    * ``stale_value``: it holds a number of a known memory that the user did not say;
+    * ``echo``: it restates a known memory and the user did not say most of it.
+    """
+    words = terms(fact) - {"user"}
+    heard = terms(said)
+    if words and not words & heard:
+        return "ungrounded"
+    stale = numbers(fact) - numbers(said)
+    if stale and any(stale & numbers(k) for k in known):
+        return "stale_value"
+    if len(words & heard) * 2 < len(words) and any(
+        compare(fact, k) is Change.RESTATED for k in known
+    ):
+        return "echo"
     return None

@@ -1,63 +1,142 @@
-"""Prompts for the extraction model: pure functions from turns to chat messages."""
+"""Prompts for the extraction model: pure functions from turns to chat messages.
+
+Written for small local models as much as for large hosted ones (measured with the 1.5B local
+model, see the README's scenario table): one small decision per call, worked examples as chat
+turns rather than rules alone (with rules only, it copied the rules' example sentence into its
+answers), the user's words as the only source of facts, and a JSON schema the endpoint can
+constrain decoding to.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from memory_extproc.llm_api.requests import Turn
-from memory_extproc.store.model import Memory
+import orjson
+
+from memory_extproc.extraction.llm_client import JsonSchema
+from memory_extproc.store.model import MemoryType
 
 EXTRACTION_SYSTEM = """\
-You extract long-term memories about the user from a conversation, for a personal assistant.
-Answer with one JSON object and nothing else:
-{"facts": [{"type": "semantic" | "procedural" | "episodic", "content": "<one memory>"}]}
-- semantic: facts and preferences ("User's budget for the Hawaii trip is $10,000").
-- procedural: how the user does things ("To deploy payment-service the user runs npm build, \
-then docker push").
-- episodic: events, with their date ("On 2023-05-08 the user attended a support group").
-Rules:
-- Each memory stands alone: keep its context (what, for what, whose), never just \
-"budget is $10,000".
-- Write about the user in the third person. Never write instructions for an assistant.
-- The conversation took place on {date}: resolve "yesterday", "next month" … against that date and \
-put the date into every time-bound memory.
-- Keep only what the user said or confirmed about themselves or their world; skip greetings, small \
-talk and general knowledge.
-- Write each memory in the language the user used.
-- Nothing worth remembering: {"facts": []}."""
+You turn what a user says into short facts for the user's long-term memory.
+Write each fact the user's message states about the user (and the people, places and things in \
+their life) as one sentence starting with "User". Keep names, numbers, places and dates exactly. \
+Resolve relative dates ("yesterday", "last month") against the message's date.
+The known facts are only there to understand corrections and changes: when the message changes, \
+corrects or ends a known fact, write the fact as it is NOW, never the old value.
+Questions, requests and small talk state no facts: answer {"facts": []}.
+Types: semantic (facts, preferences), procedural (how the user does something), episodic \
+(a dated event).
+Answer with JSON only."""
 
-RECONCILE_SYSTEM = """\
-You keep a user's memory consistent. You get the user's existing memories, numbered, and one new \
-memory. Answer with one JSON object and nothing else:
-{"action": "ADD" | "UPDATE" | "DELETE" | "NOOP", "id": <number of an existing memory, or null>, \
-"content": "<for UPDATE: the memory as it should now read, self-contained>"}
-- ADD: the new memory is new information.
-- UPDATE: it changes or refines memory <id> (a new value, a correction, more detail).
-- DELETE: it says memory <id> is no longer true, and gives nothing to replace it with.
-- NOOP: it is already known."""
+# Worked examples, shown as earlier turns of the same task. Their topics are far from the usual
+# test conversations on purpose: a small model copies an example that looks like the input.
+_EXAMPLES: tuple[tuple[tuple[str, ...], str, tuple[tuple[str, str], ...]], ...] = (
+    (("User works as a nurse",), "I quit nursing, I'm a teacher now.",
+     (("semantic", "User works as a teacher"),)),
+    (("User's dog is called Rex",), "What's my dog's name again?", ()),
+    (("User drinks coffee every morning",), "I switched to green tea.",
+     (("semantic", "User drinks green tea every morning"),)),
+    ((), "My daughter Mia turns 5 in May. Yesterday I ran my first half marathon!",
+     (("semantic", "User's daughter Mia turns 5 in May 2024"),
+      ("episodic", "User ran their first half marathon on 2024-03-01"))),
+    (("User's gym is FitLife",), "Sorry, I said FitLife, I meant PowerGym.",
+     (("semantic", "User's gym is PowerGym"),)),
+    (("User plays bass in a band",), "I left the band last year. Can you recommend a teacher?",
+     (("semantic", "User no longer plays in the band (left in 2023)"),)),
+    ((), "To release the app I run the tests, tag the commit, then push the tag.",
+     (("procedural", "To release the app, user runs the tests, tags the commit, then pushes "
+                     "the tag"),)),
+)  # fmt: skip
+_EXAMPLE_DATE = "2024-03-02"
+
+JUDGE_SYSTEM = """\
+You keep a user's memory up to date. You get an OLD fact and a NEW fact about the user.
+Question: after the NEW fact, is the OLD fact still true?
+- "still_true": false only when the NEW fact changes, corrects or ends exactly what the OLD \
+fact says (a new value for the same thing, or sold / quit / moved / no longer).
+- "still_true": true when the facts are about different things, or both can be true together \
+(a person can like many foods, have several relatives, hobbies, allergies).
+Answer with JSON only: {"still_true": true} or {"still_true": false}."""
+
+_JUDGE_EXAMPLES = (
+    ("User works as a nurse", "User works as a teacher", False),
+    ("User has a cat named Tom", "User has a dog named Rex", True),
+    ("User plays in a band", "User left the band", False),
+    ("User likes jazz", "User likes rock music", True),
+    ("User's son is called Ben", "User's niece is called Lily", True),
+    ("User's rent is $900 a month", "User's rent is $1,100 a month", False),
+)
 
 
-def transcript(turns: Sequence[Turn]) -> str:
-    return "\n".join(f"{t.role}: {' '.join(t.text.split())}" for t in turns if t.text.strip())
-
-
-def extraction_messages(turns: Sequence[Turn], date: str) -> list[dict[str, str]]:
-    return [
+def facts_schema(max_facts: int, max_chars: int) -> JsonSchema:
+    return JsonSchema(
+        "memory_facts",
         {
-            "role": "system",
-            "content": EXTRACTION_SYSTEM.replace("{date}", date)
-            .replace("{{", "{")
-            .replace("}}", "}"),
+            "type": "object",
+            "properties": {
+                "facts": {
+                    "type": "array",
+                    "maxItems": max_facts,
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "type": {"type": "string", "enum": [t.value for t in MemoryType]},
+                            "content": {"type": "string", "minLength": 1, "maxLength": max_chars},
+                        },
+                        "required": ["type", "content"],
+                        "additionalProperties": False,
+                    },
+                }
+            },
+            "required": ["facts"],
+            "additionalProperties": False,
         },
-        {"role": "user", "content": f"Conversation ({date}):\n{transcript(turns)}"},
-    ]
+    )
 
 
-def reconcile_messages(existing: Sequence[Memory], new: str) -> list[dict[str, str]]:
-    """Existing memories are shown with small numbers, never their ids: the model cannot invent
-    an id that exists, and cannot touch a memory it was not shown."""
-    listed = "\n".join(f"{i}: {' '.join(m.content.split())}" for i, m in enumerate(existing))
-    return [
-        {"role": "system", "content": RECONCILE_SYSTEM},
-        {"role": "user", "content": f"Existing memories:\n{listed}\n\nNew memory: {new}"},
-    ]
+JUDGE_SCHEMA = JsonSchema(
+    "memory_still_true",
+    {
+        "type": "object",
+        "properties": {"still_true": {"type": "boolean"}},
+        "required": ["still_true"],
+        "additionalProperties": False,
+    },
+)
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _task(known: Sequence[str], said: str, date: str, context: str = "") -> str:
+    listed = "\n".join(f"- {_one_line(k)}" for k in known) or "(none)"
+    before = f"The assistant had said: {_one_line(context)}\n" if context else ""
+    return f"Known facts:\n{listed}\n\n{before}User's message ({date}): {_one_line(said)}"
+
+
+def extraction_messages(
+    known: Sequence[str], said: str, date: str, context: str = ""
+) -> list[dict[str, str]]:
+    """Facts from what the user said (``said``), knowing ``known``, on ``date``."""
+    messages = [{"role": "system", "content": EXTRACTION_SYSTEM}]
+    for example_known, example_said, facts in _EXAMPLES:
+        answer = {"facts": [{"type": t, "content": c} for t, c in facts]}
+        messages += [
+            {"role": "user", "content": _task(example_known, example_said, _EXAMPLE_DATE)},
+            {"role": "assistant", "content": orjson.dumps(answer).decode()},
+        ]
+    messages.append({"role": "user", "content": _task(known, said, date, context)})
+    return messages
+
+
+def judge_messages(old: str, new: str) -> list[dict[str, str]]:
+    """Is ``old`` still true after ``new``? One pair per call: the smallest decision there is."""
+    messages = [{"role": "system", "content": JUDGE_SYSTEM}]
+    for example_old, example_new, still in _JUDGE_EXAMPLES:
+        messages += [
+            {"role": "user", "content": f"OLD: {example_old}\nNEW: {example_new}"},
+            {"role": "assistant", "content": orjson.dumps({"still_true": still}).decode()},
+        ]
+    messages.append({"role": "user", "content": f"OLD: {_one_line(old)}\nNEW: {_one_line(new)}"})
+    return messages

@@ -22,13 +22,21 @@ from multiprocessing.context import SpawnProcess
 from typing import Any
 
 from memory_extproc import metrics
+from memory_extproc.changes import CHANGE_MARKER
 from memory_extproc.config import Config, RetentionConfig
 from memory_extproc.extraction import worker
+from memory_extproc.extraction.echo import is_request, strip_echoes
 from memory_extproc.extraction.episodic import qa_chunk
-from memory_extproc.extraction.facts import ExtractionParseError, Fact, FactLimits, parse_facts
+from memory_extproc.extraction.facts import (
+    ExtractionParseError,
+    Fact,
+    FactLimits,
+    parse_facts,
+    ungrounded,
+)
 from memory_extproc.extraction.llm_client import ChatClient, LlmError
 from memory_extproc.extraction.pool import WorkerPool
-from memory_extproc.extraction.prompts import extraction_messages
+from memory_extproc.extraction.prompts import extraction_messages, facts_schema
 from memory_extproc.extraction.turns import Batch, CapturedTurn, TurnTracker
 from memory_extproc.extraction.writer import MemoryWriter
 from memory_extproc.retention.usage import UsageBatch, UsageTracker
@@ -36,6 +44,7 @@ from memory_extproc.store.milvus import MilvusStore
 from memory_extproc.store.model import MemoryType, StoreUnavailableError, now_ms
 
 log = logging.getLogger(__name__)
+_CONTEXT_CHARS = 300
 
 
 def _date(at_ms: int) -> str:
@@ -127,7 +136,7 @@ class BatchProcessor:
             return
         except ExtractionParseError as exc:
             metrics.EXTRACTION_JOBS.labels("parse_error").inc()
-            log.warning("Extraction parse failed, batch skipped: %s", exc)
+            log.warning("Extraction answer unusable, batch skipped: %s", exc)
             return
         except StoreUnavailableError as exc:
             metrics.EXTRACTION_JOBS.labels("store_error").inc()
@@ -142,18 +151,40 @@ class BatchProcessor:
         )
 
     async def _extract(self, batch: Batch, extractor: ChatClient) -> Counter[str]:
-        answer = await extractor.complete(extraction_messages(batch.messages, _date(batch.at_ms)))
-        facts, rejected = parse_facts(answer, self._limits)
-        outcomes: Counter[str] = Counter({f"rejected_{r}": n for r, n in rejected.items()})
-        written = await self._writer.write_batch(
-            batch.user_id, batch.project_id, facts, batch.at_ms, source="conversation"
+        """Facts from what the user said, told what memory already holds about it; checked
+        against the user's words before anything is written (facts.ungrounded)."""
+        said = batch.said
+        if not said.strip() or is_request(said):
+            return Counter({"skipped_request_only": 1})  # a question states no fact: no call
+        answer = await extractor.complete(
+            extraction_messages(batch.recalled, said, _date(batch.at_ms), _context(batch)),
+            schema=facts_schema(self._limits.max_facts, self._limits.max_chars),
         )
+        try:
+            parsed = parse_facts(answer, self._limits)
+        except ExtractionParseError as exc:
+            metrics.LLM_ANSWERS.labels(extractor.role, exc.reason).inc()
+            raise
+        for repair in parsed.repairs or ("clean",):
+            metrics.LLM_ANSWERS.labels(extractor.role, repair).inc()
+        outcomes: Counter[str] = Counter({f"rejected_{r}": n for r, n in parsed.rejected.items()})
+        facts = []
+        for fact in parsed.facts:
+            reason = ungrounded(fact.content, said, batch.recalled)
+            if reason is None:
+                facts.append(fact)
+            else:
+                outcomes[f"rejected_{reason}"] += 1
+        written = await self._writer.write_batch(
+            batch.user_id, batch.project_id, facts, batch.at_ms, source="conversation",
+            change_said=bool(CHANGE_MARKER.search(said)),
+        )  # fmt: skip
         outcomes.update(w.value for w in written)
         return outcomes
 
     async def _episodic(self, batch: Batch) -> Counter[str]:
         question, answer = batch.last_exchange
-        chunk = qa_chunk(question, answer, _date(batch.at_ms))
+        chunk = qa_chunk(question, answer, _date(batch.at_ms), batch.recalled)
         if chunk is None:
             return Counter({"skipped_not_substantive": 1})
         written = await self._writer.write(
@@ -162,9 +193,16 @@ class BatchProcessor:
             Fact(MemoryType.EPISODIC, chunk),
             batch.at_ms,
             source="conversation",
-            reconcile=False,
         )
         return Counter({written.value: 1})
+
+
+def _context(batch: Batch) -> str:
+    """The assistant's last words before the new turns (what "yes, that one" answers), without
+    what it echoed from memory."""
+    first_new = len(batch.messages) - 2 * batch.new_turns
+    before = [t.text for t in batch.messages[: max(first_new, 0)] if t.role == "assistant"]
+    return strip_echoes(before[-1], batch.recalled)[:_CONTEXT_CHARS] if before else ""
 
 
 class ExtractionService:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from memory_extproc.llm_api.requests import Turn
 
 CONTEXT_MESSAGES = 5  # messages before the new turns, so the extractor knows what they refer to
+MAX_RECALLED = 50  # injected memories remembered per conversation until its next batch
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +29,7 @@ class CapturedTurn:
     at_ms: int  # when it happened (epoch ms)
     response_id: str = ""  # Responses API
     previous_response_id: str = ""
+    recalled: tuple[str, ...] = ()  # memories injected into the request: never learned back
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +40,13 @@ class Batch:
     new_turns: int
     at_ms: int
     reason: str  # "every_n" or "idle"
+    recalled: tuple[str, ...] = ()  # memories injected into these turns' requests
+
+    @property
+    def said(self) -> str:
+        """What the user said in the new turns (the context before them is not new)."""
+        users = [t.text for t in self.messages if t.role == "user"]
+        return "\n".join(users[-self.new_turns :]) if self.new_turns else ""
 
     @property
     def last_exchange(self) -> tuple[str, str]:
@@ -55,6 +64,7 @@ class _Conversation:
     extracted_upto: int
     at_ms: int
     last_seen: float
+    recalled: list[str]  # injected since the last batch, bounded
 
 
 def _dialogue(turns: tuple[Turn, ...]) -> list[Turn]:
@@ -107,6 +117,7 @@ class TurnTracker:
         )
         if turn % self._every == 0:
             extracted = max(extracted, turn - self._every)
+        recalled = state.recalled if state is not None else []
         conversation = _Conversation(
             captured.user_id,
             captured.project_id,
@@ -115,11 +126,13 @@ class TurnTracker:
             extracted,
             captured.at_ms,
             now,
+            list(dict.fromkeys([*recalled, *captured.recalled]))[-MAX_RECALLED:],
         )
         batch = None
         if turn % self._every == 0 and turn > extracted:
             batch = _batch(conversation, "every_n")
             conversation.extracted_upto = turn
+            conversation.recalled = []
         self._remember(key, conversation)
         if captured.response_id:
             self._chains[captured.response_id] = key
@@ -138,6 +151,7 @@ class TurnTracker:
             ):
                 batches.append(_batch(conversation, "idle"))
                 conversation.extracted_upto = conversation.turn
+                conversation.recalled = []
         return batches
 
     def flush_all(self) -> list[Batch]:
@@ -169,4 +183,5 @@ def _batch(conversation: _Conversation, reason: str) -> Batch:
         new_turns,
         conversation.at_ms,
         reason,
+        tuple(conversation.recalled),
     )

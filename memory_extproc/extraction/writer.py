@@ -1,12 +1,21 @@
-"""Write one fact so memory stays consistent: no duplicates, updates instead of contradictions.
+"""Write what was learned so memory stays true: no duplicates, one current value per thing.
 
-1. Exact duplicate (normalized content hash) of an active memory: nothing to do.
-2. Near-identical (cosine >= 0.9) to an existing memory: it is that memory, reworded: revise it.
-3. Related memories exist (cosine >= 0.4): similarity cannot tell "$10,000" from "now $15,000"
-   (MiniLM scores them ~0.55), so the model decides ADD / UPDATE / DELETE / NOOP against them,
-   seeing them as 0..k, never as ids.
-4. Otherwise: a new memory.
-Revisions keep the memory's id and creation time and leave the old text as an audit row.
+For each new statement (an extracted fact, a note, an API add), against the user's related
+memories (cosine >= 0.4, best first):
+
+1. The same normalized text is already held: nothing to do (DEDUPED).
+2. Words decide first (changes.py): a restatement adds nothing (NOOP; an explicit add rewords the
+   memory); a changed value, a correction or an ending revises the memory it changes (UPDATED).
+   Cosine >= 0.9 with any other difference is the same memory, revised.
+3. Where words cannot tell ("User sold their car" / "User drives a 2015 Honda Civic"):
+   * with a model, it is asked one pair at a time whether the old fact is still true, for a
+     close pair (cosine >= 0.7) or a statement that says it changes or ends something: small
+     models answer "no" too readily ("likes pizza" / "likes sushi");
+   * without one, an ending ("I sold my car") looks up what it ends by its object's embedding
+     ("my car" finds "I drive a 2015 Civic" at 0.39, other memories at 0.1-0.25).
+4. Otherwise it is new (STORED).
+A revision keeps the memory's id and creation time, dates it to the statement, and leaves the
+old text as an audit row (history), never searched.
 """
 
 from __future__ import annotations
@@ -19,11 +28,12 @@ from enum import StrEnum
 import numpy as np
 
 from memory_extproc import metrics
+from memory_extproc.changes import CHANGE_MARKER, Change, compare, corrected, ended_object
 from memory_extproc.embedding.batcher import EmbeddingBatcher
-from memory_extproc.extraction.facts import ExtractionParseError, Fact, FactLimits
+from memory_extproc.extraction.episodic import statement
+from memory_extproc.extraction.facts import ExtractionParseError, Fact, parse_judgment
 from memory_extproc.extraction.llm_client import ChatClient, LlmError
-from memory_extproc.extraction.prompts import reconcile_messages
-from memory_extproc.extraction.reconcile import Action, parse_decision
+from memory_extproc.extraction.prompts import JUDGE_SCHEMA, judge_messages
 from memory_extproc.store.model import (
     Memory,
     ScoredMemory,
@@ -38,15 +48,29 @@ log = logging.getLogger(__name__)
 SAME_MEMORY = 0.9
 RELATED = 0.4
 CANDIDATES = 10
+JUDGED = 3  # candidates a model is asked about, best first
+# A model is asked about a pair without a change word only this close: small models answer "no
+# longer true" too readily, and unrelated pairs of one kind score high ("User likes pizza" /
+# "… sushi" 0.63, "has a cat named Tom" / "… a dog named Rex" 0.67; "lives in Boston" /
+# "… Austin" 0.69 is asked because its user said "I meant").
+CLOSE = 0.7
+ENDED_OBJECT = 0.3  # "my car" vs what it ends; the best must also lead the next by a margin
+ENDED_LEAD = 0.05
 
 
 class Written(StrEnum):
     STORED = "stored"
     UPDATED = "updated"
     DEDUPED = "deduped"
-    DELETED = "deleted"
-    NOOP = "noop"
-    STORED_UNRECONCILED = "stored_unreconciled"  # the model's decision was unusable: kept as new
+    NOOP = "noop"  # a restatement of what is already held
+    STORED_UNRECONCILED = "stored_unreconciled"  # the model's judgment was unusable: kept as new
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Revision:
+    target: ScoredMemory
+    content: str
+    reason: str
 
 
 class MemoryWriter:
@@ -54,16 +78,14 @@ class MemoryWriter:
         self,
         store: Store,
         embedder: EmbeddingBatcher,
-        reconciler: ChatClient | None,
-        limits: FactLimits,
+        judge: ChatClient | None,
         *,
         ttl_ms: int = 0,
         max_per_user: int = 0,
     ) -> None:
         self._store = store
         self._embedder = embedder
-        self._reconciler = reconciler
-        self._limits = limits
+        self._judge = judge
         self._ttl_ms = ttl_ms
         self._max_per_user = max_per_user
 
@@ -75,10 +97,10 @@ class MemoryWriter:
         at_ms: int,
         *,
         source: str,
-        reconcile: bool = True,
+        change_said: bool = False,
     ) -> Written:
         (written,) = await self.write_batch(
-            user_id, project_id, [fact], at_ms, source=source, reconcile=reconcile
+            user_id, project_id, [fact], at_ms, source=source, change_said=change_said
         )
         return written
 
@@ -90,10 +112,12 @@ class MemoryWriter:
         at_ms: int,
         *,
         source: str,
-        reconcile: bool = True,
+        change_said: bool = False,
     ) -> list[Written]:
         """One job's facts with few Milvus calls: one hash lookup, one search for all of them,
-        one insert (and visibility wait) for what is new; updates one by one (rare)."""
+        one insert (and visibility wait) for what is new; revisions one by one.
+
+        ``change_said``: the user's words said something changed ("now", "I meant" …)."""
         digests = [content_hash(f.content) for f in facts]
         existing = await self._store.existing_hashes(user_id, digests)
         results: list[Written] = [Written.DEDUPED] * len(facts)
@@ -104,78 +128,141 @@ class MemoryWriter:
             # the same fact twice in one job, reworded: keep the first
             if not any(float(np.dot(vector, other)) >= SAME_MEMORY for _, other in kept):
                 kept.append((i, vector))
-        similar: list[list[ScoredMemory]] = [[] for _ in kept]
-        if reconcile and kept:
-            similar = await self._store.retrieve_many(
-                [
-                    SearchRequest(
-                        user_id, v, limit=CANDIDATES, threshold=RELATED, project_id=project_id
-                    )
-                    for _, v in kept
-                ]
-            )
+        similar = await self._store.retrieve_many(
+            [
+                SearchRequest(
+                    user_id, v, limit=CANDIDATES, threshold=RELATED, project_id=project_id
+                )
+                for _, v in kept
+            ]
+        )
         new: list[tuple[Memory, np.ndarray]] = []
         for (i, vector), candidates in zip(kept, similar, strict=True):
             fact = facts[i]
-            results[i] = await self._place(fact, vector, candidates)
-            if results[i] in (Written.STORED, Written.STORED_UNRECONCILED):
+            revision, outcome = await self._place(
+                user_id, project_id, fact.content, candidates, change_said=change_said
+            )
+            if revision is not None:
+                outcome = await self._apply(revision, vector, fact.content, at_ms)
+            elif outcome in (Written.STORED, Written.STORED_UNRECONCILED):
                 new.append((self._new(user_id, project_id, fact, at_ms, source), vector))
+            results[i] = outcome
         await self._store.store_many(new)
         if new:
             await self._enforce_cap(user_id)
         return results
 
-    async def _place(self, fact: Fact, vector: np.ndarray, similar: list[ScoredMemory]) -> Written:
-        """STORED / STORED_UNRECONCILED mean: to be inserted by the caller."""
-        if similar and similar[0].score >= SAME_MEMORY:
-            await self._revise(similar[0], fact.content, vector, "restated")
-            return Written.UPDATED
-        if not similar or self._reconciler is None:
-            return Written.STORED
-        try:
-            answer = await self._reconciler.complete(
-                reconcile_messages([s.memory for s in similar], fact.content)
-            )
-            decision = parse_decision(answer, len(similar), self._limits)
-        except (LlmError, ExtractionParseError) as exc:
-            log.warning("Reconcile decision unusable, fact stored as new: %s", exc)
-            return Written.STORED_UNRECONCILED
-        if decision.action is Action.ADD:
-            return Written.STORED
-        if decision.action is Action.NOOP:
-            return Written.NOOP
-        target = similar[decision.index or 0]  # parse_decision always sets it for these two
-        if decision.action is Action.DELETE:
-            await self._store.retire(
-                target.memory.user_id, target.memory.id, "contradicted by a newer memory"
-            )
-            return Written.DELETED
-        content = decision.content or fact.content
-        if content != fact.content:
-            vector = await self._embedder.embed(content)
-        await self._revise(target, content, vector, "updated by a newer memory")
-        return Written.UPDATED
-
     async def add(
         self, user_id: str, project_id: str, fact: Fact, at_ms: int, *, source: str
     ) -> tuple[Written, Memory]:
-        """An explicit add (API, CLI): the same fact or a restatement of one already held
-        returns or revises that memory; anything else is stored as said, without asking a model."""
+        """An explicit add (API, CLI): the same text returns the memory held; a restatement,
+        changed value, correction or ending revises the memory it concerns; anything else is
+        stored as said. No model is asked: an API call does not wait on an LLM."""
         vector = await self._embedder.embed(fact.content)
-        same = await self._store.retrieve(
-            SearchRequest(user_id, vector, limit=1, threshold=SAME_MEMORY, project_id=project_id)
+        candidates = await self._store.retrieve(
+            SearchRequest(
+                user_id, vector, limit=CANDIDATES, threshold=RELATED, project_id=project_id
+            )
         )
-        if same:
-            current = await self._store.get(user_id, same[0].memory.id)
-            if current is not None and current.content_hash == content_hash(fact.content):
-                return Written.DEDUPED, current
-            revised = await self._revise(same[0], fact.content, vector, "restated")
+        digest = content_hash(fact.content)
+        for candidate in candidates:
+            if content_hash(candidate.memory.content) == digest:
+                current = await self._store.get(user_id, candidate.memory.id)
+                if current is not None:
+                    return Written.DEDUPED, current
+        revision, _ = await self._place(
+            user_id, project_id, fact.content, candidates, reword=True, use_judge=False
+        )
+        if revision is not None:
+            revised = await self._revise(revision, vector, fact.content, at_ms)
             if revised is not None:
                 return Written.UPDATED, revised
         memory = self._new(user_id, project_id, fact, at_ms, source)
         await self._store.store(memory, vector)
         await self._enforce_cap(user_id)
         return Written.STORED, memory
+
+    async def _place(
+        self,
+        user_id: str,
+        project_id: str,
+        text: str,
+        candidates: list[ScoredMemory],
+        *,
+        change_said: bool = False,
+        reword: bool = False,
+        use_judge: bool = True,
+    ) -> tuple[_Revision | None, Written]:
+        """What a new statement does to the memories held: revise one, nothing, or be new."""
+        said = statement(text)
+        for candidate in candidates:
+            old = statement(candidate.memory.content)
+            change = compare(said, old, change_said=change_said)
+            if change is Change.RESTATED:
+                if reword:
+                    return _Revision(candidate, text, "restated"), Written.UPDATED
+                return None, Written.NOOP
+            if change is Change.CORRECTED:
+                fixed = corrected(candidate.memory.content, said) or text
+                return _Revision(candidate, fixed, "corrected"), Written.UPDATED
+            if change is not None:
+                return _Revision(candidate, text, f"{change.value} by a newer memory"), (
+                    Written.UPDATED
+                )
+        if candidates and candidates[0].score >= SAME_MEMORY:
+            return _Revision(candidates[0], text, "restated"), Written.UPDATED
+        changes = change_said or bool(CHANGE_MARKER.search(said)) or bool(ended_object(said))
+        if self._judge is not None and use_judge:
+            return await self._ask(text, said, candidates, changes)
+        if (obj := ended_object(said)) is not None:
+            target = await self._ended(user_id, project_id, obj, said)
+            if target is not None:
+                return _Revision(target, text, "ended by a newer memory"), Written.UPDATED
+        return None, Written.STORED
+
+    async def _ask(
+        self, text: str, said: str, candidates: list[ScoredMemory], changes: bool
+    ) -> tuple[_Revision | None, Written]:
+        assert self._judge is not None
+        for candidate in candidates[:JUDGED]:
+            if candidate.score < CLOSE and not changes:
+                break  # too far apart for an unprompted "no longer true" to be believed
+            try:
+                answer = await self._judge.complete(
+                    judge_messages(statement(candidate.memory.content), said), schema=JUDGE_SCHEMA
+                )
+                still_true = parse_judgment(answer)
+            except (LlmError, ExtractionParseError) as exc:
+                reason = exc.reason if isinstance(exc, ExtractionParseError) else "llm_error"
+                metrics.LLM_ANSWERS.labels(self._judge.role, reason).inc()
+                log.warning("Judgment unusable, fact stored as new: %s", exc)
+                return None, Written.STORED_UNRECONCILED
+            metrics.LLM_ANSWERS.labels(self._judge.role, "clean").inc()
+            if not still_true:
+                return _Revision(candidate, text, "judged no longer true"), Written.UPDATED
+        return None, Written.STORED
+
+    async def _ended(
+        self, user_id: str, project_id: str, obj: str, said: str
+    ) -> ScoredMemory | None:
+        """The memory an ending statement ends, found by what it names ("my car")."""
+        vector = await self._embedder.embed(obj)
+        hits = await self._store.retrieve(
+            SearchRequest(user_id, vector, limit=3, threshold=ENDED_OBJECT, project_id=project_id)
+        )
+        hits = [h for h in hits if ended_object(statement(h.memory.content)) is None]
+        if not hits or (len(hits) > 1 and hits[0].score - hits[1].score < ENDED_LEAD):
+            return None
+        return hits[0] if statement(hits[0].memory.content) != said else None
+
+    async def _apply(
+        self, revision: _Revision, vector: np.ndarray, text: str, at_ms: int
+    ) -> Written:
+        return (
+            Written.UPDATED
+            if await self._revise(revision, vector, text, at_ms) is not None
+            else Written.STORED_UNRECONCILED
+        )
 
     def _new(self, user_id: str, project_id: str, fact: Fact, at_ms: int, source: str) -> Memory:
         """Expiry counts from when it was learned, not from the (maybe replayed) turn's date."""
@@ -194,13 +281,19 @@ class MemoryWriter:
                          extra={"evicted": evicted})  # fmt: skip
 
     async def _revise(
-        self, target: ScoredMemory, content: str, vector: np.ndarray, reason: str
+        self, revision: _Revision, vector: np.ndarray, text: str, at_ms: int
     ) -> Memory | None:
-        current = await self._store.get(target.memory.user_id, target.memory.id)
+        target = revision.target.memory
+        current = await self._store.get(target.user_id, target.id)
         if current is None:
             return None
+        if revision.content != text:
+            vector = await self._embedder.embed(revision.content)
         revised = dataclasses.replace(
-            current, content=content, content_hash=content_hash(content), updated_at=now_ms()
+            current,
+            content=revision.content,
+            content_hash=content_hash(revision.content),
+            updated_at=max(at_ms, current.updated_at),
         )
-        await self._store.revise(revised, vector, reason)
+        await self._store.revise(revised, vector, revision.reason)
         return revised

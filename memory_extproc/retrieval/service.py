@@ -55,7 +55,7 @@ class Outcome(StrEnum):
 class RetrievalResult:
     outcome: Outcome | Skip
     body: bytes | None  # the body to forward, or None to forward the original unchanged
-    injected: int = 0
+    recalled: tuple[str, ...] = ()  # the memories injected: the answer may echo them
 
 
 class MemoryRetrieval:
@@ -111,7 +111,8 @@ class MemoryRetrieval:
             "Memory injected",
             extra={"memories": count, "scores": [round(m.score, 3) for m in memories[:count]]},
         )
-        return self._finish(request, Outcome.INJECTED, started, body=body, injected=count)
+        recalled = tuple(m.memory.content for m in injected)
+        return self._finish(request, Outcome.INJECTED, started, body=body, recalled=recalled)
 
     async def _search(
         self, plan: SearchPlan, signals: RequestSignals, request: ChatRequest, started: float
@@ -149,11 +150,11 @@ class MemoryRetrieval:
         started: float | None = None,
         *,
         body: bytes | None = None,
-        injected: int = 0,
+        recalled: tuple[str, ...] = (),
     ) -> RetrievalResult:
         if started is not None:
             metrics.RETRIEVAL_SECONDS.observe(time.perf_counter() - started)
         metrics.RETRIEVAL_OUTCOMES.labels(outcome.value).inc()
         if body is None and request.had_memory_fields:
             body = encode(request.body)  # memory_config / memory_context never reach the LLM
-        return RetrievalResult(outcome, body, injected)
+        return RetrievalResult(outcome, body, recalled)

@@ -22,7 +22,6 @@ from memory_extproc.api.routes import (
 )
 from memory_extproc.api.service import MemoryApi
 from memory_extproc.embedding import EmbeddingBatcher, OnnxEmbedder
-from memory_extproc.extraction.facts import FactLimits
 from memory_extproc.extraction.writer import MemoryWriter
 from memory_extproc.store.memory import InMemoryStore
 from memory_extproc.store.model import MemoryType, new_memory_id
@@ -126,7 +125,7 @@ def test_api_paths() -> None:
 def api(embedder: OnnxEmbedder) -> MemoryApi:
     store = InMemoryStore()
     batcher = EmbeddingBatcher(embedder, name="test")
-    writer = MemoryWriter(store, batcher, None, FactLimits())
+    writer = MemoryWriter(store, batcher, None)
     return MemoryApi(store, batcher, writer, default_threshold=0.6)
 
 
@@ -178,6 +177,6 @@ async def test_no_user_is_401_and_store_down_is_503(api: MemoryApi, embedder: On
 
     store = Down()
     batcher = EmbeddingBatcher(embedder, name="test")
-    down = MemoryApi(store, batcher, MemoryWriter(store, batcher, None, FactLimits()),
+    down = MemoryApi(store, batcher, MemoryWriter(store, batcher, None),
                      default_threshold=0.6)  # fmt: skip
     assert (await call(down, "GET", "/v1/memory"))[0] == 503

@@ -92,7 +92,7 @@ async def test_request_can_narrow_but_not_widen_the_operator_policy(
     widened = await retrieval.process(
         request({"memory_config": {"retrieval_limit": 10, "similarity_threshold": 0.0}}), ALICE
     )
-    assert widened.injected == 1
+    assert len(widened.recalled) == 1
     narrowed = await retrieval.process(
         request({"memory_config": {"similarity_threshold": 0.99}}), ALICE
     )
@@ -110,6 +110,8 @@ async def test_project_header_scopes_the_search(
     retrieval = MemoryRetrieval(batcher, store, RetrievalPolicy(), 1.0)
     in_project = RequestSignals(path="/v1/chat/completions", user_id="alice", project_id="travel")
     other = RequestSignals(path="/v1/chat/completions", user_id="alice", project_id="work")
-    assert (await retrieval.process(request(), in_project)).injected == 1
+    assert len((await retrieval.process(request(), in_project)).recalled) == 1
     assert (await retrieval.process(request(), other)).outcome is Outcome.NO_RESULTS
-    assert (await retrieval.process(request(), ALICE)).injected == 1  # no project: all of alice's
+    assert (
+        len((await retrieval.process(request(), ALICE)).recalled) == 1
+    )  # no project: all of alice's

@@ -1,26 +1,33 @@
-"""The writer's consistency rules: in-memory store, the real model, a scripted reconciler."""
+"""The writer's consistency rules: in-memory store, the real embedding model, a scripted judge."""
 
 from __future__ import annotations
 
-import orjson
 import pytest
 
 from memory_extproc.embedding import EmbeddingBatcher, OnnxEmbedder
-from memory_extproc.extraction.facts import Fact, FactLimits
-from memory_extproc.extraction.llm_client import LlmError
+from memory_extproc.extraction.episodic import qa_chunk
+from memory_extproc.extraction.facts import Fact
+from memory_extproc.extraction.llm_client import JsonSchema, LlmError
 from memory_extproc.extraction.writer import MemoryWriter, Written
 from memory_extproc.store.memory import InMemoryStore
-from memory_extproc.store.model import RETIRED, MemoryType, now_ms
+from memory_extproc.store.model import Memory, MemoryType, now_ms
 
 T0 = 1_700_000_000_000
+DAY = 86_400_000
 
 
-class Reconciler:
+class Judge:
+    """A scripted memory model: answers "is the old fact still true?" in order."""
+
+    role = "memory_extraction"
+
     def __init__(self, *answers: str | Exception) -> None:
         self.answers = list(answers)
         self.prompts: list[list[dict[str, str]]] = []
 
-    async def complete(self, messages: list[dict[str, str]], *, json_mode: bool = True) -> str:
+    async def complete(
+        self, messages: list[dict[str, str]], *, schema: JsonSchema | None = None
+    ) -> str:
         self.prompts.append(messages)
         answer = self.answers.pop(0)
         if isinstance(answer, Exception):
@@ -37,16 +44,22 @@ def store() -> InMemoryStore:
     return InMemoryStore()
 
 
-def writer(
-    store: InMemoryStore, embedder: OnnxEmbedder, reconciler: Reconciler | None
-) -> MemoryWriter:
-    return MemoryWriter(store, EmbeddingBatcher(embedder, name="test"), reconciler, FactLimits())  # type: ignore[arg-type]
+def writer(store: InMemoryStore, embedder: OnnxEmbedder, judge: Judge | None) -> MemoryWriter:
+    return MemoryWriter(store, EmbeddingBatcher(embedder, name="test"), judge)  # type: ignore[arg-type]
+
+
+def history(store: InMemoryStore, memory_id: str) -> list[str]:
+    return [m.content for m, _ in store._rows.values() if m.superseded_by == memory_id]
+
+
+async def active(store: InMemoryStore, user: str = "alice") -> list[str]:
+    return sorted(m.content for m in await store.list(user))
 
 
 async def test_new_fact_is_stored_with_the_conversation_time(
     store: InMemoryStore, embedder: OnnxEmbedder
 ) -> None:
-    w = writer(store, embedder, Reconciler())
+    w = writer(store, embedder, Judge())
     assert (
         await w.write("alice", "p", fact("User lives in Lisbon"), T0, source="conversation")
         is Written.STORED
@@ -60,7 +73,7 @@ async def test_new_fact_is_stored_with_the_conversation_time(
 async def test_exact_duplicates_are_not_stored_twice(
     store: InMemoryStore, embedder: OnnxEmbedder
 ) -> None:
-    w = writer(store, embedder, Reconciler())
+    w = writer(store, embedder, Judge())
     await w.write("alice", "", fact("User lives in Lisbon"), T0, source="c")
     assert (
         await w.write("alice", "", fact("user  lives in LISBON"), T0, source="c") is Written.DEDUPED
@@ -69,104 +82,137 @@ async def test_exact_duplicates_are_not_stored_twice(
     assert await w.write("bob", "", fact("User lives in Lisbon"), T0, source="c") is Written.STORED
 
 
-async def test_update_decided_by_the_model_sees_numbers_not_ids(
+@pytest.mark.parametrize(
+    ("old", "new", "current"),
+    [
+        ("User's budget for the Hawaii trip is $10,000",
+         "User's budget for the Hawaii trip is now $15,000",
+         "User's budget for the Hawaii trip is now $15,000"),
+        ("I am vegetarian", "I've gone fully vegan now", "I've gone fully vegan now"),
+        ("I live in Boston", "I said Boston, I meant Austin", "I live in Austin"),
+        ("I work at Google", "I quit my job at Google", "I quit my job at Google"),
+    ],
+)  # fmt: skip
+async def test_words_decide_updates_without_asking_the_model(
+    store: InMemoryStore, embedder: OnnxEmbedder, old: str, new: str, current: str
+) -> None:
+    judge = Judge()
+    w = writer(store, embedder, judge)
+    await w.write("alice", "", fact(old), T0, source="c")
+    (before,) = await store.list("alice")
+    assert await w.write("alice", "", fact(new), T0 + DAY, source="c") is Written.UPDATED
+    (after,) = await store.list("alice")
+    assert (after.id, after.content, after.created_at, after.updated_at) == (
+        before.id, current, T0, T0 + DAY,
+    )  # fmt: skip
+    assert history(store, before.id) == [old]
+    assert judge.prompts == []
+
+
+async def test_a_restatement_adds_nothing(store: InMemoryStore, embedder: OnnxEmbedder) -> None:
+    w = writer(store, embedder, Judge())
+    await w.write("alice", "", fact("My budget for the Hawaii trip is $10,000"), T0, source="c")
+    restated = fact("I have $10,000 set aside for my Hawaii trip")
+    assert await w.write("alice", "", restated, T0, source="c") is Written.NOOP
+    assert await active(store) == ["My budget for the Hawaii trip is $10,000"]
+
+
+async def test_the_model_judges_pairs_words_cannot_tell(
     store: InMemoryStore, embedder: OnnxEmbedder
 ) -> None:
-    reconciler = Reconciler(orjson.dumps({"action": "UPDATE", "id": 0}).decode())
-    w = writer(store, embedder, reconciler)
-    await w.write("alice", "", fact("User's budget for the Hawaii trip is $10,000"), T0, source="c")
+    judge = Judge('{"still_true": false}')
+    w = writer(store, embedder, judge)
+    await w.write("alice", "", fact("User drives a 2015 Honda Civic"), T0, source="c")
     (old,) = await store.list("alice")
-    written = await w.write(
-        "alice", "", fact("User raised the Hawaii vacation budget to $15,000"), T0 + 1, source="c"
-    )
+    written = await w.write("alice", "", fact("User sold their car"), T0 + DAY, source="c")
     assert written is Written.UPDATED
-    (current,) = await store.list("alice")
-    assert current.id == old.id
-    assert current.created_at == T0
-    assert current.content == "User raised the Hawaii vacation budget to $15,000"
-    shown = reconciler.prompts[0][1]["content"]
-    assert "0: User's budget for the Hawaii trip is $10,000" in shown
-    assert old.id not in shown
-    audit = [m for m, _ in store._rows.values() if m.superseded_by == old.id]
-    assert [m.content for m in audit] == ["User's budget for the Hawaii trip is $10,000"]
+    assert await active(store) == ["User sold their car"]
+    assert history(store, old.id) == ["User drives a 2015 Honda Civic"]
+    (prompt,) = judge.prompts
+    assert prompt[-1]["content"] == "OLD: User drives a 2015 Honda Civic\nNEW: User sold their car"
+    assert old.id not in str(prompt)
 
 
-OLD, NEW = "User's favourite colour is green", "User likes the colour green a lot"
+async def test_a_models_no_needs_a_close_pair_or_a_change_word(
+    store: InMemoryStore, embedder: OnnxEmbedder
+) -> None:
+    # small models say "no longer true" too readily: "likes pizza" / "likes sushi" (cosine 0.63)
+    judge = Judge('{"still_true": false}')
+    w = writer(store, embedder, judge)
+    await w.write("alice", "", fact("User likes pizza"), T0, source="c")
+    assert await w.write("alice", "", fact("User likes sushi"), T0, source="c") is Written.STORED
+    assert await active(store) == ["User likes pizza", "User likes sushi"]
+    assert judge.prompts == []
 
 
 @pytest.mark.parametrize(
-    ("answer", "outcome", "active"),
+    ("answer", "outcome"),
     [
-        ('{"action": "NOOP"}', Written.NOOP, [OLD]),
-        ('{"action": "ADD"}', Written.STORED, [OLD, NEW]),
-        ('{"action": "DELETE", "id": 0}', Written.DELETED, []),
-        ('{"action": "UPDATE", "id": 7}', Written.STORED_UNRECONCILED, [OLD, NEW]),
-        ("garbage", Written.STORED_UNRECONCILED, [OLD, NEW]),
-        (LlmError("down", transient=True), Written.STORED_UNRECONCILED, [OLD, NEW]),
+        ('{"still_true": true}', Written.STORED),
+        ("garbage", Written.STORED_UNRECONCILED),
+        (LlmError("down", transient=True), Written.STORED_UNRECONCILED),
     ],
 )
-async def test_reconcile_outcomes(
-    store: InMemoryStore,
-    embedder: OnnxEmbedder,
-    answer: str | Exception,
-    outcome: Written,
-    active: list[str],
+async def test_judgments_that_keep_the_old_fact_or_fail_store_the_new_one(
+    store: InMemoryStore, embedder: OnnxEmbedder, answer: str | Exception, outcome: Written
 ) -> None:
-    w = writer(store, embedder, Reconciler(answer))
-    await w.write("alice", "", fact("User's favourite colour is green"), T0, source="c")
-    assert (
-        await w.write("alice", "", fact("User likes the colour green a lot"), T0, source="c")
-        is outcome
-    )
-    assert sorted(m.content for m in await store.list("alice")) == sorted(active)
-    if outcome is Written.DELETED:
-        assert [m.superseded_by for m, _ in store._rows.values()] == [RETIRED]
+    w = writer(store, embedder, Judge(answer))
+    await w.write("alice", "", fact("User drives a 2015 Honda Civic"), T0, source="c")
+    # an ending whose words share nothing with the old fact: the model decides
+    assert await w.write("alice", "", fact("User sold their car"), T0, source="c") is outcome
+    assert await active(store) == ["User drives a 2015 Honda Civic", "User sold their car"]
 
 
-async def test_a_restatement_revises_without_asking(
-    store: InMemoryStore, embedder: OnnxEmbedder
-) -> None:
-    reconciler = Reconciler()
-    w = writer(store, embedder, reconciler)
-    await w.write("alice", "", fact("User's budget for the Hawaii trip is $10,000"), T0, source="c")
-    new = "User's budget for the Hawaii trip is now $15,000"
-    assert await w.write("alice", "", fact(new), T0, source="c") is Written.UPDATED
-    assert [m.content for m in await store.list("alice")] == [new]
-    assert reconciler.prompts == []
-
-
-async def test_unrelated_facts_are_added_without_asking(
-    store: InMemoryStore, embedder: OnnxEmbedder
-) -> None:
-    reconciler = Reconciler()
-    w = writer(store, embedder, reconciler)
-    await w.write("alice", "", fact("User's budget for the Hawaii trip is $10,000"), T0, source="c")
-    assert (
-        await w.write("alice", "", fact("User plays the cello in an orchestra"), T0, source="c")
-        is Written.STORED
-    )
-    assert reconciler.prompts == []
-
-
-async def test_episodic_chunks_skip_reconciliation(
+async def test_notes_update_by_what_the_user_said(
     store: InMemoryStore, embedder: OnnxEmbedder
 ) -> None:
     w = writer(store, embedder, None)
-    chunk = 'On 2026-11-22 the user said: "What is my budget?" Answer: "$10,000"'
-    assert (
-        await w.write("a", "", Fact(MemoryType.EPISODIC, chunk), T0, source="c", reconcile=False)
-        is Written.STORED
+    first = qa_chunk("My budget for the Hawaii trip is $10,000", "Noted!", "2026-11-22")
+    second = qa_chunk(
+        "Actually my budget for the Hawaii trip is now $15,000", "Got it.", "2026-11-23"
     )
-    assert (
-        await w.write("a", "", Fact(MemoryType.EPISODIC, chunk), T0, source="c", reconcile=False)
-        is Written.DEDUPED
-    )
+    assert first is not None
+    assert second is not None
+    note = Fact(MemoryType.EPISODIC, first)
+    assert await w.write("a", "", note, T0, source="c") is Written.STORED
+    assert await w.write("a", "", note, T0, source="c") is Written.DEDUPED
+    updated = await w.write("a", "", Fact(MemoryType.EPISODIC, second), T0 + DAY, source="c")
+    assert updated is Written.UPDATED
+    assert await active(store, "a") == [second]
+
+
+async def test_without_a_model_an_ending_finds_what_it_ends_by_its_object(
+    store: InMemoryStore, embedder: OnnxEmbedder
+) -> None:
+    w = writer(store, embedder, None)
+    for said in ["I drive a 2015 Civic", "I am vegetarian", "My sister Anna lives in Paris"]:
+        await w.write("a", "", fact(said), T0, source="c")
+    assert await w.write("a", "", fact("I sold my car"), T0 + DAY, source="c") is Written.UPDATED
+    assert await active(store, "a") == [
+        "I am vegetarian", "I sold my car", "My sister Anna lives in Paris",
+    ]  # fmt: skip
+
+
+async def test_explicit_adds_revise_what_they_change(
+    store: InMemoryStore, embedder: OnnxEmbedder
+) -> None:
+    w = writer(store, embedder, None)
+    stored, first = await w.add("a", "", fact("My budget for the Hawaii trip is $10,000"), T0,
+                                source="api")  # fmt: skip
+    assert stored is Written.STORED
+    again, same = await w.add("a", "", fact("My budget for the Hawaii trip is $10,000"), T0,
+                              source="api")  # fmt: skip
+    assert (again, same.id) == (Written.DEDUPED, first.id)
+    new = "Actually my budget for the Hawaii trip is now $15,000"
+    updated, revised = await w.add("a", "", fact(new), T0 + DAY, source="api")
+    assert (updated, revised.id, revised.content) == (Written.UPDATED, first.id, new)
+    assert history(store, first.id) == ["My budget for the Hawaii trip is $10,000"]
 
 
 async def test_a_batch_is_deduplicated_within_itself_and_against_the_store(
     store: InMemoryStore, embedder: OnnxEmbedder
 ) -> None:
-    w = writer(store, embedder, Reconciler())
+    w = writer(store, embedder, Judge())
     await w.write("alice", "", fact("User lives in Lisbon"), T0, source="c")
     results = await w.write_batch(
         "alice",
@@ -181,7 +227,7 @@ async def test_a_batch_is_deduplicated_within_itself_and_against_the_store(
         source="c",
     )
     assert results == [Written.DEDUPED, Written.STORED, Written.DEDUPED, Written.STORED]
-    assert sorted(m.content for m in await store.list("alice")) == [
+    assert await active(store) == [
         "User is allergic to kiwi", "User lives in Lisbon", "User plays the cello in an orchestra",
     ]  # fmt: skip
 
@@ -190,12 +236,11 @@ async def test_retention_sets_expiry_and_caps_each_user(
     store: InMemoryStore, embedder: OnnxEmbedder
 ) -> None:
     w = MemoryWriter(
-        store, EmbeddingBatcher(embedder, name="test"), None, FactLimits(),  # type: ignore[arg-type]
-        ttl_ms=86_400_000, max_per_user=2,
-    )  # fmt: skip
+        store, EmbeddingBatcher(embedder, name="test"), None, ttl_ms=DAY, max_per_user=2
+    )
     before = now_ms()
     for text in ["User lives in Lisbon", "User plays the cello", "User's cat is Miso"]:
         await w.write("alice", "", fact(text), T0, source="c")
-    kept = await store.list("alice")
+    kept: list[Memory] = await store.list("alice")
     assert len(kept) == 2
-    assert all(before + 86_400_000 <= m.expires_at <= now_ms() + 86_400_000 for m in kept)
+    assert all(before + DAY <= m.expires_at <= now_ms() + DAY for m in kept)

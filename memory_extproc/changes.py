@@ -1,0 +1,192 @@
+"""Does a new statement restate, change, correct or end an old one? Text-only rules, pure.
+
+Embeddings cannot tell an update from a contradiction: MiniLM scores "My budget for the Hawaii
+trip is $10,000" against "Actually my budget for the Hawaii trip is now $15,000" at 0.88 and
+"I live in Boston" against "I said Boston, I meant Austin" at 0.47. These rules read the words:
+
+* RESTATED: the same fact in other words (same numbers, same negation, the new one's words
+  mostly the old one's): nothing new to store.
+* CHANGED: the same frame with one slot replaced ("budget … $10,000" → "… $15,000"). A number in
+  the slot is a value of that one thing; a word needs the speaker to say it changed ("now",
+  "actually", "switched", "anymore" …), because "I like pizza" / "I like sushi" can both be true.
+* CORRECTED: "I said Boston, I meant Austin" corrects an old statement that holds "Boston".
+* ENDED: "I sold my car" / "I quit my job at Google" ends an old statement sharing its object's
+  words (when the words differ, "my car" / "2015 Civic", a caller may ask the embedder or a model).
+
+The writer applies them to new facts, notes and API adds (the newer statement supersedes, the
+old one stays as history); injection applies them to the memories it is about to show, so two
+that still conflict never both reach the LLM as current.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+from memory_extproc.words import STOPWORDS, stem, terms
+
+
+class Change(StrEnum):
+    RESTATED = "restated"
+    CHANGED = "changed"
+    CORRECTED = "corrected"
+    ENDED = "ended"
+
+
+_TOKEN = re.compile(r"\$?\d[\d,]*(?:\.\d+)?%?|[^\W\d_]+(?:'[^\W\d_]+)?", re.UNICODE)
+_CONTRACTIONS = {
+    "i'm": "i am", "i've": "i have", "i'll": "i will", "i'd": "i would", "we're": "we are",
+    "don't": "do not", "doesn't": "does not", "didn't": "did not", "isn't": "is not",
+    "aren't": "are not", "wasn't": "was not", "can't": "can not", "won't": "will not",
+    "it's": "it is", "that's": "that is", "user's": "user",
+}  # fmt: skip
+_SELF = frozenset({"i", "me", "my", "mine", "myself", "user", "users"})
+_BE = frozenset({"am", "is", "are"})
+# Words that say "this changed" without being part of the fact; dropped before comparing.
+_FILLER = frozenset(
+    "actually now currently anymore instead fully really just also still so well oh ok okay "
+    "a an the these days at moment by way honestly".split()
+)
+_NEGATION = frozenset({"not", "no", "never", "longer"})
+CHANGE_MARKER = re.compile(
+    r"\b(actually|now|anymore|any more|no longer|instead|these days|currently|switched"
+    r"|changed|became|become|gone|turned|moved|new|updated?|correction|meant)\b",
+    re.IGNORECASE,
+)
+_CORRECTION = re.compile(
+    r"\bi\s+(?:said|wrote|typed|told\s+you)\s+(?P<wrong>[^,.;!?]+?)\s*[,;.]?\s*"
+    r"(?:but\s+)?i\s+meant\s+(?P<right>[^,.;!?]+)"
+    r"|\bi\s+meant\s+(?P<right2>[^,.;!?]+?)\s*,?\s+not\s+(?P<wrong2>[^,.;!?]+)"
+    r"|\bnot\s+(?P<wrong3>[^,.;!?]+?)\s*,\s*but\s+(?P<right3>[^,.;!?]+)",
+    re.IGNORECASE,
+)
+_ENDING = re.compile(
+    r"\b(?:sold|quit|stopped|left|gave\s+up|got\s+rid\s+of|broke\s+up\s+with|moved\s+out\s+of"
+    r"|cancel+ed|retired\s+from|no\s+longer\s+\w+|(?:do|does|did)\s*n[o']t\s+\w+(?=.*\banymore\b))"
+    r"\s+(?P<object>[^,.;!?]+)",
+    re.IGNORECASE,
+)
+_BECOME = frozenset({"gone", "become", "became", "turned", "went", "switched"})  # "have gone vegan"
+_WHEN = frozenset("last this next week month year yesterday today ago day".split())
+_SLOT_TOKENS = 4  # a replaced slot longer than this is a different statement, not a new value
+
+
+@dataclass(frozen=True, slots=True)
+class _Read:
+    tokens: tuple[str, ...]  # normalized, fillers dropped: what alignment compares
+    numbers: frozenset[str]
+    content: frozenset[str]  # stemmed content words, numbers included
+    negated: bool
+
+
+def _is_number(token: str) -> bool:
+    return token[:1].isdigit()
+
+
+def _read(text: str) -> _Read:
+    tokens: list[str] = []
+    for raw in _TOKEN.findall(text.lower().replace("\u2019", "'")):
+        for token in _CONTRACTIONS.get(raw, raw).split():
+            token = token.lstrip("$").rstrip("%").replace(",", "")
+            if token in _SELF:
+                token = "self"
+            elif token in _BE:
+                token = "be"
+            elif token in _BECOME:  # "I've gone vegan", "I became vegan": I am vegan now
+                if tokens and tokens[-1] in ("have", "has"):
+                    tokens.pop()
+                token = "be"
+            if token not in _FILLER and not (token == "to" and tokens[-1:] == ["be"]):
+                tokens.append(token)
+    numbers = frozenset(t for t in tokens if _is_number(t))
+    content = frozenset(
+        stem(t) for t in tokens if t not in ("self", "be") and t not in STOPWORDS and len(t) > 1
+    )
+    return _Read(tuple(tokens), numbers, content, any(t in _NEGATION for t in tokens))
+
+
+def correction(new: str) -> tuple[str, str] | None:
+    """("Boston", "Austin") for "I said Boston, I meant Austin"."""
+    match = _CORRECTION.search(new)
+    if match is None:
+        return None
+    groups = match.groupdict()
+    wrong = groups["wrong"] or groups["wrong2"] or groups["wrong3"]
+    right = groups["right"] or groups["right2"] or groups["right3"]
+    return wrong.strip(), right.strip()
+
+
+def corrected(old: str, new: str) -> str | None:
+    """The old statement with the correction applied, if the new one corrects it."""
+    pair = correction(new)
+    if pair is None:
+        return None
+    wrong, right = pair
+    pattern = re.compile(rf"\b{re.escape(wrong)}\b", re.IGNORECASE)
+    if not wrong or not pattern.search(old):
+        return None
+    return pattern.sub(lambda _: right, old, count=1)
+
+
+def ended_object(text: str) -> str | None:
+    """What "I sold my car" ends: "my car"."""
+    match = _ENDING.search(text)
+    return match.group("object").strip() if match else None
+
+
+def compare(new: str, old: str, *, change_said: bool = False) -> Change | None:
+    """How ``new`` relates to ``old`` (None: unrelated, or both can be true).
+
+    ``change_said``: the speaker said elsewhere that something changed (a marker in the message
+    a fact was extracted from), which lets a one-word slot count as a new value.
+    """
+    if corrected(old, new) is not None:
+        return Change.CORRECTED
+    a, b = _read(new), _read(old)
+    if not a.tokens or not b.tokens:
+        return None
+    if a.negated == b.negated and _restates(a, b):
+        return Change.RESTATED
+    if _one_slot_changed(a, b, change_said or bool(CHANGE_MARKER.search(new))):
+        return Change.CHANGED
+    obj = ended_object(new)
+    if obj is not None and ended_object(old) is None and (terms(obj) - _WHEN) & b.content:
+        return Change.ENDED
+    return None
+
+
+def _restates(a: _Read, b: _Read) -> bool:
+    if a.tokens == b.tokens or (a.content and a.content <= b.content and a.numbers <= b.numbers):
+        return True
+    if a.numbers != b.numbers:
+        return False
+    shared = a.content & b.content
+    if a.numbers:  # same amounts, and at least two more words in common
+        return len(shared - a.numbers) >= 2
+    union = a.content | b.content
+    return bool(union) and len(shared) / len(union) >= 0.6
+
+
+def _one_slot_changed(a: _Read, b: _Read, change_said: bool) -> bool:
+    ops = [op for op in _opcodes(b.tokens, a.tokens) if op[0] != "equal"]
+    if len(ops) != 1:
+        return False
+    tag, i1, i2, j1, j2 = ops[0]
+    before, after = b.tokens[i1:i2], a.tokens[j1:j2]
+    frame = len(b.tokens) - len(before)
+    if frame < 2:
+        return False
+    if tag == "insert":  # "I am vegetarian" → "I am not vegetarian anymore"
+        return any(t in _NEGATION for t in after)
+    if tag != "replace" or len(before) > _SLOT_TOKENS or len(after) > _SLOT_TOKENS:
+        return False
+    return any(_is_number(t) for t in (*before, *after)) or change_said
+
+
+def _opcodes(
+    old: tuple[str, ...], new: tuple[str, ...]
+) -> Sequence[tuple[str, int, int, int, int]]:
+    return difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes()

@@ -1,0 +1,62 @@
+"""What memory said back: never learned again, in any mode.
+
+A memory injected into a request comes back in its answer ("Your budget for the Hawaii trip is
+$10,000."). Learned from, it would be stored again (a second copy, or a note quoting it), and an
+old value would outlive its update: the notes mode's answers to one question grew 1 → 3 → 4 → 5
+echoes in four asks. So the sentences of an answer that restate an injected memory are dropped
+before anything reads the answer, and a turn that only asks or requests, answered with nothing
+but memory, stores nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from memory_extproc.retrieval.decision import is_greeting
+from memory_extproc.words import numbers, sentences, terms
+
+ECHO_SHARE = 0.6  # of a sentence's words found in one injected memory
+NEW_WORDS = 3  # words an answer must add, beyond the question and the memories, to be learned
+# What assistants say around an answer from memory; not information about the user.
+_CHATTER = terms(
+    "based told mentioned remember recall earlier before memory memories noted given help let "
+    "happy glad feel free anything else plan hope great sounds question answer info information "
+    "demo llm assistant"
+)
+_ASKS = re.compile(
+    r"^(?:(?:and|so|also|ok(?:ay)?|hey|hi|please|then|but|now)[\s,]+)*"
+    r"(?:what|what's|whats|where|where's|when|who|who's|whom|whose|why|how|how's|which|do|does"
+    r"|did|is|are|am|was|were|can|could|would|should|will|have|has|had|may|might|shall"
+    r"|remind|tell|show|list|give|recall|summari[sz]e|say|help|suggest|recommend|find|explain"
+    r"|describe|write|plan|book|check|look)\b",
+    re.IGNORECASE,
+)
+
+
+def is_request(text: str) -> bool:
+    """Every sentence asks or requests something (greetings aside): nothing is stated."""
+    parts = [s for s in sentences(text) if not is_greeting(s)]
+    return bool(parts) and all(_ASKS.match(s) for s in parts)
+
+
+def strip_echoes(answer: str, recalled: Sequence[str]) -> str:
+    """The answer without its sentences that restate an injected memory."""
+    if not recalled:
+        return answer
+    memories = [terms(m) for m in recalled]
+    kept = [s for s in sentences(answer) if not _restates(terms(s), memories)]
+    return " ".join(kept)
+
+
+def _restates(words: set[str], memories: list[set[str]]) -> bool:
+    return bool(words) and any(len(words & m) >= ECHO_SHARE * len(words) for m in memories)
+
+
+def adds_information(answer: str, question: str, recalled: Sequence[str]) -> bool:
+    """Does the (echo-free) answer say something that neither the question nor memory did: a
+    number of its own, or a few words of its own?"""
+    if numbers(answer) - numbers(question).union(*(numbers(m) for m in recalled)):
+        return True
+    known = terms(question).union(*(terms(m) for m in recalled)) | _CHATTER
+    return len(terms(answer) - known) >= NEW_WORDS

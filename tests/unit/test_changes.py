@@ -1,0 +1,60 @@
+"""Text-only update rules: which statement restates, changes, corrects or ends which."""
+
+from __future__ import annotations
+
+import pytest
+
+from memory_extproc.changes import Change, compare, corrected, ended_object
+
+HAWAII = "My budget for the Hawaii trip is $10,000"
+
+
+@pytest.mark.parametrize(
+    ("new", "old", "change"),
+    [
+        ("Actually my budget for the Hawaii trip is now $15,000", HAWAII, Change.CHANGED),
+        ("User's budget for the Hawaii trip is $15,000",
+         "User's budget for the Hawaii trip is $10,000", Change.CHANGED),
+        ("I'm vegan now", "I am vegetarian", Change.CHANGED),
+        ("I've gone fully vegan now", "I am vegetarian", Change.CHANGED),
+        ("I am not vegetarian anymore", "I am vegetarian", Change.CHANGED),
+        ("I don't play the piano anymore", "I play the piano", Change.CHANGED),
+        ("I live in Denver now", "I live in Boston", Change.CHANGED),
+        ("My daughter Mia turns 5 in May", "My daughter Mia turns 4 in May", Change.CHANGED),
+        ("I said Boston, I meant Austin", "I live in Boston", Change.CORRECTED),
+        ("I quit my job at Google", "I work at Google", Change.ENDED),
+        ("I have $10,000 set aside for my Hawaii trip", HAWAII, Change.RESTATED),
+        ("user's budget for the hawaii trip is $10,000", HAWAII, Change.RESTATED),
+        # both can be true: no change without the speaker saying so
+        ("I like sushi", "I like pizza", None),
+        ("User lives in Austin", "User lives in Boston", None),
+        ("My brother is called Tom", "My sister is called Anna", None),
+        ("I visited Paris in 2019", "I visited Rome in 2018", None),
+        ("I started learning the cello", "I play the piano", None),
+        ("My sister Anna is coming with me, and the budget is now $12,000", HAWAII, None),
+        # words cannot tell: left to the embedder or a model
+        ("I sold my car", "I drive a 2015 Civic", None),
+    ],
+)  # fmt: skip
+def test_compare(new: str, old: str, change: Change | None) -> None:
+    assert compare(new, old) == change
+
+
+def test_a_change_said_elsewhere_lets_one_word_be_a_new_value() -> None:
+    assert compare("User lives in Austin", "User lives in Boston", change_said=True) is (
+        Change.CHANGED
+    )
+    # …but not two slots at once
+    assert compare("User's brother is Tom", "User's sister is Anna", change_said=True) is None
+
+
+def test_corrections_rewrite_the_old_statement() -> None:
+    assert corrected("I live in Boston", "I said Boston, I meant Austin") == "I live in Austin"
+    assert corrected("User lives in Boston", "I meant Austin, not Boston") == "User lives in Austin"
+    assert corrected("User works at Acme", "I said Boston, I meant Austin") is None
+
+
+def test_endings_name_what_they_end() -> None:
+    assert ended_object("I sold my car last week") == "my car last week"
+    assert ended_object("I no longer play in the band") == "in the band"
+    assert ended_object("I drive a 2015 Civic") is None

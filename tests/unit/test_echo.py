@@ -1,0 +1,66 @@
+"""What memory said back is never learned: echo sentences, and questions answered from memory."""
+
+from __future__ import annotations
+
+import pytest
+
+from memory_extproc.extraction.echo import adds_information, is_request, strip_echoes
+from memory_extproc.extraction.episodic import qa_chunk, statement
+
+HAWAII = "My budget for the Hawaii trip is $10,000"
+NOTE = f'On 2026-11-22 the user said: "{HAWAII}" Answer: "Noted, have fun!"'
+
+
+@pytest.mark.parametrize(
+    ("text", "asks"),
+    [
+        ("What is my Hawaii trip budget?", True),
+        ("Hi! What's my budget?", True),
+        ("Remind me of my budget please.", True),
+        ("How was your trip to Paris?", True),
+        ("I'm going to Hawaii, can you suggest a hotel?", False),
+        ("Can you suggest a hotel? My sister is coming too.", False),
+        (HAWAII, False),
+        ("", False),
+    ],
+)
+def test_requests_state_nothing(text: str, asks: bool) -> None:
+    assert is_request(text) is asks
+
+
+def test_sentences_restating_an_injected_memory_are_dropped() -> None:
+    answer = (
+        "Your budget for the Hawaii trip is $10,000. "
+        "With that, the Royal Hawaiian in Waikiki is a good choice."
+    )
+    assert strip_echoes(answer, [HAWAII]) == (
+        "With that, the Royal Hawaiian in Waikiki is a good choice."
+    )
+    assert strip_echoes(answer, []) == answer
+    assert strip_echoes("Your budget for the Hawaii trip is $10,000.", [NOTE]) == ""
+
+
+def test_an_answer_adds_information_with_its_own_numbers_or_words() -> None:
+    question = "What is my Hawaii trip budget?"
+    assert not adds_information("Let me know if you'd like help planning!", question, [HAWAII])
+    assert adds_information("A week on Maui costs about $3,000.", question, [HAWAII])
+    assert adds_information("The Royal Hawaiian in Waikiki is lovely.", question, [HAWAII])
+
+
+def test_notes_skip_questions_answered_from_memory_and_keep_the_rest() -> None:
+    echo = "Your budget for the Hawaii trip is $10,000."
+    assert qa_chunk("What is my Hawaii trip budget?", echo, "2026-11-23", [NOTE]) is None
+    told = qa_chunk("I have a dog called Rex now", echo, "2026-11-23", [NOTE])
+    assert told == 'On 2026-11-23 the user said: "I have a dog called Rex now"'
+    asked = qa_chunk(
+        "How much is a week on Maui?", echo + " A week on Maui costs about $3,000.", "d", [NOTE]
+    )
+    assert asked is not None
+    assert "$10,000" not in asked
+    assert "$3,000" in asked
+
+
+def test_the_statement_of_a_note() -> None:
+    assert statement(NOTE) == HAWAII
+    assert statement('On 2026-11-23 the user said: "I sold my car"') == "I sold my car"
+    assert statement(HAWAII) == HAWAII
