@@ -21,6 +21,7 @@ that still conflict never both reach the LLM as current.
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -71,6 +72,10 @@ _ENDING = re.compile(
 )
 _BECOME = frozenset({"gone", "become", "became", "turned", "went", "switched"})  # "have gone vegan"
 _WHEN = frozenset("last this next week month year yesterday today ago day".split())
+_MONTHS = frozenset(
+    "january february march april may june july august september october november december "
+    "jan feb mar apr jun jul aug sep sept oct nov dec".split()
+)
 _SLOT_TOKENS = 4  # a replaced slot longer than this is a different statement, not a new value
 
 
@@ -80,12 +85,21 @@ class _Read:
     numbers: frozenset[str]
     content: frozenset[str]  # stemmed content words, numbers included
     negated: bool
+    vocabulary: frozenset[str]  # the tokens as a set
 
 
 def _is_number(token: str) -> bool:
     return token[:1].isdigit()
 
 
+def _is_date(token: str) -> bool:
+    """A year or a month: when something happened, not how much of it there is."""
+    if token in _MONTHS:
+        return True
+    return token.isdigit() and len(token) == 4 and 1900 <= int(token) <= 2100
+
+
+@functools.lru_cache(maxsize=4096)  # injection compares each shown memory with the others
 def _read(text: str) -> _Read:
     tokens: list[str] = []
     for raw in _TOKEN.findall(text.lower().replace("\u2019", "'")):
@@ -105,9 +119,11 @@ def _read(text: str) -> _Read:
     content = frozenset(
         stem(t) for t in tokens if t not in ("self", "be") and t not in STOPWORDS and len(t) > 1
     )
-    return _Read(tuple(tokens), numbers, content, any(t in _NEGATION for t in tokens))
+    negated = any(t in _NEGATION for t in tokens)
+    return _Read(tuple(tokens), numbers, content, negated, frozenset(tokens))
 
 
+@functools.lru_cache(maxsize=4096)
 def correction(new: str) -> tuple[str, str] | None:
     """("Boston", "Austin") for "I said Boston, I meant Austin"."""
     match = _CORRECTION.search(new)
@@ -131,6 +147,7 @@ def corrected(old: str, new: str) -> str | None:
     return pattern.sub(lambda _: right, old, count=1)
 
 
+@functools.lru_cache(maxsize=4096)
 def ended_object(text: str) -> str | None:
     """What "I sold my car" ends: "my car"."""
     match = _ENDING.search(text)
@@ -146,8 +163,8 @@ def compare(new: str, old: str, *, change_said: bool = False) -> Change | None:
     if corrected(old, new) is not None:
         return Change.CORRECTED
     a, b = _read(new), _read(old)
-    if not a.tokens or not b.tokens:
-        return None
+    if len(a.vocabulary & b.vocabulary) < 2 and ended_object(new) is None:
+        return None  # not even a frame in common: the common case, decided without aligning
     if a.negated == b.negated and _restates(a, b):
         return Change.RESTATED
     if _one_slot_changed(a, b, change_said or bool(CHANGE_MARKER.search(new))):
@@ -183,7 +200,11 @@ def _one_slot_changed(a: _Read, b: _Read, change_said: bool) -> bool:
         return any(t in _NEGATION for t in after)
     if tag != "replace" or len(before) > _SLOT_TOKENS or len(after) > _SLOT_TOKENS:
         return False
-    return any(_is_number(t) for t in (*before, *after)) or change_said
+    if change_said:
+        return True
+    slot = (*before, *after)
+    # "ran a race on 7 May 2023" / "… on 20 June 2023": another event, not a new value
+    return any(_is_number(t) for t in slot) and not any(_is_date(t) for t in slot)
 
 
 def _opcodes(

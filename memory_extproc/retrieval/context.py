@@ -3,6 +3,10 @@
 Stored memories come from earlier conversations, so they may carry text written to steer the
 model ("ignore previous instructions…"). They are injected as quoted reference data inside a
 fence the content cannot close, one line per memory, never with instruction authority.
+
+Two memories that still say different things about one thing (written before the update rules,
+or missed by them) never reach the LLM as two current values: the newer one wins, alone, marked
+"latest" (changes.py decides what conflicts).
 """
 
 from __future__ import annotations
@@ -11,7 +15,9 @@ import re
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
-from memory_extproc.store.model import ScoredMemory
+from memory_extproc.changes import compare
+from memory_extproc.extraction.episodic import statement
+from memory_extproc.store.model import Memory, ScoredMemory
 
 OPEN_TAG = "<user_memories>"
 CLOSE_TAG = "</user_memories>"
@@ -32,6 +38,27 @@ def _date(epoch_ms: int) -> str:
     return datetime.fromtimestamp(epoch_ms / 1000, tz=UTC).strftime("%Y-%m-%d")
 
 
+def _recorded(memory: Memory) -> int:
+    """When its current text was recorded: a revision dates it anew."""
+    return max(memory.created_at, memory.updated_at)
+
+
+def newest_wins(memories: Sequence[ScoredMemory]) -> tuple[list[ScoredMemory], set[str]]:
+    """The memories without those a newer one among them changes, corrects, ends or restates;
+    and the ids of the newer ones that won over another (shown as "latest")."""
+    said = [statement(m.memory.content) for m in memories]
+    when = [_recorded(m.memory) for m in memories]
+    dropped: set[int] = set()
+    won: set[str] = set()
+    for i, newer in enumerate(memories):
+        for j in range(len(memories)):
+            if when[i] > when[j] and j not in dropped and i not in dropped:
+                if compare(said[i], said[j]) is not None:
+                    dropped.add(j)
+                    won.add(newer.memory.id)
+    return [m for k, m in enumerate(memories) if k not in dropped], won
+
+
 def format_context(
     memories: Sequence[ScoredMemory], max_chars: int
 ) -> tuple[str, list[ScoredMemory]]:
@@ -41,11 +68,13 @@ def format_context(
     lines: list[str] = []
     included: list[ScoredMemory] = []
     seen: set[str] = set()
-    for scored in memories:
+    current, won = newest_wins(memories)
+    for scored in current:
         text = _one_line(scored.memory.content)
         if not text or text.casefold() in seen:
             continue
-        line = f"- [{_date(scored.memory.created_at)}] {text}"
+        latest = ", latest" if scored.memory.id in won else ""
+        line = f"- [{_date(_recorded(scored.memory))}{latest}] {text}"
         if len(line) + 1 > budget:
             break
         budget -= len(line) + 1

@@ -53,7 +53,9 @@ _OUTPUT_FIELDS = [
 ]  # fmt: skip
 _MEMORY_FIELDS = frozenset(f.name for f in dataclasses.fields(Memory))
 # What injection needs; fewer fields is measurably cheaper to fetch and decode on the hot path.
-_SEARCH_FIELDS = ["user_id", "project_id", "type", "content", "created_at", "expires_at"]
+_SEARCH_FIELDS = [
+    "user_id", "project_id", "type", "content", "created_at", "updated_at", "expires_at",
+]  # fmt: skip
 LIST_SCAN_LIMIT = 16384  # Milvus' largest query window
 
 

@@ -30,6 +30,8 @@ HAWAII = "My budget for the Hawaii trip is $10,000"
         ("User lives in Austin", "User lives in Boston", None),
         ("My brother is called Tom", "My sister is called Anna", None),
         ("I visited Paris in 2019", "I visited Rome in 2018", None),
+        ("Caroline ran a charity race on 20 June 2023",
+         "Caroline ran a charity race on 7 May 2023", None),
         ("I started learning the cello", "I play the piano", None),
         ("My sister Anna is coming with me, and the budget is now $12,000", HAWAII, None),
         # words cannot tell: left to the embedder or a model
