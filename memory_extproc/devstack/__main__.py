@@ -1,6 +1,11 @@
-"""`make run`: Milvus standalone, the processor, Envoy on :8080 and, without LLM_BASE_URL, a demo
-LLM, all local; Ctrl-C stops every one of them. `python -m memory_extproc.devstack token alice`
-prints a token.
+"""`make run`: Milvus standalone, the processor, Envoy on :8080, the local extraction model and,
+without LLM_BASE_URL, a demo LLM, all local; Ctrl-C stops every one of them.
+`python -m memory_extproc.devstack token alice` prints a token.
+
+How answers are learned from:
+* default: facts extracted by the local model (local_llm.py), started at nice 19;
+* `EXTRACTION_MODEL=name` (with `LLM_BASE_URL`): facts extracted by that model of your endpoint;
+* `LEARN=notes`: no model, each substantive turn kept as a Q/A note.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ import sys
 from pathlib import Path
 
 from memory_extproc.devstack.envoy import EnvoyProcess, Upstream, render
+from memory_extproc.devstack.local_llm import LocalLlmProcess
 from memory_extproc.devstack.milvus import MilvusProcess
 from memory_extproc.devstack.mock_llm import MockLLM, statement_extractor
 from memory_extproc.devstack.ports import free_port, port_is_free
@@ -20,6 +26,8 @@ from memory_extproc.devstack.processor import ProcessorProcess, write_config
 from memory_extproc.devstack.tokens import DevIdentity
 
 RUN_DIR = Path(os.environ.get("MEMORY_EXTPROC_RUN_DIR", ".run"))
+LEARN_MODES = ("model", "notes")
+Started = MilvusProcess | ProcessorProcess | EnvoyProcess | LocalLlmProcess
 
 
 def _port(preferred: int) -> int:
@@ -33,9 +41,14 @@ async def run() -> None:
     stop = asyncio.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):  # Ctrl-C, also when started in the background
         asyncio.get_running_loop().add_signal_handler(sig, stop.set)
-    started: list[MilvusProcess | ProcessorProcess | EnvoyProcess] = []
+    learn = os.environ.get("LEARN", "model")
+    if learn not in LEARN_MODES:
+        sys.exit(f"LEARN={learn!r}: use one of {', '.join(LEARN_MODES)}")
+    if os.environ.get("EXTRACTION_MODEL") and not os.environ.get("LLM_BASE_URL"):
+        sys.exit("EXTRACTION_MODEL names a model of your endpoint: set LLM_BASE_URL too")
+    started: list[Started] = []
     demo: list[MockLLM] = []
-    startup = asyncio.ensure_future(_start(envoy_port, started, demo))
+    startup = asyncio.ensure_future(_start(envoy_port, learn, started, demo))
     stopping = asyncio.ensure_future(stop.wait())
     try:
         await asyncio.wait([startup, stopping], return_when=asyncio.FIRST_COMPLETED)
@@ -52,21 +65,30 @@ async def run() -> None:
             process.stop()
 
 
-async def _start(
-    envoy_port: int,
-    started: list[MilvusProcess | ProcessorProcess | EnvoyProcess],
-    demo: list[MockLLM],
-) -> None:
+async def _start(envoy_port: int, learn: str, started: list[Started], demo: list[MockLLM]) -> None:
     """Start every part; waits run in threads so Ctrl-C is honoured at any moment."""
     identity = DevIdentity(RUN_DIR / "identity")
     milvus = MilvusProcess(RUN_DIR / "milvus", _port(19530))
     started.append(milvus)
     print(f"starting Milvus standalone on :{milvus.port} (data in {RUN_DIR / 'milvus'}) …")
+    base_url, extraction_model = os.environ.get("LLM_BASE_URL"), os.environ.get("EXTRACTION_MODEL")
+    local: LocalLlmProcess | None = None
+    if learn == "model" and not extraction_model:
+        local = LocalLlmProcess(_port(8010), RUN_DIR / "local-llm.log")
+        started.append(local)
+        print(f"starting the local extraction model on :{local.port} (nice 19) …")
     await asyncio.to_thread(milvus.wait_ready)
     grpc_port, metrics_port = _port(50051), _port(9190)
-    memory: dict[str, object] = {"milvus": {"address": f"127.0.0.1:{milvus.port}"}}
-    base_url, extraction_model = os.environ.get("LLM_BASE_URL"), os.environ.get("EXTRACTION_MODEL")
-    if base_url and extraction_model:  # learn with the same LLM; otherwise episodic Q/A chunks
+    # Every turn is extracted at once (the product's default waits for 10 turns or 5 idle
+    # minutes): what you tell it is remembered seconds later.
+    memory: dict[str, object] = {
+        "milvus": {"address": f"127.0.0.1:{milvus.port}"},
+        "extraction_batch_size": 1,
+    }
+    if local is not None:
+        await asyncio.to_thread(local.wait_ready)
+        memory["external_models"] = [local.endpoint()]
+    elif learn == "model" and base_url and extraction_model:
         llm = Upstream.from_url(base_url)
         endpoint = {"address": llm.host, "port": llm.port, "scheme": "https" if llm.tls else "http",
                     "api_key": os.environ.get("LLM_API_KEY", "")}  # fmt: skip
@@ -102,16 +124,24 @@ async def _start(
     )
     started.append(envoy)
     await asyncio.to_thread(envoy.wait_ready)
-    _banner(envoy_port, metrics_port, upstream, bool(demo), identity)
+    learning = (
+        "notes (no model)" if learn == "notes"
+        else f"the local model ({local.port})" if local is not None
+        else f"{extraction_model} at {base_url}"
+    )  # fmt: skip
+    _banner(envoy_port, metrics_port, upstream, bool(demo), identity, learning)
 
 
-def _banner(port: int, metrics_port: int, upstream: Upstream, demo: bool, ids: DevIdentity) -> None:
+def _banner(
+    port: int, metrics_port: int, upstream: Upstream, demo: bool, ids: DevIdentity, learning: str
+) -> None:
     alice, bob = ids.token("alice"), ids.token("bob")
     llm = "built-in demo LLM" if demo else f"{upstream.host}:{upstream.port}"
     url = f"http://127.0.0.1:{port}/v1/chat/completions"
     print(
         f"""
 memory-extproc is running: Envoy on :{port} → memory-extproc → {llm}
+  learning from answers with {learning}
   metrics:   http://127.0.0.1:{metrics_port}/metrics      logs: {RUN_DIR}/*.log
 
 Tokens (valid 7 days; more with `.venv/bin/python -m memory_extproc.devstack token NAME`):
@@ -126,8 +156,8 @@ Give alice a memory (memory API, with her token), then ask as alice and as bob:
   curl -s {url} -H "authorization: Bearer $ALICE" -H 'content-type: application/json' -d "$ASK"
   curl -s {url} -H "authorization: Bearer $BOB" -H 'content-type: application/json' -d "$ASK"
 
-Then tell it something about yourself and ask again later: every answer is learned from
-(episodic Q/A notes without EXTRACTION_MODEL, LLM-extracted facts with it):
+Then tell it something about yourself (and later that it changed), and ask again a few seconds
+later in a new conversation; see what it learned:
   curl -s http://127.0.0.1:{port}/v1/memory -H "authorization: Bearer $ALICE"     # or, as operator:
   .venv/bin/memory-extproc -c {RUN_DIR}/config.yaml memories list --user alice
 Forget everything about alice:

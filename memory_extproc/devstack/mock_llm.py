@@ -20,6 +20,8 @@ from typing import Any
 import orjson
 from aiohttp import web
 
+from memory_extproc.words import sentences
+
 _MEMORY_BLOCK = re.compile(r"<user_memories>(.*?)</user_memories>", re.DOTALL)
 
 
@@ -172,8 +174,8 @@ class MockLLM:
         memories = memory_lines(payload)
         if not memories:
             return "(demo LLM) I was given no memories for this request."
-        listed = "; ".join(memories)
-        return f"(demo LLM) I was given {len(memories)} memories: {listed}"
+        listed = "\n".join(f"- {m}" for m in memories)
+        return f"(demo LLM) I was given {len(memories)} memories:\n{listed}"
 
 
 def _chat_json(text: str) -> dict[str, Any]:
@@ -244,14 +246,18 @@ def _responses_events(text: str) -> list[bytes]:
     return events
 
 
+_SAID = re.compile(r"^User's message \([^)]*\): (.*)$", re.MULTILINE)
+
+
 def statement_extractor(payload: dict[str, Any]) -> Reply:
-    """A synthetic extraction model for load tests: each "user: My …" / "user: I …" line of the
-    transcript becomes one fact; reconcile prompts get ADD."""
-    if "keep a user's memory consistent" in payload["messages"][0]["content"]:
-        return Reply(text='{"action": "ADD"}')
+    """A synthetic extraction model for load tests: each sentence of the user's message that
+    starts with "My " or "I " becomes one fact; "is the old fact still true?" gets yes."""
+    if "still_true" in payload["messages"][0]["content"]:
+        return Reply(text='{"still_true": true}')
+    said = _SAID.findall(payload["messages"][-1]["content"])
     facts = [
-        {"type": "semantic", "content": "User said: " + line[6:].strip()}
-        for line in payload["messages"][-1]["content"].splitlines()
-        if line.startswith(("user: My ", "user: I "))
+        {"type": "semantic", "content": "User said: " + sentence}
+        for sentence in sentences(said[-1] if said else "")
+        if sentence.startswith(("My ", "I "))
     ]
     return Reply(text=orjson.dumps({"facts": facts}).decode())

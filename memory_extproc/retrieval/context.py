@@ -52,10 +52,10 @@ def newest_wins(memories: Sequence[ScoredMemory]) -> tuple[list[ScoredMemory], s
     won: set[str] = set()
     for i, newer in enumerate(memories):
         for j in range(len(memories)):
-            if when[i] > when[j] and j not in dropped and i not in dropped:
-                if compare(said[i], said[j]) is not None:
-                    dropped.add(j)
-                    won.add(newer.memory.id)
+            fresher = when[i] > when[j] and not {i, j} & dropped
+            if fresher and compare(said[i], said[j]) is not None:
+                dropped.add(j)
+                won.add(newer.memory.id)
     return [m for k, m in enumerate(memories) if k not in dropped], won
 
 
