@@ -27,9 +27,9 @@ def operations() -> set[tuple[str, str]]:
 
 
 def template_of(path: str) -> str:
-    """/v1/memory/mem_… → /v1/memory/{id}"""
+    """/v1/memory/mem_… → /v1/memory/{id}, /v1/memory/mem_…/history → /v1/memory/{id}/history"""
     if path.startswith("/v1/memory/") and path != "/v1/memory/search":
-        return "/v1/memory/{id}"
+        return "/v1/memory/{id}/history" if path.endswith("/history") else "/v1/memory/{id}"
     return path
 
 

@@ -80,6 +80,11 @@ class GetMemory:
 
 
 @dataclass(frozen=True, slots=True)
+class GetHistory:
+    memory_id: str
+
+
+@dataclass(frozen=True, slots=True)
 class AddMemory:
     content: str
     type: MemoryType = MemoryType.SEMANTIC
@@ -117,6 +122,7 @@ class DeleteScope:
 Call = (
     ListMemories
     | GetMemory
+    | GetHistory
     | AddMemory
     | SearchMemories
     | UpdateMemory
@@ -135,6 +141,7 @@ ROUTES = frozenset(
         ("PUT", PREFIX + "/{id}"),
         ("PATCH", PREFIX + "/{id}"),
         ("DELETE", PREFIX + "/{id}"),
+        ("GET", PREFIX + "/{id}/history"),
     }
 )
 
@@ -166,6 +173,8 @@ def parse_call(method: str, path: str, query: str, body: bytes) -> Call:
     _no_params(params)
     if memory_id is None or not is_memory_id(memory_id):
         raise bad_request("memory id must look like mem_ followed by 32 hex digits")
+    if template.endswith("/history"):
+        return GetHistory(memory_id)
     if method == "GET":
         return GetMemory(memory_id)
     if method == "DELETE":
@@ -178,11 +187,16 @@ def _template(path: str) -> tuple[str | None, str | None]:
     if path == PREFIX:
         return PREFIX, None
     rest = path[len(PREFIX) + 1 :] if path.startswith(PREFIX + "/") else None
-    if rest is None or "/" in rest or not rest:
+    if rest is None or not rest:
         return None, None
     if rest == "search":
         return PREFIX + "/search", None
-    return PREFIX + "/{id}", rest
+    memory_id, _, sub = rest.partition("/")
+    if not sub:
+        return PREFIX + "/{id}", memory_id
+    if sub == "history":
+        return PREFIX + "/{id}/history", memory_id
+    return None, None
 
 
 def _query(query: str) -> dict[str, str]:

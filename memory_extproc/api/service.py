@@ -22,6 +22,7 @@ from memory_extproc.api.routes import (
     Cursor,
     DeleteMemory,
     DeleteScope,
+    GetHistory,
     GetMemory,
     ListMemories,
     SearchMemories,
@@ -39,6 +40,7 @@ from memory_extproc.store.model import (
     content_hash,
     is_alive,
     now_ms,
+    replaced_at,
 )
 
 log = logging.getLogger(__name__)
@@ -75,6 +77,16 @@ def memory_json(memory: Memory) -> dict[str, Any]:
         "updated_at": _iso(memory.updated_at),
         "expires_at": _iso(memory.expires_at),
         "access_count": memory.access_count,
+    }
+
+
+def version_json(version: Memory) -> dict[str, Any]:
+    return {
+        "content": version.content,
+        "type": version.type.value,
+        "recorded_at": _iso(max(version.created_at, version.updated_at)),
+        "replaced_at": _iso(replaced_at(version)),
+        "reason": str(version.meta.get("reason", "")),
     }
 
 
@@ -130,6 +142,10 @@ class MemoryApi:
                 return _json(200, {"data": [memory_json(m) for m in page], "next_cursor": cursor})
             case GetMemory():
                 return _json(200, memory_json(await self._active(user_id, call.memory_id)))
+            case GetHistory():
+                await self._active(user_id, call.memory_id)
+                versions = await store.history(user_id, call.memory_id)
+                return _json(200, {"data": [version_json(v) for v in versions]})
             case AddMemory():
                 project = project_id if call.project_id is None else call.project_id
                 written, memory = await self._writer.add(

@@ -70,3 +70,10 @@ def memory_with_history(user_id: str, memory_id: str) -> str:
         raise ValueError("not a memory id")
     scope = user_scope(user_id, active_only=False)
     return f"(id == {quote(memory_id)} or superseded_by == {quote(memory_id)}) and {scope}"
+
+
+def history_of(user_id: str, memory_id: str) -> str:
+    """The audit rows of a memory's earlier versions."""
+    if not is_memory_id(memory_id):
+        raise ValueError("not a memory id")
+    return f"superseded_by == {quote(memory_id)} and {user_scope(user_id, active_only=False)}"

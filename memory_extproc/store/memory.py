@@ -16,6 +16,7 @@ from memory_extproc.store.model import (
     ScoredMemory,
     SearchRequest,
     audit_copy,
+    by_replacement,
     evictions,
     is_alive,
     newest_first,
@@ -86,6 +87,13 @@ class InMemoryStore:
         audit = audit_copy(old, reason)
         self._rows[audit.id] = (audit, old_vector)
         await self.store(memory, vector)
+
+    async def history(self, user_id: str, memory_id: str) -> Sequence[Memory]:
+        return by_replacement(
+            m
+            for m, _ in self._rows.values()
+            if m.user_id == user_id and m.superseded_by == memory_id
+        )
 
     async def retire(self, user_id: str, memory_id: str, reason: str) -> bool:
         memory = await self.get(user_id, memory_id)

@@ -34,6 +34,7 @@ from memory_extproc.store.model import (
     SearchRequest,
     StoreUnavailableError,
     audit_copy,
+    by_replacement,
     evictions,
     is_memory_id,
     newest_first,
@@ -470,6 +471,18 @@ class MilvusStore:
             await self._visible(client, memory.id)
 
         await self._call("revise", op)
+
+    async def history(self, user_id: str, memory_id: str) -> Sequence[Memory]:
+        expr = filters.history_of(user_id, memory_id)
+
+        async def op(client: AsyncMilvusClient) -> list[dict[str, Any]]:
+            return await client.query(
+                self._collection, filter=expr, output_fields=_OUTPUT_FIELDS,
+                limit=LIST_SCAN_LIMIT, timeout=self._timeout,
+            )  # fmt: skip
+
+        rows = await self._call("history", op)
+        return by_replacement(_memory(r) for r in rows if r["user_id"] == user_id)
 
     async def retire(self, user_id: str, memory_id: str, reason: str) -> bool:
         async def op(client: AsyncMilvusClient) -> bool:

@@ -176,6 +176,15 @@ def newest_first(
     return ordered[:limit]
 
 
+def replaced_at(version: Memory) -> int:
+    """When an audit row's text was replaced."""
+    return int(version.meta.get("superseded_at", version.updated_at))
+
+
+def by_replacement(versions: Iterable[Memory]) -> list[Memory]:
+    return sorted(versions, key=lambda v: (replaced_at(v), v.id), reverse=True)
+
+
 MemoryUse = tuple[str, str, int]  # user id, memory id, times used
 
 
@@ -244,6 +253,10 @@ class Store(Protocol):
     async def revise(self, memory: Memory, vector: np.ndarray, reason: str) -> None:
         """Replace a memory's content, keeping its id and creation time; the previous content
         stays as an audit row (superseded_by = the memory's id), never searched."""
+        ...
+
+    async def history(self, user_id: str, memory_id: str) -> Sequence[Memory]:
+        """The audit rows of a memory's earlier versions, newest first (``by_replacement``)."""
         ...
 
     async def retire(self, user_id: str, memory_id: str, reason: str) -> bool:

@@ -13,6 +13,7 @@ from memory_extproc.api.routes import (
     Cursor,
     DeleteMemory,
     DeleteScope,
+    GetHistory,
     GetMemory,
     ListMemories,
     SearchMemories,
@@ -50,6 +51,7 @@ def test_the_openapi_document_is_valid_openapi() -> None:
          ListMemories(limit=5, types=(MemoryType.EPISODIC, MemoryType.SEMANTIC))),
         ("GET", "/v1/memory", "project_id=", b"", ListMemories(project_id="")),
         ("GET", f"/v1/memory/{MID}", "", b"", GetMemory(MID)),
+        ("GET", f"/v1/memory/{MID}/history", "", b"", GetHistory(MID)),
         ("POST", "/v1/memory", "", b'{"content": " hi there "}', AddMemory("hi there")),
         ("POST", "/v1/memory", "", b'{"content": "x", "type": "procedural", "project_id": "p"}',
          AddMemory("x", MemoryType.PROCEDURAL, "p")),
@@ -73,6 +75,8 @@ def test_calls(method: str, path: str, query: str, body: bytes, call: object) ->
     ("method", "path", "query", "body", "status", "says"),
     [
         ("GET", "/v1/memory/a/b", "", b"", 404, "no such endpoint"),
+        ("GET", f"/v1/memory/{MID}/history/x", "", b"", 404, "no such endpoint"),
+        ("DELETE", f"/v1/memory/{MID}/history", "", b"", 405, "not allowed"),
         ("PUT", "/v1/memory", "", b"{}", 405, "not allowed"),
         ("POST", "/v1/memory", "", b"{", 400, "not valid JSON"),
         ("POST", "/v1/memory", "", b"null", 400, "JSON object"),
@@ -149,8 +153,16 @@ async def test_service_round_trip_on_the_in_memory_store(api: MemoryApi) -> None
     assert isinstance(page, dict)
     assert [m["id"] for m in page["data"]] == [mid]
     assert page["next_cursor"] is None
+    assert await call(api, "GET", f"/v1/memory/{mid}/history") == (200, {"data": []})
     status, _ = await call(api, "PATCH", f"/v1/memory/{mid}", {"content": "User likes blues"})
     assert status == 200
+    status, versions = await call(api, "GET", f"/v1/memory/{mid}/history")
+    assert status == 200
+    assert isinstance(versions, dict)
+    assert [(v["content"], v["reason"]) for v in versions["data"]] == [
+        ("User likes jazz", "edited")
+    ]
+    assert (await call(api, "GET", f"/v1/memory/{mid}/history", user="bob"))[0] == 404
     _, found = await call(api, "POST", "/v1/memory/search", {"query": "likes blues"})
     assert isinstance(found, dict)
     assert [m["content"] for m in found["data"]] == ["User likes blues"]
