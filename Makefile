@@ -8,7 +8,7 @@ PROTO_OUT := memory_extproc/_proto
 PROTO_SRC := $(shell find protos -name '*.proto')
 PROTO_STAMP := $(PROTO_OUT)/.generated
 
-.PHONY: run test bench eval lint format proto clean setup
+.PHONY: run test bench eval scenarios lint format proto clean setup
 
 setup: $(STAMP) $(PROTO_STAMP)
 
@@ -52,6 +52,10 @@ bench: setup
 # Memory quality on LoCoMo (../shared/data/locomo or LOCOMO_PATH), through Envoy and Milvus
 eval: setup
 	$(PY) -m eval
+
+# The nine truth scenarios in three modes (real local model, scripted, notes): a table, then JSON
+scenarios: setup
+	$(PY) -m scenarios
 
 clean:
 	rm -rf $(VENV) $(PROTO_OUT) .run .pytest_cache .mypy_cache .ruff_cache

@@ -30,11 +30,10 @@ from tokenizers import Tokenizer
 
 from eval.locomo import Asked, Provenance, Question, chats, questions, score
 from memory_extproc.devstack import replay
-from memory_extproc.devstack.envoy import EnvoyProcess, Upstream, render
+from memory_extproc.devstack.gateway import Gateway
 from memory_extproc.devstack.milvus import MilvusProcess
 from memory_extproc.devstack.mock_llm import MockLLM, Reply, memory_lines
 from memory_extproc.devstack.ports import free_port
-from memory_extproc.devstack.processor import ProcessorProcess, write_config
 from memory_extproc.devstack.tokens import DevIdentity
 from memory_extproc.embedding import model_files
 from memory_extproc.store.milvus import MilvusStore
@@ -54,46 +53,6 @@ class Mode:
     ingest_s: float
 
 
-class Stack:
-    """Processor + Envoy for one mode; the processor can be restarted under the same Envoy."""
-
-    def __init__(self, workdir: Path, settings: dict[str, Any], llm_port: int, identity: Any):
-        self.workdir = workdir
-        self.grpc_port, self.admin_port, self.envoy_port = free_port(), free_port(), free_port()
-        settings["server"] = {
-            "grpc_port": self.grpc_port, "admin_port": self.admin_port,
-            "log_level": "WARNING", "grace_seconds": 2,
-        }  # fmt: skip
-        self.config = write_config(workdir / "config.yaml", settings)
-        self.processor: ProcessorProcess | None = None
-        self.envoy = EnvoyProcess(
-            render(
-                listen_port=self.envoy_port, admin_port=free_port(),
-                processor_ports=[self.grpc_port], upstream=Upstream("127.0.0.1", llm_port),
-                jwks_path=identity.jwks_path,
-            ),
-            workdir / "envoy",
-        )  # fmt: skip
-        self.url = f"http://127.0.0.1:{self.envoy_port}/v1/chat/completions"
-
-    def start_processor(self, run: int) -> None:
-        self.processor = ProcessorProcess(
-            self.config, self.grpc_port, self.workdir / f"processor-{run}.log"
-        )
-        self.processor.wait_ready()
-        self.processor.wait_memory_enabled(self.admin_port)
-
-    def stop_processor(self) -> None:
-        """SIGTERM: the worker extracts every pending batch before the process exits."""
-        if self.processor is not None:
-            self.processor.stop(grace_s=3600)
-            self.processor = None
-
-    def stop(self) -> None:
-        self.stop_processor()
-        self.envoy.stop()
-
-
 def settings_for(mode: str, milvus: MilvusProcess, llm: MockLLM) -> dict[str, Any]:
     memory: dict[str, Any] = {
         "milvus": {"address": f"127.0.0.1:{milvus.port}", "collection": f"eval_{mode}"},
@@ -110,7 +69,7 @@ def settings_for(mode: str, milvus: MilvusProcess, llm: MockLLM) -> dict[str, An
                 "llm_model_name": EXTRACTOR,
             }
         ]
-    return {"memory": memory}
+    return memory
 
 
 def user_of(sample_id: str) -> str:
@@ -118,7 +77,7 @@ def user_of(sample_id: str) -> str:
 
 
 async def ingest(
-    http: aiohttp.ClientSession, stack: Stack, llm: MockLLM, samples: list[dict], identity: Any
+    http: aiohttp.ClientSession, stack: Gateway, llm: MockLLM, samples: list[dict], identity: Any
 ) -> None:
     for sample in samples:
         headers = {"authorization": f"Bearer {identity.token(user_of(sample['sample_id']))}"}
@@ -126,7 +85,7 @@ async def ingest(
             llm.script(Reply(text=chat.answer))  # speaker B answers
             body = orjson.dumps({"model": "eval", "messages": chat.messages})
             sent = {**headers, "x-memory-date": chat.date, "content-type": "application/json"}
-            async with http.post(stack.url, data=body, headers=sent) as response:
+            async with http.post(stack.chat_url, data=body, headers=sent) as response:
                 await response.read()
                 if response.status != 200:
                     raise RuntimeError(f"ingest: HTTP {response.status}")
@@ -134,7 +93,7 @@ async def ingest(
 
 async def ask(
     http: aiohttp.ClientSession,
-    stack: Stack,
+    stack: Gateway,
     llm: MockLLM,
     asked: list[Question],
     identity: Any,
@@ -153,7 +112,7 @@ async def ask(
             }
         )
         headers = {"authorization": f"Bearer {token}", "content-type": "application/json"}
-        async with http.post(stack.url, data=body, headers=headers) as response:
+        async with http.post(stack.chat_url, data=body, headers=headers) as response:
             await response.read()
             if response.status != 200:
                 raise RuntimeError(f"ask: HTTP {response.status}")
@@ -204,11 +163,10 @@ async def run_mode(
     mode: str, samples: list[dict], milvus: MilvusProcess, llm: MockLLM, identity: Any,
     workdir: Path, tokenizer: Tokenizer,
 ) -> Mode:  # fmt: skip
-    stack = Stack(workdir / mode, settings_for(mode, milvus, llm), llm.port, identity)
+    stack = Gateway(workdir / mode, settings_for(mode, milvus, llm), llm.port, identity)
     all_questions = [q for s in samples for q in questions(s)]
     try:
-        await asyncio.to_thread(stack.envoy.wait_ready)
-        await asyncio.to_thread(stack.start_processor, 1)
+        await asyncio.to_thread(stack.start)
         async with aiohttp.ClientSession() as http:
             started = time.perf_counter()
             print(f"[{mode}] replaying {sum(len(chats(s)) for s in samples)} chats …", flush=True)

@@ -60,7 +60,7 @@ CHANGE_MARKER = re.compile(
 _CORRECTION = re.compile(
     r"\bi\s+(?:said|wrote|typed|told\s+you)\s+(?P<wrong>[^,.;!?]+?)\s*[,;.]?\s*"
     r"(?:but\s+)?i\s+meant\s+(?P<right>[^,.;!?]+)"
-    r"|\bi\s+meant\s+(?P<right2>[^,.;!?]+?)\s*,?\s+not\s+(?P<wrong2>[^,.;!?]+)"
+    r"|\b(?:i|user)\s+meant\s+(?P<right2>[^,.;!?]+?)\s*,?\s+not\s+(?P<wrong2>[^,.;!?]+)"
     r"|\bnot\s+(?P<wrong3>[^,.;!?]+?)\s*,\s*but\s+(?P<right3>[^,.;!?]+)",
     re.IGNORECASE,
 )
@@ -72,10 +72,16 @@ _ENDING = re.compile(
 )
 _BECOME = frozenset({"gone", "become", "became", "turned", "went", "switched"})  # "have gone vegan"
 _WHEN = frozenset("last this next week month year yesterday today ago day".split())
+_WHEN_SUFFIX = re.compile(
+    r"(\s+((last|this|next)\s+\w+|yesterday|today|\w+\s+ago|on\s+\S+|in\s+\d{4}))+\s*$",
+    re.IGNORECASE,
+)
 _MONTHS = frozenset(
     "january february march april may june july august september october november december "
     "jan feb mar apr jun jul aug sep sept oct nov dec".split()
 )
+_FRAME_NOISE = frozenset("self be to for of in on with and also too".split())
+_CLAUSE = re.compile(r"[.;!?]\s+|,\s*(?:and|but)\s+|\s+and\s+(?=(?:my|the|i|i'm|user)\b)", re.I)
 _SLOT_TOKENS = 4  # a replaced slot longer than this is a different statement, not a new value
 
 
@@ -144,22 +150,44 @@ def corrected(old: str, new: str) -> str | None:
     pattern = re.compile(rf"\b{re.escape(wrong)}\b", re.IGNORECASE)
     if not wrong or not pattern.search(old):
         return None
-    return pattern.sub(lambda _: right, old, count=1)
+    return pattern.sub(lambda _: right, old)
 
 
 @functools.lru_cache(maxsize=4096)
 def ended_object(text: str) -> str | None:
-    """What "I sold my car" ends: "my car"."""
+    """What "I sold my car last week" ends: "my car"."""
     match = _ENDING.search(text)
-    return match.group("object").strip() if match else None
+    return _WHEN_SUFFIX.sub("", match.group("object")).strip() if match else None
 
 
 def compare(new: str, old: str, *, change_said: bool = False) -> Change | None:
-    """How ``new`` relates to ``old`` (None: unrelated, or both can be true).
+    """How ``new`` relates to ``old`` (None: unrelated, or both can be true). A statement of
+    several clauses ("My sister Anna is coming, and the budget is now $12,000") changes ``old``
+    if one of its clauses does.
 
     ``change_said``: the speaker said elsewhere that something changed (a marker in the message
     a fact was extracted from), which lets a one-word slot count as a new value.
     """
+    change = _compare(new, old, change_said)
+    if change is not None:
+        return change
+    clauses = _clauses(new)
+    if len(clauses) < 2:
+        return None
+    said = change_said or bool(CHANGE_MARKER.search(new))
+    for clause in clauses:
+        change = _compare(clause, old, said)
+        if change is not None and change is not Change.RESTATED:
+            return change
+    return None
+
+
+@functools.lru_cache(maxsize=4096)
+def _clauses(text: str) -> list[str]:
+    return [c for c in _CLAUSE.split(text) if len(c.split()) >= 3]
+
+
+def _compare(new: str, old: str, change_said: bool) -> Change | None:
     if corrected(old, new) is not None:
         return Change.CORRECTED
     a, b = _read(new), _read(old)
@@ -188,7 +216,11 @@ def _restates(a: _Read, b: _Read) -> bool:
 
 
 def _one_slot_changed(a: _Read, b: _Read, change_said: bool) -> bool:
-    ops = [op for op in _opcodes(b.tokens, a.tokens) if op[0] != "equal"]
+    ops = [
+        op
+        for op in _opcodes(b.tokens, a.tokens)
+        if op[0] != "equal" and not _noise(b.tokens[op[1] : op[2]] + a.tokens[op[3] : op[4]])
+    ]
     if len(ops) != 1:
         return False
     tag, i1, i2, j1, j2 = ops[0]
@@ -205,6 +237,11 @@ def _one_slot_changed(a: _Read, b: _Read, change_said: bool) -> bool:
     slot = (*before, *after)
     # "ran a race on 7 May 2023" / "… on 20 June 2023": another event, not a new value
     return any(_is_number(t) for t in slot) and not any(_is_date(t) for t in slot)
+
+
+def _noise(tokens: tuple[str, ...]) -> bool:
+    """ "my budget" / "the budget", "trip to Hawaii" / "Hawaii trip": not a different slot."""
+    return all(t in _FRAME_NOISE for t in tokens)
 
 
 def _opcodes(

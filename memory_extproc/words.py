@@ -19,6 +19,7 @@ STOPWORDS = frozenset(
     would you your yours yourself yourselves ok okay yes yeah sure thanks thank hi hello hey
     tell know think want like really much many get got going go""".split()
 )
+_ES_AFTER = ("ses", "xes", "zes", "ches", "shes")
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?", re.UNICODE)
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|\s*\n+\s*")
 
@@ -29,6 +30,8 @@ def stem(word: str) -> str:
     for suffix, replacement, shortest in (
         ("ies", "y", 5), ("ing", "", 6), ("ed", "", 5), ("es", "", 5), ("s", "", 4),
     ):  # fmt: skip
+        if suffix == "es" and not word.endswith(_ES_AFTER):
+            continue  # "lives" is "live" + s, "researches" is "research" + es
         if word.endswith(suffix) and len(word) >= shortest:
             return word[: -len(suffix)] + replacement
     return word

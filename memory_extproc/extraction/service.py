@@ -17,6 +17,7 @@ import multiprocessing
 import queue
 import time
 from collections import Counter
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from multiprocessing.context import SpawnProcess
 from typing import Any
@@ -45,6 +46,7 @@ from memory_extproc.store.model import MemoryType, StoreUnavailableError, now_ms
 
 log = logging.getLogger(__name__)
 _CONTEXT_CHARS = 300
+_COPIED = ("rejected_stale_value", "rejected_echo", "rejected_ungrounded")
 
 
 def _date(at_ms: int) -> str:
@@ -156,8 +158,26 @@ class BatchProcessor:
         said = batch.said
         if not said.strip() or is_request(said):
             return Counter({"skipped_request_only": 1})  # a question states no fact: no call
+        facts, outcomes = await self._facts(extractor, batch, said, batch.recalled)
+        if not facts and batch.recalled and any(r in outcomes for r in _COPIED):
+            # A small model tends to copy what it was told is known instead of what the user
+            # said: asked once more without it, it has nothing to copy.
+            outcomes["retried_without_known"] += 1
+            facts, again = await self._facts(extractor, batch, said, ())
+            outcomes.update(again)
+        written = await self._writer.write_batch(
+            batch.user_id, batch.project_id, facts, batch.at_ms, source="conversation",
+            change_said=bool(CHANGE_MARKER.search(said)),
+        )  # fmt: skip
+        outcomes.update(w.value for w in written)
+        return outcomes
+
+    async def _facts(
+        self, extractor: ChatClient, batch: Batch, said: str, known: Sequence[str]
+    ) -> tuple[list[Fact], Counter[str]]:
+        """The model's facts that are the user's own, and what was refused (why)."""
         answer = await extractor.complete(
-            extraction_messages(batch.recalled, said, _date(batch.at_ms), _context(batch)),
+            extraction_messages(known, said, _date(batch.at_ms), _context(batch)),
             schema=facts_schema(self._limits.max_facts, self._limits.max_chars),
         )
         try:
@@ -175,12 +195,7 @@ class BatchProcessor:
                 facts.append(fact)
             else:
                 outcomes[f"rejected_{reason}"] += 1
-        written = await self._writer.write_batch(
-            batch.user_id, batch.project_id, facts, batch.at_ms, source="conversation",
-            change_said=bool(CHANGE_MARKER.search(said)),
-        )  # fmt: skip
-        outcomes.update(w.value for w in written)
-        return outcomes
+        return facts, outcomes
 
     async def _episodic(self, batch: Batch) -> Counter[str]:
         question, answer = batch.last_exchange

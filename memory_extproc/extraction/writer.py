@@ -11,8 +11,9 @@ memories (cosine >= 0.4, best first):
    * with a model, it is asked one pair at a time whether the old fact is still true, for a
      close pair (cosine >= 0.7) or a statement that says it changes or ends something: small
      models answer "no" too readily ("likes pizza" / "likes sushi");
-   * without one, an ending ("I sold my car") looks up what it ends by its object's embedding
-     ("my car" finds "I drive a 2015 Civic" at 0.39, other memories at 0.1-0.25).
+   * an ending ("I sold my car") also looks up what it ends by its object's embedding ("car"
+     finds "I drive a 2015 Civic" at 0.39, other memories at 0.1-0.21): without a model that
+     is the memory it ends, with one it is the first pair asked about.
 4. Otherwise it is new (STORED).
 A revision keeps the memory's id and creation time, dates it to the statement, and leaves the
 old text as an audit row (history), never searched.
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import re
 from collections.abc import Sequence
 from enum import StrEnum
 
@@ -56,6 +58,7 @@ JUDGED = 3  # candidates a model is asked about, best first
 CLOSE = 0.7
 ENDED_OBJECT = 0.3  # "my car" vs what it ends; the best must also lead the next by a margin
 ENDED_LEAD = 0.05
+_DETERMINER = re.compile(r"^(?:(?:my|our|their|his|her|the|a|an|this|that)\s+)+", re.IGNORECASE)
 
 
 class Written(StrEnum):
@@ -211,13 +214,15 @@ class MemoryWriter:
                 )
         if candidates and candidates[0].score >= SAME_MEMORY:
             return _Revision(candidates[0], text, "restated"), Written.UPDATED
-        changes = change_said or bool(CHANGE_MARKER.search(said)) or bool(ended_object(said))
+        obj = ended_object(said)
+        changes = change_said or bool(CHANGE_MARKER.search(said)) or obj is not None
+        ended = await self._ended(user_id, project_id, obj, said) if obj else None
         if self._judge is not None and use_judge:
+            if ended is not None and all(c.memory.id != ended.memory.id for c in candidates):
+                candidates = [ended, *candidates]  # "sold their car" / "drives a Civic": 0.38
             return await self._ask(text, said, candidates, changes)
-        if (obj := ended_object(said)) is not None:
-            target = await self._ended(user_id, project_id, obj, said)
-            if target is not None:
-                return _Revision(target, text, "ended by a newer memory"), Written.UPDATED
+        if ended is not None:
+            return _Revision(ended, text, "ended by a newer memory"), Written.UPDATED
         return None, Written.STORED
 
     async def _ask(
@@ -245,8 +250,9 @@ class MemoryWriter:
     async def _ended(
         self, user_id: str, project_id: str, obj: str, said: str
     ) -> ScoredMemory | None:
-        """The memory an ending statement ends, found by what it names ("my car")."""
-        vector = await self._embedder.embed(obj)
+        """The memory an ending statement ends, found by what it names ("my car": "car" finds
+        "I drive a 2015 Civic" at 0.39, other memories at 0.1-0.21)."""
+        vector = await self._embedder.embed(_DETERMINER.sub("", obj) or obj)
         hits = await self._store.retrieve(
             SearchRequest(user_id, vector, limit=3, threshold=ENDED_OBJECT, project_id=project_id)
         )

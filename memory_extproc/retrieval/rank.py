@@ -46,14 +46,17 @@ class RankPolicy:
         return max(limit, self.candidates) if self.hybrid else limit
 
 
-def coverage(query: str, candidates: list[ScoredMemory]) -> list[float]:
+def coverage(query: str, candidates: list[ScoredMemory], pool: int = 0) -> list[float]:
     """The share of the query's keyword weight each candidate contains (BM25-style IDF over the
-    candidates, so a word every candidate shares counts for little)."""
+    candidates, so a word every candidate shares counts for little). ``pool``: the number of
+    candidates a search usually brings; a user with only a few memories must not make every
+    word they contain look common ("What car do I drive?" vs the one memory about a car)."""
     wanted = terms(query)
     documents = [terms(c.memory.content) for c in candidates]
     count = len(documents)
+    size = max(count, pool)
     idf = {
-        t: math.log(1 + (count - n + 0.5) / (n + 0.5))
+        t: math.log(1 + (size - n + 0.5) / (n + 0.5))
         for t in wanted
         for n in [sum(t in d for d in documents)]
     }
@@ -76,7 +79,7 @@ def rank(
     ``rescue`` (a request that raised the threshold) nothing below the threshold is kept."""
     if not policy.hybrid:
         return [c for c in candidates if c.score >= threshold][:limit]
-    shares = coverage(query, candidates)
+    shares = coverage(query, candidates, policy.candidates)
 
     # A rescued near miss is itself the exception: only a memory that passes by cosine brings
     # companions (episodic notes: rescue-opened companions cost +50 tokens for +0.006 hit@5).

@@ -1,0 +1,210 @@
+"""The nine truth scenarios as data, and the verdict on what memory holds afterwards: pure.
+
+Each scenario is a few sessions (each a new conversation) of one user, then a follow-up
+question. What must hold afterwards, in every mode:
+* ``current``: each value is held by exactly one active memory, and the follow-up gets it;
+* ``old``: no active memory holds it as current, it lives on in a memory's history, and the
+  follow-up never gets it as current;
+* ``kept``: memories of earlier sessions holding these values are untouched by the last one;
+* ``added``: each value is held by exactly one active memory (injection not required);
+* ``unchanged``: the last session changes no memory at all.
+``facts`` and ``ends`` are what a good extraction model answers (the scripted mode plays it).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from memory_extproc.words import numbers
+
+# Where the stand-in chat LLM restates the memories it was given ("You told me: …"), as
+# assistants do; it can only echo what was injected.
+ECHO = "{memories}"
+
+
+@dataclass(frozen=True)
+class Turn:
+    said: str
+    answer: str
+    facts: tuple[str, ...] = ()  # the scripted extraction model's answer
+    ends: bool = False  # the scripted model judges these facts to end a related old one
+
+
+@dataclass(frozen=True)
+class Scenario:
+    number: int
+    name: str
+    sessions: tuple[tuple[Turn, ...], ...]
+    question: str
+    current: tuple[str, ...] = ()
+    old: tuple[str, ...] = ()
+    kept: tuple[str, ...] = ()
+    added: tuple[str, ...] = ()
+    unchanged: bool = False
+
+
+@dataclass(frozen=True)
+class Held:
+    """An active memory as the API shows it, with its earlier texts."""
+
+    id: str
+    content: str
+    history: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Outcome:
+    before_last: list[Held]  # active memories before the last session
+    after: list[Held]
+    injected: list[str]  # what the follow-up question was given
+    errors: list[str] = field(default_factory=list)  # what failed on the way (HTTP, timeouts)
+
+
+HAWAII = Turn(
+    "My budget for the Hawaii trip is $10,000.",
+    "Great, a $10,000 budget gives you plenty of options in Hawaii.",
+    ("User's budget for the Hawaii trip is $10,000",),
+)
+BUDGET_QUESTION = "What is my budget for the Hawaii trip?"
+
+SCENARIOS: tuple[Scenario, ...] = (
+    Scenario(
+        1, "Hawaii budget updated in a later session",
+        ((HAWAII,), (Turn("Actually, my budget for the Hawaii trip is now $15,000.",
+                          f"{ECHO} Got it, $15,000 it is.",
+                          ("User's budget for the Hawaii trip is now $15,000",)),)),
+        BUDGET_QUESTION, current=("$15,000",), old=("$10,000",),
+    ),
+    Scenario(
+        2, "preference changes: vegetarian to vegan",
+        ((Turn("I'm vegetarian.", "Noted, I'll suggest vegetarian dishes.",
+               ("User is vegetarian",)),),
+         (Turn("I've gone fully vegan now.", "Great, I'll stick to vegan dishes from now on.",
+               ("User is vegan",)),)),
+        "Am I vegetarian or vegan?", current=("vegan",), old=("vegetarian",),
+    ),
+    Scenario(
+        3, "a correction: Boston, I meant Austin",
+        ((Turn("I live in Boston.", "Boston is a lovely city.", ("User lives in Boston",)),),
+         (Turn("I said Boston, I meant Austin.", "Thanks for correcting me: Austin it is.",
+               ("User lives in Austin",)),)),
+        "Where do I live?", current=("Austin",), old=("Boston",),
+    ),
+    Scenario(
+        4, "no longer true: sold the car",
+        ((Turn("I drive a 2015 Honda Civic.", "Civics are reliable cars.",
+               ("User drives a 2015 Honda Civic",)),),
+         (Turn("I sold my car last week.", "Selling a car is a big step.",
+               ("User sold their car",), ends=True),)),
+        "What car do I drive?", current=("sold",), old=("Civic",),
+    ),
+    Scenario(
+        5, "an unrelated new fact touches nothing else",
+        ((HAWAII,), (Turn("I started learning the cello last month.",
+                          "How exciting! The cello is a beautiful instrument.",
+                          ("User started learning the cello in October 2026",)),)),
+        "What instrument am I learning?", current=("cello",), kept=("$10,000",),
+    ),
+    Scenario(
+        6, "the same fact restated in other words",
+        ((HAWAII,), (Turn("Just so you know, I have $10,000 set aside for my Hawaii trip.",
+                          "Thanks, that matches what I had.",
+                          ("User has $10,000 set aside for the Hawaii trip",)),)),
+        BUDGET_QUESTION, current=("$10,000",), kept=("$10,000",),
+    ),
+    Scenario(
+        7, "a question about what is remembered stores nothing",
+        ((HAWAII,), (Turn(BUDGET_QUESTION, ECHO),)),
+        BUDGET_QUESTION, current=("$10,000",), kept=("$10,000",), unchanged=True,
+    ),
+    Scenario(
+        8, "the answer restates injected memories: no echo stored",
+        ((HAWAII,), (Turn("I'm starting to book flights for the Hawaii trip, what should I keep "
+                          "in mind about my budget?",
+                          f"Good idea to book early. {ECHO}",
+                          ("User is booking flights for the Hawaii trip",)),)),
+        BUDGET_QUESTION, current=("$10,000",), kept=("$10,000",), added=("flights",),
+    ),
+    Scenario(
+        9, "two facts in one message, one an update",
+        ((HAWAII,), (Turn("My sister Anna is coming with me, and the budget for the Hawaii "
+                          "trip is now $12,000.",
+                          "Lovely! With $12,000 you and Anna can stay a little longer.",
+                          ("User's sister Anna is coming on the Hawaii trip",
+                           "User's budget for the Hawaii trip is now $12,000")),)),
+        BUDGET_QUESTION, current=("$12,000",), old=("$10,000",), added=("Anna",),
+    ),
+)  # fmt: skip
+
+_QUALIFIED = re.compile(
+    r"\b(no longer|not|n't|sold|quit|left|former|formerly|used to|previously|from|instead of"
+    r"|anymore|was|changed|meant)\b",
+    re.IGNORECASE,
+)
+
+
+def holds(text: str, value: str) -> bool:
+    """Does ``text`` state ``value`` ("$10,000" matches "10000" and "$10,000")?"""
+    wanted = numbers(value)
+    if wanted:
+        return wanted <= numbers(text)
+    return re.search(rf"\b{re.escape(value)}\b", text, re.IGNORECASE) is not None
+
+
+def as_current(text: str, value: str) -> bool:
+    """``text`` holds ``value`` as true now, not as what it was ("no longer vegetarian")."""
+    return holds(text, value) and not _QUALIFIED.search(text)
+
+
+def verdict(scenario: Scenario, outcome: Outcome) -> tuple[bool, str]:
+    """Pass, or fail with the first reason."""
+    problems = outcome.errors or _problems(scenario, outcome)
+    return (not problems, problems[0] if problems else "")
+
+
+def _problems(scenario: Scenario, outcome: Outcome) -> list[str]:
+    after, injected = outcome.after, outcome.injected
+    problems: list[str] = []
+    for value in (*scenario.current, *scenario.added):
+        holders = [m for m in after if holds(m.content, value)]
+        if len(holders) != 1:
+            problems.append(f"{value!r} held by {len(holders)} memories: {_quote(holders)}")
+    for value in scenario.current:
+        if not any(holds(line, value) for line in injected):
+            problems.append(f"{value!r} not injected: {injected}")
+    for value in scenario.old:
+        stale = [m for m in after if as_current(m.content, value)]
+        if stale:
+            problems.append(f"old {value!r} still current in {_quote(stale)}")
+        if not any(holds(h, value) for m in after for h in m.history):
+            problems.append(f"old {value!r} not in any memory's history")
+        if any(as_current(line, value) for line in injected):
+            problems.append(f"old {value!r} injected as current: {injected}")
+    for value in scenario.kept:
+        before = [m for m in outcome.before_last if holds(m.content, value)]
+        if before and not all(m in after for m in before):
+            problems.append(f"memory holding {value!r} was changed: {_quote(before)}")
+    if scenario.unchanged and sorted(after, key=_key) != sorted(outcome.before_last, key=_key):
+        problems.append(f"memories changed: {_quote(outcome.before_last)} → {_quote(after)}")
+    return problems
+
+
+def _key(memory: Held) -> str:
+    return memory.id
+
+
+def _quote(memories: Sequence[Held]) -> str:
+    return "; ".join(repr(m.content[:90]) for m in memories) or "none"
+
+
+def scripted_facts() -> dict[str, tuple[tuple[str, ...], bool]]:
+    """What the scripted extraction model answers to each message: its facts, and whether they
+    end a related old fact."""
+    return {
+        turn.said: (turn.facts, turn.ends)
+        for scenario in SCENARIOS
+        for session in scenario.sessions
+        for turn in session
+    }
