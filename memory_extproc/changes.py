@@ -60,7 +60,8 @@ CHANGE_MARKER = re.compile(
 _CORRECTION = re.compile(
     r"\bi\s+(?:said|wrote|typed|told\s+you)\s+(?P<wrong>[^,.;!?]+?)\s*[,;.]?\s*"
     r"(?:but\s+)?i\s+meant\s+(?P<right>[^,.;!?]+)"
-    r"|\b(?:i|user)\s+meant\s+(?P<right2>[^,.;!?]+?)\s*,?\s+not\s+(?P<wrong2>[^,.;!?]+)"
+    r"|\b(?:i|user)\s+meant\s+(?P<right2>[^,.;!?]+?)\s*,?\s+(?:not|instead\s+of)\s+"
+    r"(?P<wrong2>[^,.;!?]+)"
     r"|\bnot\s+(?P<wrong3>[^,.;!?]+?)\s*,\s*but\s+(?P<right3>[^,.;!?]+)",
     re.IGNORECASE,
 )

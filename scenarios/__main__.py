@@ -58,8 +58,8 @@ def scripted_extractor(payload: dict[str, Any]) -> Reply:
         new = messages[-1]["content"].split("\nNEW: ", 1)[-1]
         ends = any(new in facts for facts, end in answers.values() if end)
         return Reply(text=orjson.dumps({"still_true": not ends}).decode())
-    said = messages[-1]["content"].rsplit("): ", 1)[-1]
-    facts, _ = answers.get(said, ((), False))
+    said = [line[6:] for line in messages[-1]["content"].splitlines() if line.startswith("user: ")]
+    facts = answers.get(said[-1], ((), False))[0] if said else ()
     return Reply(text=orjson.dumps({"facts": [{"type": "semantic", "content": f}
                                                for f in facts]}).decode())  # fmt: skip
 

@@ -17,6 +17,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from memory_extproc.extraction.echo import statements
 from memory_extproc.words import numbers
 
 # Where the stand-in chat LLM restates the memories it was given ("You told me: …"), as
@@ -200,10 +201,10 @@ def _quote(memories: Sequence[Held]) -> str:
 
 
 def scripted_facts() -> dict[str, tuple[tuple[str, ...], bool]]:
-    """What the scripted extraction model answers to each message: its facts, and whether they
-    end a related old fact."""
+    """What the scripted extraction model answers to each message (as the extractor is shown
+    it: its statements): its facts, and whether they end a related old fact."""
     return {
-        turn.said: (turn.facts, turn.ends)
+        statements(turn.said): (turn.facts, turn.ends)
         for scenario in SCENARIOS
         for session in scenario.sessions
         for turn in session

@@ -246,18 +246,17 @@ def _responses_events(text: str) -> list[bytes]:
     return events
 
 
-_SAID = re.compile(r"^User's message \([^)]*\): (.*)$", re.MULTILINE)
-
-
 def statement_extractor(payload: dict[str, Any]) -> Reply:
-    """A synthetic extraction model for load tests: each sentence of the user's message that
-    starts with "My " or "I " becomes one fact; "is the old fact still true?" gets yes."""
+    """A synthetic extraction model for load tests: each sentence of a user line that starts
+    with "My " or "I " becomes one fact; "is the old fact still true?" gets yes."""
     if "still_true" in payload["messages"][0]["content"]:
         return Reply(text='{"still_true": true}')
-    said = _SAID.findall(payload["messages"][-1]["content"])
+    lines = payload["messages"][-1]["content"].splitlines()
     facts = [
         {"type": "semantic", "content": "User said: " + sentence}
-        for sentence in sentences(said[-1] if said else "")
+        for line in lines
+        if line.startswith("user: ")
+        for sentence in sentences(line[6:])
         if sentence.startswith(("My ", "I "))
     ]
     return Reply(text=orjson.dumps({"facts": facts}).decode())

@@ -1,8 +1,9 @@
 """LoCoMo replay: a stand-in extraction model that answers with the benchmark's gold observations.
 
 Given an extraction prompt, it finds which LoCoMo turns the transcript contains and returns the
-observations written from those turns, as a perfect extractor would. Reconcile prompts get ADD
-(the observations are distinct facts). Used by the tests and `make eval`.
+observations written from those turns, of both speakers, as a perfect extractor would. Asked
+whether an old fact is still true, it says yes (the observations are distinct facts). Used by
+the tests and `make eval`.
 """
 
 from __future__ import annotations
@@ -79,8 +80,8 @@ class ObservationReplay:
 
     def __call__(self, payload: dict[str, Any]) -> Reply:
         system = payload["messages"][0]["content"]
-        if "keep a user's memory consistent" in system:
-            return Reply(text='{"action": "ADD"}')
+        if "still_true" in system:
+            return Reply(text='{"still_true": true}')
         transcript = payload["messages"][-1]["content"]
         facts: list[str] = []
         for line in transcript.splitlines():

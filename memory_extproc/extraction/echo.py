@@ -36,8 +36,26 @@ _ASKS = re.compile(
 
 def is_request(text: str) -> bool:
     """Every sentence asks or requests something (greetings aside): nothing is stated."""
-    parts = [s for s in sentences(text) if not is_greeting(s)]
-    return bool(parts) and all(_ASKS.match(s) for s in parts)
+    return not statements(text)
+
+
+_TRAILING_ASK = re.compile(
+    r",\s*(?:and\s+|so\s+|but\s+)?(?:what|how|which|where|when|who|why|can|could|would|should|do|does"
+    r"|is|are|any)\b[^.!]*\?$",
+    re.IGNORECASE,
+)
+
+
+def statements(text: str) -> str:
+    """What a message states, without its questions and requests ("I booked my flights for
+    June 3, what else fits my budget?" → "I booked my flights for June 3"). Small models read
+    a trailing question as "this message states nothing"."""
+    kept = []
+    for sentence in sentences(text):
+        if is_greeting(sentence) or _ASKS.match(sentence):
+            continue
+        kept.append(_TRAILING_ASK.sub(".", sentence))
+    return " ".join(kept)
 
 
 def strip_echoes(answer: str, recalled: Sequence[str]) -> str:

@@ -175,12 +175,13 @@ def parse_judgment(text: str) -> bool:
 
 
 def ungrounded(fact: str, said: str, known: Sequence[str]) -> str | None:
-    """Why a fact is not the user's own (None: it is). Facts come from what the user said; a
-    model that copies a known fact back, or keeps its old value, is not heard.
+    """Why a fact was not said in the conversation (None: it was). ``said``: the conversation's
+    words, without what answers echoed from memory; a model that copies a known fact back, or
+    keeps its old value, is not heard.
 
-    * ``ungrounded``: none of its words are in what the user said;
-    * ``stale_value``: it holds a number of a known memory that the user did not say;
-    * ``echo``: it restates a known memory and the user did not say most of it.
+    * ``ungrounded``: none of its words were said;
+    * ``stale_value``: it holds a number of a known memory that was not said;
+    * ``echo``: it restates a known memory and most of it was not said.
     """
     words = terms(fact) - {"user"}
     heard = terms(said)

@@ -14,14 +14,16 @@ from collections.abc import Sequence
 import orjson
 
 from memory_extproc.extraction.llm_client import JsonSchema
+from memory_extproc.llm_api.requests import Turn
 from memory_extproc.store.model import MemoryType
 
 EXTRACTION_SYSTEM = """\
 You turn what a user says into short facts for the user's long-term memory.
-Write each fact the user's message states about the user (and the people, places and things in \
-their life) as one sentence starting with "User". Keep names, numbers, places and dates exactly. \
-Resolve relative dates ("yesterday", "last month") against the message's date.
-The known facts are only there to understand corrections and changes: when the message changes, \
+Write each fact the user states about themselves (and the people, places and things in their \
+life) as one sentence starting with "User". Only the user's lines state facts; the assistant's \
+lines only explain what the user refers to. Keep names, numbers, places and dates exactly. \
+Resolve relative dates ("yesterday", "last month") against the conversation's date.
+The known facts are only there to understand corrections and changes: when the user changes, \
 corrects or ends a known fact, write the fact as it is NOW, never the old value.
 Questions, requests and small talk state no facts: answer {"facts": []}.
 Types: semantic (facts, preferences), procedural (how the user does something), episodic \
@@ -30,20 +32,30 @@ Answer with JSON only."""
 
 # Worked examples, shown as earlier turns of the same task. Their topics are far from the usual
 # test conversations on purpose: a small model copies an example that looks like the input.
-_EXAMPLES: tuple[tuple[tuple[str, ...], str, tuple[tuple[str, str], ...]], ...] = (
-    (("User works as a nurse",), "I quit nursing, I'm a teacher now.",
+_EXAMPLES: tuple[tuple[tuple[str, ...], tuple[str, ...], tuple[tuple[str, str], ...]], ...] = (
+    (("User works as a nurse",),
+     ("user: I quit nursing, I'm a teacher now.", "assistant: Congratulations on the new job!"),
      (("semantic", "User works as a teacher"),)),
-    (("User's dog is called Rex",), "What's my dog's name again?", ()),
-    (("User drinks coffee every morning",), "I switched to green tea.",
+    (("User's dog is called Rex",),
+     ("user: What's my dog's name again?", "assistant: Your dog is called Rex."), ()),
+    (("User drinks coffee every morning",),
+     ("user: I switched to green tea.", "assistant: Green tea has less caffeine."),
      (("semantic", "User drinks green tea every morning"),)),
-    ((), "My daughter Mia turns 5 in May. Yesterday I ran my first half marathon!",
+    ((), ("user: My daughter Mia turns 5 in May. Yesterday I ran my first half marathon!",
+          "assistant: Well done! Any plans for Mia's birthday?"),
      (("semantic", "User's daughter Mia turns 5 in May 2024"),
       ("episodic", "User ran their first half marathon on 2024-03-01"))),
-    (("User's gym is FitLife",), "Sorry, I said FitLife, I meant PowerGym.",
+    (("User's gym is FitLife",),
+     ("user: Sorry, I said FitLife, I meant PowerGym.", "assistant: PowerGym, got it."),
      (("semantic", "User's gym is PowerGym"),)),
-    (("User plays bass in a band",), "I left the band last year. Can you recommend a teacher?",
+    (("User plays bass in a band",),
+     ("user: I left the band last year. Can you recommend a teacher?",
+      "assistant: Try the Riverside Music School, they teach guitar and bass."),
      (("semantic", "User no longer plays in the band (left in 2023)"),)),
-    ((), "To release the app I run the tests, tag the commit, then push the tag.",
+    ((), ("user: Which hotel is good in Rome?", "assistant: Hotel Artemide is central and quiet."),
+     ()),
+    ((), ("user: To release the app I run the tests, tag the commit, then push the tag.",
+          "assistant: A solid routine."),
      (("procedural", "To release the app, user runs the tests, tags the commit, then pushes "
                      "the tag"),)),
 )  # fmt: skip
@@ -109,24 +121,34 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def _task(known: Sequence[str], said: str, date: str, context: str = "") -> str:
+def transcript(turns: Sequence[Turn], limit: int = 600) -> list[str]:
+    """One line per message, ``role: text``, each clipped to ``limit`` characters."""
+    lines = []
+    for turn in turns:
+        text = _one_line(turn.text)
+        if text:
+            lines.append(f"{turn.role}: {text[:limit]}")
+    return lines
+
+
+def _task(known: Sequence[str], lines: Sequence[str], date: str) -> str:
     listed = "\n".join(f"- {_one_line(k)}" for k in known) or "(none)"
-    before = f"The assistant had said: {_one_line(context)}\n" if context else ""
-    return f"Known facts:\n{listed}\n\n{before}User's message ({date}): {_one_line(said)}"
+    conversation = "\n".join(lines)
+    return f"Known facts:\n{listed}\n\nConversation ({date}):\n{conversation}"
 
 
 def extraction_messages(
-    known: Sequence[str], said: str, date: str, context: str = ""
+    known: Sequence[str], lines: Sequence[str], date: str
 ) -> list[dict[str, str]]:
-    """Facts from what the user said (``said``), knowing ``known``, on ``date``."""
+    """Facts from a conversation (``transcript`` lines) on ``date``, knowing ``known``."""
     messages = [{"role": "system", "content": EXTRACTION_SYSTEM}]
-    for example_known, example_said, facts in _EXAMPLES:
+    for example_known, example_lines, facts in _EXAMPLES:
         answer = {"facts": [{"type": t, "content": c} for t, c in facts]}
         messages += [
-            {"role": "user", "content": _task(example_known, example_said, _EXAMPLE_DATE)},
+            {"role": "user", "content": _task(example_known, example_lines, _EXAMPLE_DATE)},
             {"role": "assistant", "content": orjson.dumps(answer).decode()},
         ]
-    messages.append({"role": "user", "content": _task(known, said, date, context)})
+    messages.append({"role": "user", "content": _task(known, lines, date)})
     return messages
 
 

@@ -26,7 +26,12 @@ from memory_extproc import metrics
 from memory_extproc.changes import CHANGE_MARKER
 from memory_extproc.config import Config, RetentionConfig
 from memory_extproc.extraction import worker
-from memory_extproc.extraction.echo import is_request, strip_echoes
+from memory_extproc.extraction.echo import (
+    adds_information,
+    is_request,
+    statements,
+    strip_echoes,
+)
 from memory_extproc.extraction.episodic import qa_chunk
 from memory_extproc.extraction.facts import (
     ExtractionParseError,
@@ -37,15 +42,15 @@ from memory_extproc.extraction.facts import (
 )
 from memory_extproc.extraction.llm_client import ChatClient, LlmError
 from memory_extproc.extraction.pool import WorkerPool
-from memory_extproc.extraction.prompts import extraction_messages, facts_schema
+from memory_extproc.extraction.prompts import extraction_messages, facts_schema, transcript
 from memory_extproc.extraction.turns import Batch, CapturedTurn, TurnTracker
 from memory_extproc.extraction.writer import MemoryWriter
+from memory_extproc.llm_api.requests import Turn
 from memory_extproc.retention.usage import UsageBatch, UsageTracker
 from memory_extproc.store.milvus import MilvusStore
 from memory_extproc.store.model import MemoryType, StoreUnavailableError, now_ms
 
 log = logging.getLogger(__name__)
-_CONTEXT_CHARS = 300
 _COPIED = ("rejected_stale_value", "rejected_echo", "rejected_ungrounded")
 
 
@@ -153,17 +158,29 @@ class BatchProcessor:
         )
 
     async def _extract(self, batch: Batch, extractor: ChatClient) -> Counter[str]:
-        """Facts from what the user said, told what memory already holds about it; checked
-        against the user's words before anything is written (facts.ungrounded)."""
+        """Facts from the conversation as it was said (the answers without what they echoed
+        from memory), told what memory already holds about it; checked against those words
+        before anything is written (facts.ungrounded)."""
+        turns = [
+            Turn(t.role, strip_echoes(t.text, batch.recalled))
+            if t.role == "assistant"
+            else Turn(t.role, statements(t.text))
+            for t in batch.messages
+        ]
         said = batch.said
-        if not said.strip() or is_request(said):
-            return Counter({"skipped_request_only": 1})  # a question states no fact: no call
-        facts, outcomes = await self._facts(extractor, batch, said, batch.recalled)
+        answered = " ".join(t.text for t in turns[len(turns) - 2 * batch.new_turns :]
+                            if t.role == "assistant")  # fmt: skip
+        if not said.strip() or (
+            is_request(said) and not adds_information(answered, said, batch.recalled)
+        ):
+            return Counter({"skipped_request_only": 1})  # nothing stated, nothing new: no call
+        heard = "\n".join(t.text for t in turns)
+        facts, outcomes = await self._facts(extractor, batch, turns, heard, batch.recalled)
         if not facts and batch.recalled and any(r in outcomes for r in _COPIED):
-            # A small model tends to copy what it was told is known instead of what the user
-            # said: asked once more without it, it has nothing to copy.
+            # A small model tends to copy what it was told is known instead of what was said:
+            # asked once more without it, it has nothing to copy.
             outcomes["retried_without_known"] += 1
-            facts, again = await self._facts(extractor, batch, said, ())
+            facts, again = await self._facts(extractor, batch, turns, heard, ())
             outcomes.update(again)
         written = await self._writer.write_batch(
             batch.user_id, batch.project_id, facts, batch.at_ms, source="conversation",
@@ -173,11 +190,16 @@ class BatchProcessor:
         return outcomes
 
     async def _facts(
-        self, extractor: ChatClient, batch: Batch, said: str, known: Sequence[str]
+        self,
+        extractor: ChatClient,
+        batch: Batch,
+        turns: Sequence[Turn],
+        heard: str,
+        known: Sequence[str],
     ) -> tuple[list[Fact], Counter[str]]:
-        """The model's facts that are the user's own, and what was refused (why)."""
+        """The model's facts that come from the conversation's words, and what was refused."""
         answer = await extractor.complete(
-            extraction_messages(known, said, _date(batch.at_ms), _context(batch)),
+            extraction_messages(known, transcript(turns), _date(batch.at_ms)),
             schema=facts_schema(self._limits.max_facts, self._limits.max_chars),
         )
         try:
@@ -190,7 +212,7 @@ class BatchProcessor:
         outcomes: Counter[str] = Counter({f"rejected_{r}": n for r, n in parsed.rejected.items()})
         facts = []
         for fact in parsed.facts:
-            reason = ungrounded(fact.content, said, batch.recalled)
+            reason = ungrounded(fact.content, heard, batch.recalled)
             if reason is None:
                 facts.append(fact)
             else:
@@ -210,14 +232,6 @@ class BatchProcessor:
             source="conversation",
         )
         return Counter({written.value: 1})
-
-
-def _context(batch: Batch) -> str:
-    """The assistant's last words before the new turns (what "yes, that one" answers), without
-    what it echoed from memory."""
-    first_new = len(batch.messages) - 2 * batch.new_turns
-    before = [t.text for t in batch.messages[: max(first_new, 0)] if t.role == "assistant"]
-    return strip_echoes(before[-1], batch.recalled)[:_CONTEXT_CHARS] if before else ""
 
 
 class ExtractionService:

@@ -34,7 +34,9 @@ class RankPolicy:
     # Chosen on LoCoMo dev with `python -m eval.offline` (eval/RESULTS.md): hit@5 is flat around
     # these values (±0.01 for 30-100 candidates, margins 0.15-0.45, weights 0.3-1.0).
     candidates: int = 30  # vector hits considered when hybrid (20: episodic hit@5 -0.035)
-    floor_margin: float = 0.35  # near misses: cosine down to threshold - margin
+    # near misses: cosine down to threshold - margin (0.35 → 0.4: "What car do I drive?" vs
+    # "User sold their car last week" is 0.247; LoCoMo hit@5 is flat across 0.15-0.45)
+    floor_margin: float = 0.4
     rescue_coverage: float = 0.3  # share of the question's keyword weight a near miss needs
     keyword_weight: float = 0.6
     companion_margin: float = 0.1  # 0.05: -0.012 hit@5; 0.15-0.25: +0.001 for more tokens

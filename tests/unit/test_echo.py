@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memory_extproc.extraction.echo import adds_information, is_request, strip_echoes
+from memory_extproc.extraction.echo import adds_information, is_request, statements, strip_echoes
 from memory_extproc.extraction.episodic import qa_chunk, statement
 
 HAWAII = "My budget for the Hawaii trip is $10,000"
@@ -21,7 +21,7 @@ NOTE = f'On 2026-11-22 the user said: "{HAWAII}" Answer: "Noted, have fun!"'
         ("I'm going to Hawaii, can you suggest a hotel?", False),
         ("Can you suggest a hotel? My sister is coming too.", False),
         (HAWAII, False),
-        ("", False),
+        ("", True),
     ],
 )
 def test_requests_state_nothing(text: str, asks: bool) -> None:
@@ -64,3 +64,20 @@ def test_the_statement_of_a_note() -> None:
     assert statement(NOTE) == HAWAII
     assert statement('On 2026-11-23 the user said: "I sold my car"') == "I sold my car"
     assert statement(HAWAII) == HAWAII
+
+
+@pytest.mark.parametrize(
+    ("text", "stated"),
+    [
+        ("I booked my flights for June 3, what else fits my budget?",
+         "I booked my flights for June 3."),
+        ("I booked my flights for June 3. What else should I plan?",
+         "I booked my flights for June 3."),
+        ("Hi! I live in Boston.", "I live in Boston."),
+        ("My sister Anna is coming, and the budget is now $12,000.",
+         "My sister Anna is coming, and the budget is now $12,000."),
+        ("Can you suggest a hotel?", ""),
+    ],
+)  # fmt: skip
+def test_what_a_message_states_without_its_questions(text: str, stated: str) -> None:
+    assert statements(text) == stated
