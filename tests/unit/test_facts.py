@@ -1,5 +1,8 @@
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 import orjson
 import pytest
 
@@ -211,3 +214,31 @@ def test_episodic_chunks_keep_substantive_turns_only() -> None:
     )
     assert long is not None
     assert len(long) < 800
+
+
+FIXTURES = orjson.loads(
+    (Path(__file__).parents[1] / "fixtures/local_model_answers.json").read_bytes()
+)
+
+
+@pytest.mark.parametrize("recorded", FIXTURES["extractions"], ids=lambda r: r["conversation"][0])
+def test_real_answers_of_the_local_model(recorded: dict[str, Any]) -> None:
+    parsed = parse_facts(recorded["answer"], FactLimits())
+    heard = "\n".join(line.split(": ", 1)[1] for line in recorded["conversation"])
+    kept = [
+        f.content for f in parsed.facts if ungrounded(f.content, heard, recorded["known"]) is None
+    ]
+    refused = dict(parsed.rejected) | {
+        reason: 1
+        for f in parsed.facts
+        if (reason := ungrounded(f.content, heard, recorded["known"])) is not None
+    }
+    expect = recorded["expect"]
+    assert kept == expect["facts"]
+    assert refused == expect["refused"]
+    assert list(parsed.repairs) == expect["repairs"]
+
+
+@pytest.mark.parametrize("recorded", FIXTURES["judgments"], ids=lambda r: r["new"])
+def test_real_judgments_of_the_local_model(recorded: dict[str, Any]) -> None:
+    assert parse_judgment(recorded["answer"]) is recorded["still_true"]

@@ -1,0 +1,84 @@
+"""The real local extraction model in the loop (the make run default): a Hawaii update across
+sessions and an echoed answer, through Envoy, the processor, its worker and Milvus.
+
+`make scenarios` runs all nine scenarios in every mode; these two keep a broken model setup
+(packages, assembly, llama.cpp, prompts) from passing CI. About a minute on 2 cores.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import aiohttp
+import pytest
+
+from memory_extproc.config import ExternalModel, LlmEndpoint
+from memory_extproc.devstack.gateway import Gateway
+from memory_extproc.devstack.local_llm import MODEL_NAME, LocalLlmProcess
+from memory_extproc.devstack.milvus import MilvusProcess
+from memory_extproc.devstack.mock_llm import MockLLM
+from memory_extproc.devstack.ports import free_port
+from memory_extproc.devstack.tokens import DevIdentity
+from memory_extproc.doctor import check_llm
+from scenarios.cases import SCENARIOS, verdict
+from scenarios.runner import CHAT_MODEL, ChatAnswers, Run, memory_settings
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(scope="module")
+def local_model(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalLlmProcess]:
+    model = LocalLlmProcess(free_port(), tmp_path_factory.mktemp("local-llm") / "llm.log")
+    try:
+        model.wait_ready()
+        yield model
+    finally:
+        model.stop()
+
+
+@pytest.fixture(scope="module")
+async def run(
+    tmp_path_factory: pytest.TempPathFactory,
+    milvus: MilvusProcess,
+    llm: MockLLM,
+    identity: DevIdentity,
+    local_model: LocalLlmProcess,
+) -> AsyncIterator[Run]:
+    chat = ChatAnswers()
+    llm.on_model(CHAT_MODEL, chat)
+    gateway = Gateway(
+        Path(tmp_path_factory.mktemp("real-model")),
+        memory_settings("real", milvus.port, llm.port, local_model),
+        llm.port,
+        identity,
+    )
+    await asyncio.to_thread(gateway.start)
+    try:
+        async with aiohttp.ClientSession() as http:
+            yield Run(gateway, http, identity, llm, chat)
+    finally:
+        await asyncio.to_thread(gateway.stop)
+        llm.on_model(CHAT_MODEL, None)
+
+
+async def test_doctor_checks_the_local_model_like_any_endpoint(
+    local_model: LocalLlmProcess,
+) -> None:
+    endpoint = LlmEndpoint(address="127.0.0.1", port=local_model.port)
+    served = await check_llm(ExternalModel("memory_extraction", llm_endpoint=endpoint,
+                                           llm_model_name=MODEL_NAME))  # fmt: skip
+    assert served.ok, served.detail
+    wrong = await check_llm(ExternalModel("memory_extraction", llm_endpoint=endpoint,
+                                          llm_model_name="gpt-4o"))  # fmt: skip
+    assert not wrong.ok
+
+
+@pytest.mark.parametrize("number", [1, 8])  # the Hawaii update; the echoed answer
+async def test_the_local_model_keeps_memories_true(run: Run, number: int) -> None:
+    (scenario,) = [s for s in SCENARIOS if s.number == number]
+    outcome = await run.play(scenario, "real")
+    passed, reason = verdict(scenario, outcome)
+    assert passed, reason
+    assert await run.metric("memory_llm_answers_total") > 0  # the real model answered
