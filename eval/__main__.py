@@ -8,6 +8,11 @@ categories 1-4 is asked through Envoy as a new conversation; the stand-in LLM re
 processor injected. Reported per mode and category: hit@k, questions with nothing injected,
 injected tokens, retrieval latency, memories stored per conversation. The last line printed is
 one JSON object.
+
+Mode ``llm`` learns with the real local model (devstack/local_llm.py) from a slice that fits
+about 20 minutes here — the first ``EVAL_LLM_SESSIONS`` sessions of ``EVAL_LLM_SAMPLE`` — and
+asks the questions those sessions answer, next to replay mode on the same slice and questions.
+Its facts are in the model's words, so they are traced to turns by the words they share.
 """
 
 from __future__ import annotations
@@ -28,9 +33,19 @@ import aiohttp
 import orjson
 from tokenizers import Tokenizer
 
-from eval.locomo import Asked, Provenance, Question, chats, questions, score
+from eval.locomo import (
+    Asked,
+    Provenance,
+    Question,
+    chats,
+    first_sessions,
+    questions,
+    questions_within,
+    score,
+)
 from memory_extproc.devstack import replay
 from memory_extproc.devstack.gateway import Gateway
+from memory_extproc.devstack.local_llm import LocalLlmProcess
 from memory_extproc.devstack.milvus import MilvusProcess
 from memory_extproc.devstack.mock_llm import MockLLM, Reply, memory_lines
 from memory_extproc.devstack.ports import free_port
@@ -39,7 +54,9 @@ from memory_extproc.embedding import model_files
 from memory_extproc.store.milvus import MilvusStore
 
 EXTRACTOR = "locomo-replay"
-MODES = ("replay", "episodic")
+MODES = ("replay", "episodic", "llm")
+LLM_SAMPLE = os.environ.get("EVAL_LLM_SAMPLE", "conv-26")
+LLM_SESSIONS = int(os.environ.get("EVAL_LLM_SESSIONS", "4"))
 _BLOCK = re.compile(r"<user_memories>.*?</user_memories>", re.DOTALL)
 _BUCKET = re.compile(r'^memory_retrieval_seconds_bucket\{le="([^"]+)"\} (\S+)$', re.MULTILINE)
 
@@ -51,17 +68,39 @@ class Mode:
     stored: dict[str, int]  # memories per conversation
     latency_ms: dict[str, float]
     ingest_s: float
+    seconds_per_job: float | None = None
+    attribute: bool = False  # memories in a model's own words: traced by shared words
 
 
-def settings_for(mode: str, milvus: MilvusProcess, llm: MockLLM) -> dict[str, Any]:
+class Progress:
+    """One line every few seconds for a long phase: done / total, elapsed, ETA."""
+
+    def __init__(self, label: str, total: int, every_s: float = 10.0) -> None:
+        self.label, self.total, self.every = label, total, every_s
+        self.started = self.last = time.monotonic()
+
+    def update(self, done: int, total: int | None = None, *, force: bool = False) -> None:
+        self.total = total if total is not None else self.total
+        now = time.monotonic()
+        if not force and now - self.last < self.every:
+            return
+        self.last = now
+        elapsed = now - self.started
+        eta = f", ETA {elapsed / done * (self.total - done):.0f} s" if 0 < done < self.total else ""
+        print(f"  {self.label}: {done}/{self.total}, {elapsed:.0f} s{eta}", flush=True)
+
+
+def settings_for(
+    name: str, kind: str, milvus: MilvusProcess, llm: MockLLM, local: LocalLlmProcess | None
+) -> dict[str, Any]:
     memory: dict[str, Any] = {
-        "milvus": {"address": f"127.0.0.1:{milvus.port}", "collection": f"eval_{mode}"},
+        "milvus": {"address": f"127.0.0.1:{milvus.port}", "collection": f"eval_{name}"},
         "extraction": {
             "queue_size": 100_000, "concurrency": 4, "idle_flush_seconds": 86_400,
             "drain_seconds": 600, "job_timeout_seconds": 600,
         },
     }  # fmt: skip
-    if mode == "replay":
+    if kind == "replay":
         memory["external_models"] = [
             {
                 "model_role": "memory_extraction",
@@ -69,6 +108,10 @@ def settings_for(mode: str, milvus: MilvusProcess, llm: MockLLM) -> dict[str, An
                 "llm_model_name": EXTRACTOR,
             }
         ]
+    elif kind == "llm" and local is not None:
+        memory["external_models"] = [local.endpoint()]
+        # a conversation's last turns are extracted as soon as it goes quiet, and waited for
+        memory["extraction"] |= {"idle_flush_seconds": 2, "concurrency": 1}
     return memory
 
 
@@ -77,11 +120,15 @@ def user_of(sample_id: str) -> str:
 
 
 async def ingest(
-    http: aiohttp.ClientSession, stack: Gateway, llm: MockLLM, samples: list[dict], identity: Any
-) -> None:
+    http: aiohttp.ClientSession, stack: Gateway, llm: MockLLM, samples: list[dict], identity: Any,
+    progress: Progress,
+) -> None:  # fmt: skip
+    done = 0
     for sample in samples:
         headers = {"authorization": f"Bearer {identity.token(user_of(sample['sample_id']))}"}
         for chat in chats(sample):
+            done += 1
+            progress.update(done)
             llm.script(Reply(text=chat.answer))  # speaker B answers
             body = orjson.dumps({"model": "eval", "messages": chat.messages})
             sent = {**headers, "x-memory-date": chat.date, "content-type": "application/json"}
@@ -98,9 +145,11 @@ async def ask(
     asked: list[Question],
     identity: Any,
     tokenizer: Tokenizer,
+    progress: Progress,
 ) -> list[Asked]:
     results = []
-    for question in asked:
+    for done, question in enumerate(asked, 1):
+        progress.update(done)
         token = identity.token(user_of(question.sample_id))
         llm.script(Reply(text="ok"))
         before = len(llm.recorded)
@@ -146,6 +195,40 @@ def quantile(buckets: list[tuple[float, float]], q: float) -> float:
     return previous_le
 
 
+async def metric(http: aiohttp.ClientSession, stack: Gateway, name: str) -> float:
+    """The sum of a counter's series (the processor and its worker)."""
+    async with http.get(stack.metrics_url) as response:
+        text = await response.text()
+    return sum(
+        float(line.rsplit(" ", 1)[1])
+        for line in text.splitlines()
+        if line.startswith((name + "{", name + " "))
+    )
+
+
+async def extracted(http: aiohttp.ClientSession, stack: Gateway, label: str) -> float | None:
+    """Wait until every batch handed to the worker has run (a slow model's queue), showing
+    progress; the mean seconds per job."""
+    progress = Progress(f"{label} extraction jobs", 0, every_s=30)
+    quiet_since = time.monotonic()
+    batches = -1.0
+    while True:
+        now_batches = await metric(http, stack, "memory_extraction_batches_total")
+        done = await metric(http, stack, "memory_extraction_jobs_total")
+        done += await metric(http, stack, "memory_extraction_dropped_total")
+        progress.update(int(done), int(now_batches))
+        if now_batches != batches:
+            batches, quiet_since = now_batches, time.monotonic()
+        # idle flushes come 2 s after a conversation's last chat: wait past them
+        if done >= batches and time.monotonic() - quiet_since > 6:
+            break
+        await asyncio.sleep(1)  # polls another process: no event crosses the boundary
+    progress.update(int(done), int(batches), force=True)
+    jobs = await metric(http, stack, "memory_extraction_job_seconds_count")
+    seconds = await metric(http, stack, "memory_extraction_job_seconds_sum")
+    return round(seconds / jobs, 1) if jobs else None
+
+
 async def stored_per_conversation(milvus: MilvusProcess, mode: str, samples: list[dict]) -> dict:
     store = MilvusStore(milvus.uri, f"eval_{mode}", 384)
     await store.start()
@@ -160,28 +243,35 @@ async def stored_per_conversation(milvus: MilvusProcess, mode: str, samples: lis
 
 
 async def run_mode(
-    mode: str, samples: list[dict], milvus: MilvusProcess, llm: MockLLM, identity: Any,
-    workdir: Path, tokenizer: Tokenizer,
+    name: str, kind: str, samples: list[dict], asked: list[Question], milvus: MilvusProcess,
+    llm: MockLLM, local: LocalLlmProcess | None, identity: Any, workdir: Path,
+    tokenizer: Tokenizer,
 ) -> Mode:  # fmt: skip
-    stack = Gateway(workdir / mode, settings_for(mode, milvus, llm), llm.port, identity)
-    all_questions = [q for s in samples for q in questions(s)]
+    settings = settings_for(name, kind, milvus, llm, local)
+    stack = Gateway(workdir / name, settings, llm.port, identity)
+    per_job = None
     try:
         await asyncio.to_thread(stack.start)
         async with aiohttp.ClientSession() as http:
             started = time.perf_counter()
-            print(f"[{mode}] replaying {sum(len(chats(s)) for s in samples)} chats …", flush=True)
-            await ingest(http, stack, llm, samples, identity)
-            print(f"[{mode}] extracting what is pending (SIGTERM drain) …", flush=True)
+            total = sum(len(chats(s)) for s in samples)
+            print(f"[{name}] replaying {total} chats …", flush=True)
+            await ingest(http, stack, llm, samples, identity, Progress(f"{name} chats", total))
+            if kind == "llm":
+                print(f"[{name}] extracting with the local model …", flush=True)
+                per_job = await extracted(http, stack, name)
+            print(f"[{name}] extracting what is pending (SIGTERM drain) …", flush=True)
             await asyncio.to_thread(stack.stop_processor)
             ingest_s = time.perf_counter() - started
-            stored = await stored_per_conversation(milvus, mode, samples)
+            stored = await stored_per_conversation(milvus, name, samples)
             await asyncio.to_thread(stack.start_processor, 2)
-            print(f"[{mode}] asking {len(all_questions)} questions …", flush=True)
-            results = await ask(http, stack, llm, all_questions, identity, tokenizer)
+            print(f"[{name}] asking {len(asked)} questions …", flush=True)
+            progress = Progress(f"{name} questions", len(asked))
+            results = await ask(http, stack, llm, asked, identity, tokenizer, progress)
             latency = await retrieval_latency(http, stack.admin_port)
     finally:
         await asyncio.to_thread(stack.stop)
-    return Mode(mode, results, stored, latency, round(ingest_s, 1))
+    return Mode(name, results, stored, latency, round(ingest_s, 1), per_job, kind == "llm")
 
 
 def report(modes: list[Mode], provenance: Provenance, workdir: Path) -> dict[str, Any]:
@@ -189,7 +279,7 @@ def report(modes: list[Mode], provenance: Provenance, workdir: Path) -> dict[str
     print(f"\n{'mode':<9} {'category':<11} {'n':>4} {'hit@1':>6} {'hit@3':>6} {'hit@5':>6} "
           f"{'empty':>6} {'tokens':>7} {'p95 tok':>7}")  # fmt: skip
     for mode in modes:
-        scored = score(mode.results, provenance)
+        scored = score(mode.results, provenance, attribute=mode.attribute)
         for name, row in scored.items():
             rates = " ".join(
                 f"{row[k]:>6.3f}" for k in ("hit_at_1", "hit_at_3", "hit_at_5", "nothing_injected")
@@ -202,20 +292,31 @@ def report(modes: list[Mode], provenance: Provenance, workdir: Path) -> dict[str
             "mean_memories_per_conversation": round(statistics.fmean(mode.stored.values()), 1),
             "retrieval_latency_ms": mode.latency_ms,
             "ingest_seconds": mode.ingest_s,
+            "seconds_per_extraction_job": mode.seconds_per_job,
         }
         print(f"{mode.name:<9} memories per conversation {mode.stored}; retrieval latency "
               f"p50 {mode.latency_ms['p50']} ms, p95 {mode.latency_ms['p95']} ms; "
               f"ingest + extraction {mode.ingest_s} s")  # fmt: skip
     summary = {
-        f"{m.name}_{key}": detail[m.name]["scores"]["all"][metric]
+        f"{m.name}_{key}": detail[m.name]["scores"].get("all", {}).get(metric)
         for m in modes
         for key, metric in (("hit_at_1", "hit_at_1"), ("hit_at_5", "hit_at_5"),
                             ("mean_injected_tokens", "mean_injected_tokens"),
                             ("nothing_injected", "nothing_injected"))
     }  # fmt: skip
     summary |= {f"{m.name}_retrieval_p50_ms": m.latency_ms["p50"] for m in modes}
-    summary["questions"] = detail[modes[0].name]["scores"]["all"]["questions"]
-    summary["questions_asked"] = len(modes[0].results)  # the rest no gold observation covers
+    full = [m for m in modes if m.name in ("replay", "episodic")]
+    if full:
+        summary["questions"] = detail[full[0].name]["scores"]["all"]["questions"]
+        summary["questions_asked"] = len(full[0].results)  # the rest no observation covers
+    if "llm" in detail:
+        summary["llm_questions"] = detail["llm"]["scores"].get("all", {}).get("questions", 0)
+        summary["replay_hit_at_5_same_questions"] = summary.pop("replay_slice_hit_at_5", None)
+        summary["replay_hit_at_1_same_questions"] = summary.pop("replay_slice_hit_at_1", None)
+        summary["llm_seconds_per_job"] = detail["llm"]["seconds_per_extraction_job"]
+        summary["llm_memories"] = sum(detail["llm"]["memories_per_conversation"].values())
+        summary["llm_slice"] = f"{LLM_SAMPLE}, sessions 1-{LLM_SESSIONS}"
+        summary = {k: v for k, v in summary.items() if not k.startswith("replay_slice_")}
     results = Path("eval/results")
     results.mkdir(parents=True, exist_ok=True)
     path = results / f"eval-{time.strftime('%Y%m%d-%H%M%S')}.json"
@@ -230,28 +331,45 @@ async def main() -> int:
         print(message)
         print(json.dumps({"skipped": message, "questions": 0}))
         return 0
-    samples = replay.load_samples()
+    everything = replay.load_samples()
+    samples = everything
     if only := os.environ.get("EVAL_SAMPLES"):  # e.g. conv-26,conv-30 for a quicker look
         samples = [s for s in samples if s["sample_id"] in only.split(",")]
+    wanted = os.environ.get("EVAL_MODES", ",".join(MODES)).split(",")
     workdir = Path(tempfile.mkdtemp(prefix="memory-extproc-eval-"))
     tokenizer = Tokenizer.from_file(str(model_files().tokenizer))
     tokenizer.no_truncation()
     identity = DevIdentity(workdir / "identity")
     llm = MockLLM()
-    llm.on_model(EXTRACTOR, replay.ObservationReplay(samples))
+    llm.on_model(EXTRACTOR, replay.ObservationReplay(everything))
     await llm.start()
     milvus = MilvusProcess(workdir / "milvus", free_port())
+    local = LocalLlmProcess(free_port(), workdir / "local-llm.log") if "llm" in wanted else None
+    # (name, kind, samples, questions): llm runs next to replay on the same slice
+    runs = [(m, m, samples, [q for s in samples for q in questions(s)])
+            for m in wanted if m != "llm"]  # fmt: skip
+    if "llm" in wanted:
+        (whole,) = [s for s in everything if s["sample_id"] == LLM_SAMPLE]
+        cut = first_sessions(whole, LLM_SESSIONS)
+        slice_questions = questions_within(whole, LLM_SESSIONS)
+        runs += [("replay_slice", "replay", [cut], slice_questions),
+                 ("llm", "llm", [cut], slice_questions)]  # fmt: skip
     try:
         print("starting Milvus standalone …", flush=True)
         await asyncio.to_thread(milvus.wait_ready)
+        if local is not None:
+            await asyncio.to_thread(local.wait_ready)
         modes = [
-            await run_mode(mode, samples, milvus, llm, identity, workdir, tokenizer)
-            for mode in os.environ.get("EVAL_MODES", ",".join(MODES)).split(",")
-        ]
+            await run_mode(name, kind, run_samples, asked, milvus, llm, local, identity,
+                           workdir, tokenizer)
+            for name, kind, run_samples, asked in runs
+        ]  # fmt: skip
     finally:
+        if local is not None:
+            local.stop()
         milvus.stop()
         await llm.stop()
-    summary = report(modes, Provenance.of(samples), workdir)
+    summary = report(modes, Provenance.of(everything), workdir)
     print(json.dumps(summary))
     return 0
 

@@ -19,6 +19,7 @@ from datetime import datetime
 from typing import Any
 
 from memory_extproc.devstack.replay import observations, sessions
+from memory_extproc.words import terms
 
 CATEGORIES = (1, 2, 3, 4)  # 5 is adversarial (no answer): left out, as LoCoMo's standard set does
 _DIA = re.compile(r"D\d+:\d+")
@@ -89,6 +90,7 @@ class Provenance:
     observed: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
     quoted: list[tuple[str, str]] = field(default_factory=list)  # (turn opening, dia id)
     covered: set[str] = field(default_factory=set)  # turns some observation comes from
+    said: list[tuple[set[str], str]] = field(default_factory=list)  # (turn words, dia id)
 
     @classmethod
     def of(cls, samples: Iterable[dict[str, Any]]) -> Provenance:
@@ -104,6 +106,7 @@ class Provenance:
                     opening = norm(turn["text"])[:_QUOTE_CHARS]
                     if len(opening) >= 12:
                         provenance.quoted.append((opening, f"{prefix}/{turn['dia_id']}"))
+                    provenance.said.append((terms(turn["text"]), f"{prefix}/{turn['dia_id']}"))
         return provenance
 
     def covers(self, question: Question) -> bool:
@@ -112,11 +115,28 @@ class Provenance:
         covers; they are left out of hit@k, as in the baseline)."""
         return bool(question.evidence & self.covered)
 
-    def turns(self, injected_line: str) -> set[str]:
+    def turns(self, injected_line: str, *, attribute: bool = False) -> set[str]:
+        """The turns a memory comes from: a gold observation's, the turns a note quotes, or
+        (``attribute``: a model's own wording) the turns that share most of its words."""
         content = norm(_DATE_PREFIX.sub("", injected_line))
         if content in self.observed:
             return set(self.observed[content])
-        return {dia for opening, dia in self.quoted if opening in content}
+        quoted = {dia for opening, dia in self.quoted if opening in content}
+        return quoted or (self.attributed(content) if attribute else set())
+
+    def attributed(self, content: str) -> set[str]:
+        """The turns sharing the most words with a fact, if they share at least two and 40% of
+        its words ("User attended an LGBTQ support group on 2023-05-07" → "I went to a LGBTQ
+        support group yesterday …")."""
+        words = terms(content) - {"user"}
+        best, turns = 0, set()
+        for said, dia in self.said:
+            shared = len(words & said)
+            if shared > best:
+                best, turns = shared, {dia}
+            elif shared == best:
+                turns.add(dia)
+        return turns if best >= 2 and best >= 0.4 * len(words) else set()
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,13 +146,23 @@ class Asked:
     tokens: int  # of the whole injected context
 
 
-def hit_at(asked: Asked, k: int, provenance: Provenance) -> bool:
-    return any(provenance.turns(line) & asked.question.evidence for line in asked.injected[:k])
+def hit_at(asked: Asked, k: int, provenance: Provenance, attribute: bool = False) -> bool:
+    return any(
+        provenance.turns(line, attribute=attribute) & asked.question.evidence
+        for line in asked.injected[:k]
+    )
 
 
-def score(results: Sequence[Asked], provenance: Provenance, ks: Sequence[int] = (1, 3, 5)) -> dict:
+def score(
+    results: Sequence[Asked],
+    provenance: Provenance,
+    ks: Sequence[int] = (1, 3, 5),
+    *,
+    attribute: bool = False,
+) -> dict:
     """Per category and overall, over the questions a gold observation covers: hit@k, the share
-    with nothing injected, injected tokens."""
+    with nothing injected, injected tokens. ``attribute``: memories in a model's own words are
+    traced to turns by the words they share (the llm mode)."""
     groups: dict[str, list[Asked]] = defaultdict(list)
     for asked in results:
         if not provenance.covers(asked.question):
@@ -145,7 +175,9 @@ def score(results: Sequence[Asked], provenance: Provenance, ks: Sequence[int] = 
         report[name] = {
             "questions": len(group),
             **{
-                f"hit_at_{k}": round(sum(hit_at(a, k, provenance) for a in group) / len(group), 3)
+                f"hit_at_{k}": round(
+                    sum(hit_at(a, k, provenance, attribute) for a in group) / len(group), 3
+                )
                 for k in ks
             },
             "nothing_injected": round(sum(not a.injected for a in group) / len(group), 3),
@@ -153,3 +185,23 @@ def score(results: Sequence[Asked], provenance: Provenance, ks: Sequence[int] = 
             "p95_injected_tokens": tokens[min(len(tokens) - 1, int(0.95 * len(tokens)))],
         }
     return report
+
+
+def first_sessions(sample: dict[str, Any], count: int) -> dict[str, Any]:
+    """The sample cut to its first ``count`` sessions (conversation only; observations and
+    questions stay whole: ``questions_within`` picks the ones these sessions answer)."""
+    conversation = {
+        key: value
+        for key, value in sample["conversation"].items()
+        if not (m := re.match(r"session_(\d+)", key)) or int(m.group(1)) <= count
+    }
+    return {**sample, "conversation": conversation}
+
+
+def questions_within(sample: dict[str, Any], count: int) -> list[Question]:
+    """The questions whose evidence lies entirely in the first ``count`` sessions."""
+    limit = {f"{sample['sample_id']}/D{n}:" for n in range(1, count + 1)}
+    return [
+        q for q in questions(sample)
+        if q.evidence and all(e.startswith(tuple(limit)) for e in q.evidence)
+    ]  # fmt: skip

@@ -97,6 +97,11 @@ TURNS = Counter(
     "Answers seen by the response path: captured, or why not (not_2xx, no_text, aborted, …)",
     ["outcome"],
 )
+EXTRACTION_BATCHES = Counter(
+    "memory_extraction_batches_total",
+    "Batches of turns handed to the extraction worker, by trigger (every_n, idle)",
+    ["reason"],
+)
 EXTRACTION_QUEUE_DEPTH = Gauge("memory_extraction_queue_depth", "Extraction jobs waiting")
 EXTRACTION_DROPPED = Counter(
     "memory_extraction_dropped_total",

@@ -111,10 +111,10 @@ class Run:
         )
 
     async def learned(self) -> None:
-        """Every captured turn has been through the worker (a job ran for it)."""
+        """Every batch handed to the worker has been through it (a job ran for it)."""
         deadline = time.monotonic() + LEARN_TIMEOUT_S
         while time.monotonic() < deadline:
-            captured = await self.metric("memory_turns_total")
+            captured = await self.metric("memory_extraction_batches_total")
             done = await self.metric("memory_extraction_jobs_total")
             dropped = await self.metric("memory_extraction_dropped_total")
             if done + dropped >= captured:

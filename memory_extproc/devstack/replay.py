@@ -18,6 +18,7 @@ from typing import Any
 import orjson
 
 from memory_extproc.devstack.mock_llm import Reply
+from memory_extproc.words import sentences
 
 # ../shared next to the repository (never copied into it); LOCOMO_PATH points elsewhere
 LOCOMO = Path(
@@ -26,6 +27,9 @@ LOCOMO = Path(
         Path(__file__).resolve().parents[3] / "shared" / "data" / "locomo" / "locomo-dev.json",
     )
 )
+
+
+_OPENING = 40
 
 
 def _norm(text: str) -> str:
@@ -78,6 +82,18 @@ class ObservationReplay:
                 for dia in evidence:
                     self._by_dia[f"{prefix}/{dia}"].append(text)
 
+    def _turns(self, shown: str) -> list[str]:
+        """The turns a transcript line shows: the extractor sees a turn clipped, without its
+        questions or what it echoed from memory, so its opening is matched, not all of it."""
+        exact = self._by_text.get(shown)
+        if exact:
+            return sorted(exact)
+        openings = [s[:_OPENING] for s in sentences(shown) if len(s) >= _OPENING]
+        return sorted(
+            {d for text, ids in self._by_text.items() if any(o in text for o in openings)
+             for d in ids}
+        )  # fmt: skip
+
     def __call__(self, payload: dict[str, Any]) -> Reply:
         system = payload["messages"][0]["content"]
         if "still_true" in system:
@@ -86,7 +102,7 @@ class ObservationReplay:
         facts: list[str] = []
         for line in transcript.splitlines():
             _, _, text = line.partition(": ")
-            for dia in sorted(self._by_text.get(_norm(text), ())):
+            for dia in self._turns(_norm(text)):
                 facts.extend(f for f in self._by_dia.get(dia, []) if f not in facts)
         answer = {"facts": [{"type": "semantic", "content": f} for f in facts]}
         return Reply(text=orjson.dumps(answer).decode())

@@ -100,11 +100,29 @@ def read_json(text: str) -> Reading:
         value, end = json.JSONDecoder().raw_decode(stripped, start)
     except json.JSONDecodeError as exc:
         cut = exc.pos >= len(stripped) - 1 or exc.msg.startswith("Unterminated string")
-        reason = "truncated" if cut else "invalid_json"
-        raise ExtractionParseError(reason, exc.msg) from exc
+        salvaged = _complete_items(stripped[start:]) if cut else None
+        if salvaged is None:
+            raise ExtractionParseError("truncated" if cut else "invalid_json", exc.msg) from exc
+        return Reading(salvaged, [*repairs, "salvaged"])
     if start > 0 or stripped[end:].strip():
         repairs.append("embedded")
     return Reading(value, repairs)
+
+
+def _complete_items(cut: str) -> Any | None:
+    """An answer cut off by the token limit, without its unfinished last item: the items before
+    it are whole ("… {"content": "User has a cat"}, {"content": "User li" → the first)."""
+    opening = cut[: cut.find("[") + 1] if "[" in cut else ""
+    if not opening:
+        return None
+    closing = "]" + "}" * opening.count("{")
+    end = len(cut)
+    while (end := cut.rfind("}", len(opening), end)) > 0:
+        try:
+            return json.loads(cut[: end + 1] + closing)
+        except json.JSONDecodeError:
+            continue
+    return None
 
 
 def parse_facts(text: str, limits: FactLimits) -> Parsed:

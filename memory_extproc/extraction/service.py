@@ -28,7 +28,6 @@ from memory_extproc.config import Config, RetentionConfig
 from memory_extproc.extraction import worker
 from memory_extproc.extraction.echo import (
     adds_information,
-    is_request,
     statements,
     strip_echoes,
 )
@@ -158,46 +157,63 @@ class BatchProcessor:
         )
 
     async def _extract(self, batch: Batch, extractor: ChatClient) -> Counter[str]:
-        """Facts from the conversation as it was said (the answers without what they echoed
-        from memory), told what memory already holds about it; checked against those words
-        before anything is written (facts.ungrounded)."""
+        """Facts from each new user message, one call each (a 1.5B model shown ten turns at
+        once wrote one fact; shown one message at a time, six in less time), with the
+        assistant's words around it as context: messages without their questions, answers
+        without what they echoed from memory. Told what memory already holds; checked against
+        the words it was shown before anything is written (facts.ungrounded)."""
         turns = [
             Turn(t.role, strip_echoes(t.text, batch.recalled))
             if t.role == "assistant"
             else Turn(t.role, statements(t.text))
             for t in batch.messages
         ]
-        said = batch.said
-        answered = " ".join(t.text for t in turns[len(turns) - 2 * batch.new_turns :]
-                            if t.role == "assistant")  # fmt: skip
-        if not said.strip() or (
-            is_request(said) and not adds_information(answered, said, batch.recalled)
-        ):
-            return Counter({"skipped_request_only": 1})  # nothing stated, nothing new: no call
-        heard = "\n".join(t.text for t in turns)
-        facts, outcomes = await self._facts(extractor, batch, turns, heard, batch.recalled)
-        if not facts and batch.recalled and any(r in outcomes for r in _COPIED):
-            # A small model tends to copy what it was told is known instead of what was said:
-            # asked once more without it, it has nothing to copy.
-            outcomes["retried_without_known"] += 1
-            facts, again = await self._facts(extractor, batch, turns, heard, ())
-            outcomes.update(again)
+        users = [i for i, t in enumerate(batch.messages) if t.role == "user"]
+        outcomes: Counter[str] = Counter()
+        facts: list[Fact] = []
+        failed: ExtractionParseError | None = None
+        asked = failures = 0
+        for i in users[-batch.new_turns :] if batch.new_turns else []:
+            before = turns[i - 1] if i and turns[i - 1].role == "assistant" else None
+            after = (
+                turns[i + 1] if i + 1 < len(turns) and turns[i + 1].role == "assistant" else None
+            )
+            window = [t for t in (before, turns[i], after) if t is not None]
+            answer = after.text if after else ""
+            if not turns[i].text and not adds_information(
+                answer, batch.messages[i].text, batch.recalled
+            ):
+                outcomes["skipped_request_only"] += 1  # nothing stated, nothing new: no call
+                continue
+            asked += 1
+            try:
+                found, said = await self._facts(extractor, batch, window, batch.recalled)
+                if not found and batch.recalled and any(r in said for r in _COPIED):
+                    # A small model tends to copy what it was told is known instead of what
+                    # was said: asked once more without it, it has nothing to copy.
+                    said["retried_without_known"] += 1
+                    found, again = await self._facts(extractor, batch, window, ())
+                    said.update(again)
+            except ExtractionParseError as exc:
+                failed, failures = exc, failures + 1
+                outcomes[f"answer_{exc.reason}"] += 1
+                continue
+            outcomes.update(said)
+            facts.extend(found)
+        if failed is not None and failures == asked:
+            raise failed  # not one usable answer: the job failed
         written = await self._writer.write_batch(
             batch.user_id, batch.project_id, facts, batch.at_ms, source="conversation",
-            change_said=bool(CHANGE_MARKER.search(said)),
+            change_said=bool(CHANGE_MARKER.search(batch.said)),
         )  # fmt: skip
         outcomes.update(w.value for w in written)
         return outcomes
 
     async def _facts(
-        self,
-        extractor: ChatClient,
-        batch: Batch,
-        turns: Sequence[Turn],
-        heard: str,
-        known: Sequence[str],
+        self, extractor: ChatClient, batch: Batch, turns: Sequence[Turn], known: Sequence[str]
     ) -> tuple[list[Fact], Counter[str]]:
-        """The model's facts that come from the conversation's words, and what was refused."""
+        """The model's facts that come from the words it was shown, and what was refused."""
+        heard = "\n".join(t.text for t in turns)
         answer = await extractor.complete(
             extraction_messages(known, transcript(turns), _date(batch.at_ms)),
             schema=facts_schema(self._limits.max_facts, self._limits.max_chars),
@@ -314,6 +330,8 @@ class ExtractionService:
         except queue.Full:
             metrics.EXTRACTION_DROPPED.labels("queue_full").inc()
             log.warning("Extraction queue full, turns dropped", extra={"turns": batch.new_turns})
+            return
+        metrics.EXTRACTION_BATCHES.labels(batch.reason).inc()
 
     async def _flush_idle(self) -> None:
         period = max(0.05, min(self._idle_flush_s, 20.0) / 4)

@@ -200,7 +200,7 @@ async def test_every_second_turn_triggers_extraction_from_the_request_history(
     await until(lambda: active(memories, user))
     prompts = [r.json["messages"][-1]["content"] for r in llm.for_model(EXTRACTOR)[before:]]
     (prompt,) = [p for p in prompts if marker in p]
-    assert f"user: My locker number is {marker}\nassistant: Noted.\n" in prompt
+    assert prompt.endswith(f"user: My locker number is {marker}\nassistant: Noted.")
     assert "remind me" not in prompt  # a request states nothing
     assert "You are helpful" not in prompt  # system prompts are not the user speaking
 

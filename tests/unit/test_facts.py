@@ -72,6 +72,7 @@ def test_messy_answers_are_repaired_and_say_how(text: str, repairs: tuple[str, .
         ("", "invalid_json"),
         ("Sure! Here are the facts:", "invalid_json"),
         ('{"facts": [{"type": "semantic", "content": "User likes', "truncated"),
+        ('{"facts": [{"type": "semantic", "content": "User li', "truncated"),
         ('{"facts": [{"type": "semantic" "content": "x"}]}', "invalid_json"),
         ('{"facts": "none"}', "wrong_shape"),
         ('{"facts": "none", "other": []}', "wrong_shape"),
@@ -82,6 +83,16 @@ def test_unreadable_answers_skip_the_batch_with_a_reason(text: str, reason: str)
     with pytest.raises(ExtractionParseError) as error:
         parse_facts(text, LIMITS)
     assert error.value.reason == reason
+
+
+def test_a_cut_off_answer_keeps_its_whole_facts() -> None:
+    cut = (
+        '{"facts": [{"type": "semantic", "content": "User likes green tea"}, '
+        '{"type": "episodic", "content": "User went to Lis'
+    )
+    parsed = parse_facts(cut, LIMITS)
+    assert parsed.facts == [TEA]
+    assert parsed.repairs == ("salvaged",)
 
 
 def test_read_json_takes_the_first_value_only() -> None:
