@@ -22,7 +22,6 @@ from memory_extproc.store.model import (
     newest_first,
     now_ms,
     renewed,
-    retired,
     validate_scope_value,
 )
 
@@ -94,14 +93,6 @@ class InMemoryStore:
             for m, _ in self._rows.values()
             if m.user_id == user_id and m.superseded_by == memory_id
         )
-
-    async def retire(self, user_id: str, memory_id: str, reason: str) -> bool:
-        memory = await self.get(user_id, memory_id)
-        if memory is None:
-            return False
-        vector = self._rows[memory_id][1]
-        self._rows[memory_id] = (retired(memory, reason), vector)
-        return True
 
     async def forget(self, user_id: str, memory_id: str) -> bool:
         if await self.get(user_id, memory_id) is None:

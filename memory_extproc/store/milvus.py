@@ -40,7 +40,6 @@ from memory_extproc.store.model import (
     newest_first,
     now_ms,
     renewed,
-    retired,
 )
 
 log = logging.getLogger(__name__)
@@ -483,19 +482,6 @@ class MilvusStore:
 
         rows = await self._call("history", op)
         return by_replacement(_memory(r) for r in rows if r["user_id"] == user_id)
-
-    async def retire(self, user_id: str, memory_id: str, reason: str) -> bool:
-        async def op(client: AsyncMilvusClient) -> bool:
-            current = await self._with_vector(client, user_id, memory_id)
-            if current is None:
-                return False
-            memory, vector = current
-            row = _row(retired(memory, reason), np.asarray(vector))
-            await self._replace(client, row)
-            await self._visible(client, memory_id)
-            return True
-
-        return await self._call("retire", op)
 
     async def forget(self, user_id: str, memory_id: str) -> bool:
         if await self.get(user_id, memory_id) is None:

@@ -61,9 +61,6 @@ def now_ms() -> int:
     return int(time.time() * 1000)
 
 
-RETIRED = "deleted"  # superseded_by of a memory retired without a successor
-
-
 def content_hash(content: str) -> str:
     """Normalized content digest: re-extracting the same fact must not store it twice."""
     normalized = " ".join(unicodedata.normalize("NFKC", content).casefold().split())
@@ -130,18 +127,8 @@ def audit_copy(old: Memory, reason: str) -> Memory:
     )
 
 
-def retired(memory: Memory, reason: str) -> Memory:
-    ts = now_ms()
-    return dataclasses.replace(
-        memory,
-        superseded_by=RETIRED,
-        updated_at=ts,
-        meta={**memory.meta, "superseded_at": ts, "reason": reason},
-    )
-
-
 def is_alive(memory: Memory, at_ms: int) -> bool:
-    """Active (not superseded or retired) and not past its expiry."""
+    """Active (not superseded) and not past its expiry."""
     return not memory.superseded_by and (memory.expires_at == 0 or memory.expires_at > at_ms)
 
 
@@ -257,10 +244,6 @@ class Store(Protocol):
 
     async def history(self, user_id: str, memory_id: str) -> Sequence[Memory]:
         """The audit rows of a memory's earlier versions, newest first (``by_replacement``)."""
-        ...
-
-    async def retire(self, user_id: str, memory_id: str, reason: str) -> bool:
-        """Take a memory out of search, keeping it as an audit row (superseded_by = "deleted")."""
         ...
 
     async def forget(self, user_id: str, memory_id: str) -> bool:

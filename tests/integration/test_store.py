@@ -13,7 +13,6 @@ from memory_extproc.embedding import OnnxEmbedder
 from memory_extproc.store.memory import InMemoryStore
 from memory_extproc.store.milvus import MilvusStore, SchemaMismatchError
 from memory_extproc.store.model import (
-    RETIRED,
     Memory,
     MemoryType,
     SearchRequest,
@@ -123,18 +122,6 @@ async def test_many_at_once(store: Store, embedder: OnnxEmbedder) -> None:
         content_hash(t) for t in texts
     }
     assert await store.existing_hashes("someone-else", [content_hash(texts[0])]) == set()
-
-
-async def test_retire_takes_a_memory_out_of_search(store: Store, embedder: OnnxEmbedder) -> None:
-    user = f"u-{uuid.uuid4().hex[:6]}"
-    memory = await put(store, embedder, user, "User owns a red bicycle")
-    assert await store.retire(user, memory.id, "sold it")
-    assert await store.list(user) == []
-    assert await store.retrieve(search(embedder, user, "red bicycle", threshold=0.0)) == []
-    retired = await store.get(user, memory.id)
-    assert retired is not None
-    assert retired.superseded_by == RETIRED
-    assert not await store.retire("someone-else", memory.id, "nope")
 
 
 async def test_forget_one_and_forget_a_scope(store: Store, embedder: OnnxEmbedder) -> None:
