@@ -81,6 +81,7 @@ _MONTHS = frozenset(
     "january february march april may june july august september october november december "
     "jan feb mar apr jun jul aug sep sept oct nov dec".split()
 )
+_NOT_NAMES = STOPWORDS | _SELF | _FILLER | frozenset("sorry just yesterday today".split())
 _FRAME_NOISE = frozenset("self be to for of in on with and also too".split())
 _CLAUSE = re.compile(r"[.;!?]\s+|,\s*(?:and|but)\s+|\s+and\s+(?=(?:my|the|i|i'm|user)\b)", re.I)
 _SLOT_TOKENS = 4  # a replaced slot longer than this is a different statement, not a new value
@@ -93,6 +94,7 @@ class _Read:
     content: frozenset[str]  # stemmed content words, numbers included
     negated: bool
     vocabulary: frozenset[str]  # the tokens as a set
+    named: str  # the person a third-person statement is about ("Maria …"), else ""
 
 
 def _is_number(token: str) -> bool:
@@ -127,7 +129,11 @@ def _read(text: str) -> _Read:
         stem(t) for t in tokens if t not in ("self", "be") and t not in STOPWORDS and len(t) > 1
     )
     negated = any(t in _NEGATION for t in tokens)
-    return _Read(tuple(tokens), numbers, content, negated, frozenset(tokens))
+    first = text.split(maxsplit=1)[0].strip(",.:;!?'\"") if text.strip() else ""
+    lowered = first.lower().removesuffix("'s")
+    is_name = first[:1].isupper() and lowered.isalpha() and lowered not in _NOT_NAMES
+    return _Read(tuple(tokens), numbers, content, negated, frozenset(tokens),
+                 lowered if is_name else "")  # fmt: skip
 
 
 @functools.lru_cache(maxsize=4096)
@@ -194,6 +200,8 @@ def _compare(new: str, old: str, change_said: bool) -> Change | None:
     a, b = _read(new), _read(old)
     if len(a.vocabulary & b.vocabulary) < 2 and ended_object(new) is None:
         return None  # not even a frame in common: the common case, decided without aligning
+    if a.named and b.named and a.named != b.named:
+        return None  # "Maria volunteers …" / "John volunteers …": other people
     if a.negated == b.negated and _restates(a, b):
         return Change.RESTATED
     if _one_slot_changed(a, b, change_said or bool(CHANGE_MARKER.search(new))):
@@ -209,10 +217,9 @@ def _restates(a: _Read, b: _Read) -> bool:
         return True
     if a.numbers != b.numbers:
         return False
-    shared = a.content & b.content
-    if a.numbers:  # same amounts, and at least two more words in common
-        return len(shared - a.numbers) >= 2
-    union = a.content | b.content
+    shared, union = a.content & b.content, a.content | b.content
+    if a.numbers:  # same amounts, two more words and much of the rest in common
+        return len(shared - a.numbers) >= 2 and len(shared) / len(union) >= 0.4
     return bool(union) and len(shared) / len(union) >= 0.6
 
 

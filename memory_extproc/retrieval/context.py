@@ -15,9 +15,10 @@ import re
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
-from memory_extproc.changes import compare
+from memory_extproc.changes import Change, compare
 from memory_extproc.extraction.episodic import statement
 from memory_extproc.store.model import Memory, ScoredMemory
+from memory_extproc.words import terms
 
 OPEN_TAG = "<user_memories>"
 CLOSE_TAG = "</user_memories>"
@@ -44,16 +45,22 @@ def _recorded(memory: Memory) -> int:
 
 
 def newest_wins(memories: Sequence[ScoredMemory]) -> tuple[list[ScoredMemory], set[str]]:
-    """The memories without those a newer one among them changes, corrects, ends or restates;
-    and the ids of the newer ones that won over another (shown as "latest")."""
+    """The memories without those a newer one among them changes, corrects or ends, and the
+    ids of the newer ones that won (shown as "latest"). Of two that say the same thing, the one
+    that says more stays ("Maria volunteers at a shelter" adds nothing to "Maria has been
+    volunteering at a shelter, finding it rewarding", whichever came later)."""
     said = [statement(m.memory.content) for m in memories]
     when = [_recorded(m.memory) for m in memories]
     dropped: set[int] = set()
     won: set[str] = set()
     for i, newer in enumerate(memories):
         for j in range(len(memories)):
-            fresher = when[i] > when[j] and not {i, j} & dropped
-            if fresher and compare(said[i], said[j]) is not None:
+            if not (when[i] > when[j] and not {i, j} & dropped):
+                continue
+            change = compare(said[i], said[j])
+            if change is Change.RESTATED:
+                dropped.add(i if len(terms(said[i])) < len(terms(said[j])) else j)
+            elif change is not None:
                 dropped.add(j)
                 won.add(newer.memory.id)
     return [m for k, m in enumerate(memories) if k not in dropped], won
