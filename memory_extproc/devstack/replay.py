@@ -29,7 +29,7 @@ LOCOMO = Path(
 )
 
 
-_OPENING = 40
+_SHORTEST = 15  # sentences shorter than this ("Thanks!") are left out of the match
 
 
 def _norm(text: str) -> str:
@@ -84,13 +84,15 @@ class ObservationReplay:
 
     def _turns(self, shown: str) -> list[str]:
         """The turns a transcript line shows: the extractor sees a turn clipped, without its
-        questions or what it echoed from memory, so its opening is matched, not all of it."""
+        questions or what it echoed from memory, so the turn that holds all of its sentences."""
         exact = self._by_text.get(shown)
         if exact:
             return sorted(exact)
-        openings = [s[:_OPENING] for s in sentences(shown) if len(s) >= _OPENING]
+        parts = [p.rstrip(".") for p in sentences(shown) if len(p) >= _SHORTEST]
+        if not parts:
+            return []
         return sorted(
-            {d for text, ids in self._by_text.items() if any(o in text for o in openings)
+            {d for text, ids in self._by_text.items() if all(p in text for p in parts)
              for d in ids}
         )  # fmt: skip
 
