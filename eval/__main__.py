@@ -56,7 +56,7 @@ from memory_extproc.store.milvus import MilvusStore
 EXTRACTOR = "locomo-replay"
 MODES = ("replay", "episodic", "llm")
 LLM_SAMPLE = os.environ.get("EVAL_LLM_SAMPLE", "conv-26")
-LLM_SESSIONS = int(os.environ.get("EVAL_LLM_SESSIONS", "4"))
+LLM_SESSIONS = int(os.environ.get("EVAL_LLM_SESSIONS", "10"))
 _BLOCK = re.compile(r"<user_memories>.*?</user_memories>", re.DOTALL)
 _BUCKET = re.compile(r'^memory_retrieval_seconds_bucket\{le="([^"]+)"\} (\S+)$', re.MULTILINE)
 

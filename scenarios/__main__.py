@@ -5,7 +5,8 @@ Each scenario is one new user: its sessions are sent through Envoy as chats (a s
 answers as the scenario says), every turn is learned from before the next (the processor's
 metrics say when its job is done), then what the user's memories are (the memory API, with
 history) and what a follow-up question gets injected decide pass or fail. Prints a table and,
-as its last line, one JSON object. `SCENARIO_MODES=notes,scripted` runs some modes.
+as its last line, one JSON object. `SCENARIO_MODES=notes,scripted` runs some modes;
+`SCENARIO_SET=variants` runs the same nine behaviours in other words (scenarios/cases.py).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from memory_extproc.devstack.milvus import MilvusProcess
 from memory_extproc.devstack.mock_llm import MockLLM
 from memory_extproc.devstack.ports import free_port
 from memory_extproc.devstack.tokens import DevIdentity
-from scenarios.cases import SCENARIOS, Outcome, verdict
+from scenarios.cases import SCENARIOS, VARIANTS, Outcome, verdict
 from scenarios.runner import (
     CHAT_MODEL,
     SCRIPTED_MODEL,
@@ -38,6 +39,7 @@ from scenarios.runner import (
 
 MODES = ("real", "scripted", "notes")
 LLM = MockLLM()
+CASES = VARIANTS if os.environ.get("SCENARIO_SET") == "variants" else SCENARIOS
 
 
 def progress(mode: str, done: int, total: int, started: float) -> None:
@@ -60,14 +62,14 @@ async def run_mode(
         await asyncio.to_thread(gateway.start)
         async with aiohttp.ClientSession() as http:
             run = Run(gateway, http, identity, LLM, chat)
-            for done, scenario in enumerate(SCENARIOS):
-                progress(mode, done, len(SCENARIOS), started)
+            for done, scenario in enumerate(CASES):
+                progress(mode, done, len(CASES), started)
                 try:
                     outcome = await run.play(scenario, mode)
                 except (RuntimeError, TimeoutError, aiohttp.ClientError) as exc:
                     outcome = Outcome([], [], [], errors=[f"{type(exc).__name__}: {exc}"])
                 results[scenario.number] = verdict(scenario, outcome)
-            progress(mode, len(SCENARIOS), len(SCENARIOS), started)
+            progress(mode, len(CASES), len(CASES), started)
             jobs = await run.metric("memory_extraction_job_seconds_count")
             seconds = await run.metric("memory_extraction_job_seconds_sum")
     finally:
@@ -78,7 +80,7 @@ async def run_mode(
 def table(results: dict[str, dict[int, tuple[bool, str]]]) -> str:
     modes = list(results)
     rows = [f"{'scenario':<56}" + "".join(f"{m:<10}" for m in modes)]
-    for scenario in SCENARIOS:
+    for scenario in CASES:
         cells = "".join(
             f"{'pass' if results[m][scenario.number][0] else 'FAIL':<10}" for m in modes
         )
@@ -121,7 +123,7 @@ async def main() -> int:
     passed = {m: sum(ok for ok, _ in results[m].values()) for m in results}
     seconds = per_job.get("real")
     print(json.dumps({
-        "scenarios": len(SCENARIOS),
+        "scenarios": len(CASES),
         "passed_real_model": passed.get("real"),
         "passed_scripted": passed.get("scripted"),
         "passed_notes": passed.get("notes"),

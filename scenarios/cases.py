@@ -139,6 +139,81 @@ SCENARIOS: tuple[Scenario, ...] = (
     ),
 )  # fmt: skip
 
+RENT = Turn(
+    "I pay $1,200 a month for rent.",
+    "That's a typical rent for the area.",
+    ("User pays $1,200 a month for rent",),
+)
+RENT_QUESTION = "How much rent do I pay?"
+
+# The same nine behaviours in other words and other domains: a check that the rules are about
+# the behaviour, not about the nine sentences (`SCENARIO_SET=variants make scenarios`).
+VARIANTS: tuple[Scenario, ...] = (
+    Scenario(
+        1, "rent goes up",
+        ((RENT,), (Turn("My rent went up, it's $1,350 a month now.", f"{ECHO} Noted, $1,350.",
+                        ("User pays $1,350 a month for rent",)),)),
+        RENT_QUESTION, current=("$1,350",), old=("$1,200",),
+    ),
+    Scenario(
+        2, "seat preference switches",
+        ((Turn("I prefer window seats on flights.", "Window seats it is.",
+               ("User prefers window seats on flights",)),),
+         (Turn("These days I prefer aisle seats on flights.", "Aisle seats from now on.",
+               ("User prefers aisle seats on flights",)),)),
+        "Which seat do I prefer on flights?", current=("aisle",), old=("window",),
+    ),
+    Scenario(
+        3, "a name corrected",
+        ((Turn("My daughter's name is Emma.", "What a lovely name.",
+               ("User's daughter is named Emma",)),),
+         (Turn("Sorry, I said Emma, I meant Emily.", "Emily, got it.",
+               ("User's daughter is named Emily",)),)),
+        "What is my daughter's name?", current=("Emily",), old=("Emma",),
+    ),
+    Scenario(
+        4, "a job ends",
+        ((Turn("I work at Acme Corp as a designer.", "Design is a great field.",
+               ("User works at Acme Corp as a designer",)),),
+         (Turn("I quit my job at Acme Corp last month.", "Big change!",
+               ("User quit their job at Acme Corp",), ends=True),)),
+        "Where do I work?", current=("quit",), old=("designer",),
+    ),
+    Scenario(
+        5, "a new favourite band, rent untouched",
+        ((RENT,), (Turn("My favourite band is Radiohead.", "Great taste!",
+                        ("User's favourite band is Radiohead",)),)),
+        "What is my favourite band?", current=("Radiohead",), kept=("$1,200",),
+    ),
+    Scenario(
+        6, "an allergy said again",
+        ((Turn("I'm allergic to peanuts.", "I'll keep that in mind.",
+               ("User is allergic to peanuts",)),),
+         (Turn("Just a reminder, I'm allergic to peanuts, so no peanuts please.", "Of course.",
+               ("User is allergic to peanuts",)),)),
+        "What am I allergic to?", current=("peanuts",), kept=("peanuts",),
+    ),
+    Scenario(
+        7, "asking about the rent stores nothing",
+        ((RENT,), (Turn(RENT_QUESTION, ECHO),)),
+        RENT_QUESTION, current=("$1,200",), kept=("$1,200",), unchanged=True,
+    ),
+    Scenario(
+        8, "apartment hunting, the answer echoes the rent",
+        ((RENT,), (Turn("I'm looking at new apartments, anything to keep in mind about my "
+                        "rent?", f"Compare the total costs. {ECHO}",
+                        ("User is looking at new apartments",)),)),
+        RENT_QUESTION, current=("$1,200",), kept=("$1,200",), added=("apartments",),
+    ),
+    Scenario(
+        9, "a new cat and a new rent in one message",
+        ((RENT,), (Turn("I got a cat named Luna, and my rent is now $1,400 a month.",
+                        "Congrats on Luna!",
+                        ("User has a cat named Luna", "User pays $1,400 a month for rent")),)),
+        RENT_QUESTION, current=("$1,400",), old=("$1,200",), added=("Luna",),
+    ),
+)  # fmt: skip
+
 _QUALIFIED = re.compile(
     r"\b(no longer|not|n't|sold|quit|left|former|formerly|used to|previously|from|instead of"
     r"|anymore|was|changed|meant)\b",
@@ -205,7 +280,7 @@ def scripted_facts() -> dict[str, tuple[tuple[str, ...], bool]]:
     it: its statements): its facts, and whether they end a related old fact."""
     return {
         statements(turn.said): (turn.facts, turn.ends)
-        for scenario in SCENARIOS
+        for scenario in (*SCENARIOS, *VARIANTS)
         for session in scenario.sessions
         for turn in session
     }
