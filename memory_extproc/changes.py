@@ -9,6 +9,8 @@ trip is $10,000" against "Actually my budget for the Hawaii trip is now $15,000"
 * CHANGED: the same frame with one slot replaced ("budget … $10,000" → "… $15,000"). A number in
   the slot is a value of that one thing; a word needs the speaker to say it changed ("now",
   "actually", "switched", "anymore" …), because "I like pizza" / "I like sushi" can both be true.
+  Said to have changed, one amount replacing another about the same things in other words is
+  one too ("My rent went up, it's $1,350 a month now" / "I pay $1,200 a month for rent").
 * CORRECTED: "I said Boston, I meant Austin" corrects an old statement that holds "Boston".
 * ENDED: "I sold my car" / "I quit my job at Google" ends an old statement sharing its object's
   words (when the words differ, "my car" / "2015 Civic", a caller may ask the embedder or a model).
@@ -202,10 +204,13 @@ def _compare(new: str, old: str, change_said: bool) -> Change | None:
         return None  # not even a frame in common: the common case, decided without aligning
     if a.named and b.named and a.named != b.named:
         return None  # "Maria volunteers …" / "John volunteers …": other people
+    said = change_said or bool(CHANGE_MARKER.search(new))
+    # before restatement: "prefers window seats" / "… aisle seats", said to have changed, share
+    # most of their words but hold two values of one thing
+    if _one_slot_changed(a, b, said) or (said and _amount_changed(a, b)):
+        return Change.CHANGED
     if a.negated == b.negated and _restates(a, b):
         return Change.RESTATED
-    if _one_slot_changed(a, b, change_said or bool(CHANGE_MARKER.search(new))):
-        return Change.CHANGED
     obj = ended_object(new)
     if obj is not None and ended_object(old) is None and (terms(obj) - _WHEN) & b.content:
         return Change.ENDED
@@ -215,7 +220,7 @@ def _compare(new: str, old: str, change_said: bool) -> Change | None:
 def _restates(a: _Read, b: _Read) -> bool:
     if a.tokens == b.tokens or (a.content and a.content <= b.content and a.numbers <= b.numbers):
         return True
-    if a.numbers != b.numbers:
+    if a.numbers != b.numbers or _substituted(a, b):
         return False
     shared, union = a.content & b.content, a.content | b.content
     if a.numbers:  # same amounts, two more words and much of the rest in common
@@ -223,28 +228,67 @@ def _restates(a: _Read, b: _Read) -> bool:
     return bool(union) and len(shared) / len(union) >= 0.6
 
 
-def _one_slot_changed(a: _Read, b: _Read, change_said: bool) -> bool:
+def same_amount(new: str, other: str) -> bool:
+    """Both hold one amount and name a thing in common: within one message, "User's rent went
+    up to $1,350 in November 2026" and "User pays $1,350 a month for rent" are one fact (not
+    when ``new`` says more in a clause of its own: "Anna is coming, and the budget is $12,000")."""
+    if len(_clauses(new)) > 1:
+        return False
+    a, b = _read(new), _read(other)
+    shared = {n for n in a.numbers & b.numbers if not _is_date(n)}
+    return bool(shared) and bool((a.content & b.content) - a.numbers - b.numbers)
+
+
+def _amount_changed(a: _Read, b: _Read) -> bool:
+    """One amount each, different, about the same things in other words: "My rent went up,
+    it's $1,350 a month now" / "I pay $1,200 a month for rent" (the caller knows a change was
+    said; without that, two amounts of one kind can both be true)."""
+    amounts = [[n for n in r.numbers if not _is_date(n)] for r in (a, b)]
+    if any(len(x) != 1 for x in amounts) or amounts[0] == amounts[1]:
+        return False
+    return len((a.content & b.content) - a.numbers - b.numbers) >= 2
+
+
+def _slot(a: _Read, b: _Read) -> tuple[str, tuple[str, ...], tuple[str, ...]] | None:
+    """The one place where ``a`` differs from ``b`` in the same frame (of at least two tokens):
+    its kind ("replace", "insert", "delete"), the old tokens and the new ones."""
     ops = [
         op
         for op in _opcodes(b.tokens, a.tokens)
         if op[0] != "equal" and not _noise(b.tokens[op[1] : op[2]] + a.tokens[op[3] : op[4]])
     ]
     if len(ops) != 1:
-        return False
+        return None
     tag, i1, i2, j1, j2 = ops[0]
     before, after = b.tokens[i1:i2], a.tokens[j1:j2]
-    frame = len(b.tokens) - len(before)
-    if frame < 2:
+    if len(b.tokens) - len(before) < 2:
+        return None
+    return tag, before, after
+
+
+def _substituted(a: _Read, b: _Read) -> bool:
+    """One content word or a few replaced in the same frame: "hiking in the Rockies" / "… in
+    the Alps" are two facts that may both hold, however many words they share."""
+    slot = _slot(a, b)
+    if slot is None or slot[0] != "replace" or max(map(len, slot[1:])) > _SLOT_TOKENS:
         return False
+    return all(any(t not in STOPWORDS for t in side) for side in slot[1:])
+
+
+def _one_slot_changed(a: _Read, b: _Read, change_said: bool) -> bool:
+    slot = _slot(a, b)
+    if slot is None:
+        return False
+    tag, before, after = slot
     if tag == "insert":  # "I am vegetarian" → "I am not vegetarian anymore"
         return any(t in _NEGATION for t in after)
     if tag != "replace" or len(before) > _SLOT_TOKENS or len(after) > _SLOT_TOKENS:
         return False
     if change_said:
         return True
-    slot = (*before, *after)
+    slot_tokens = (*before, *after)
     # "ran a race on 7 May 2023" / "… on 20 June 2023": another event, not a new value
-    return any(_is_number(t) for t in slot) and not any(_is_date(t) for t in slot)
+    return any(_is_number(t) for t in slot_tokens) and not any(_is_date(t) for t in slot_tokens)
 
 
 def _noise(tokens: tuple[str, ...]) -> bool:

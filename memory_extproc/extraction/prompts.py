@@ -33,9 +33,13 @@ Answer with JSON only."""
 # Worked examples, shown as earlier turns of the same task. Their topics are far from the usual
 # test conversations on purpose: a small model copies an example that looks like the input.
 _EXAMPLES: tuple[tuple[tuple[str, ...], tuple[str, ...], tuple[tuple[str, str], ...]], ...] = (
+    # a change and a new fact in one message: without the second, a change next to a known fact
+    # made the 1.5B model drop the new one ("I got a cat named Luna, and my rent is now …")
     (("User works as a nurse",),
-     ("user: I quit nursing, I'm a teacher now.", "assistant: Congratulations on the new job!"),
-     (("semantic", "User works as a teacher"),)),
+     ("user: I quit nursing, I'm a teacher now, and my brother Sam moved in with me.",
+      "assistant: Congratulations on the new job!"),
+     (("semantic", "User works as a teacher"),
+      ("semantic", "User's brother Sam lives with the user"))),
     (("User's dog is called Rex",),
      ("user: What's my dog's name again?", "assistant: Your dog is called Rex."), ()),
     (("User drinks coffee every morning",),

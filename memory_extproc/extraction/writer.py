@@ -16,7 +16,8 @@ memories (cosine >= 0.4, best first):
      is the memory it ends, with one it is the first pair asked about.
 4. Otherwise it is new (STORED).
 A revision keeps the memory's id and creation time, dates it to the statement, and leaves the
-old text as an audit row (history), never searched.
+old text as an audit row (history), never searched. An ending also names what it ended in the
+new text ("User sold their car (previously: User drives a 2015 Honda Civic)").
 """
 
 from __future__ import annotations
@@ -30,7 +31,14 @@ from enum import StrEnum
 import numpy as np
 
 from memory_extproc import metrics
-from memory_extproc.changes import CHANGE_MARKER, Change, compare, corrected, ended_object
+from memory_extproc.changes import (
+    CHANGE_MARKER,
+    Change,
+    compare,
+    corrected,
+    ended_object,
+    same_amount,
+)
 from memory_extproc.embedding.batcher import EmbeddingBatcher
 from memory_extproc.extraction.episodic import statement
 from memory_extproc.extraction.facts import ExtractionParseError, Fact, parse_judgment
@@ -74,6 +82,16 @@ class _Revision:
     target: ScoredMemory
     content: str
     reason: str
+
+
+_PREVIOUSLY = " (previously: "
+
+
+def _ending(target: ScoredMemory, text: str, reason: str) -> _Revision:
+    """An ending keeps what it ended in its text: "User quit their job at Acme Corp" alone
+    answers neither "Where do I work?" (cosine 0.14) nor which job it was."""
+    before = statement(target.memory.content).split(_PREVIOUSLY, 1)[0].strip()
+    return _Revision(target, f"{text}{_PREVIOUSLY}{before})", reason)
 
 
 class MemoryWriter:
@@ -139,16 +157,21 @@ class MemoryWriter:
                 for _, v in kept
             ]
         )
+        placed = [
+            (i, vector, *await self._place(
+                user_id, project_id, facts[i].content, candidates, change_said=change_said
+            ))
+            for (i, vector), candidates in zip(kept, similar, strict=True)
+        ]  # fmt: skip
+        updates = [facts[i].content for i, _, revision, _ in placed if revision is not None]
         new: list[tuple[Memory, np.ndarray]] = []
-        for (i, vector), candidates in zip(kept, similar, strict=True):
-            fact = facts[i]
-            revision, outcome = await self._place(
-                user_id, project_id, fact.content, candidates, change_said=change_said
-            )
+        for i, vector, revision, outcome in placed:
             if revision is not None:
-                outcome = await self._apply(revision, vector, fact.content, at_ms)
+                outcome = await self._apply(revision, vector, facts[i].content, at_ms)
+            elif any(same_amount(facts[i].content, update) for update in updates):
+                outcome = Written.NOOP  # the job's update said twice ("went up to $1,350")
             elif outcome in (Written.STORED, Written.STORED_UNRECONCILED):
-                new.append((self._new(user_id, project_id, fact, at_ms, source), vector))
+                new.append((self._new(user_id, project_id, facts[i], at_ms, source), vector))
             results[i] = outcome
         await self._store.store_many(new)
         if new:
@@ -208,6 +231,8 @@ class MemoryWriter:
             if change is Change.CORRECTED:
                 fixed = corrected(candidate.memory.content, said) or text
                 return _Revision(candidate, fixed, "corrected"), Written.UPDATED
+            if change is Change.ENDED:
+                return _ending(candidate, text, "ended by a newer memory"), Written.UPDATED
             if change is not None:
                 return _Revision(candidate, text, f"{change.value} by a newer memory"), (
                     Written.UPDATED
@@ -220,13 +245,13 @@ class MemoryWriter:
         if self._judge is not None and use_judge:
             if ended is not None and all(c.memory.id != ended.memory.id for c in candidates):
                 candidates = [ended, *candidates]  # "sold their car" / "drives a Civic": 0.38
-            return await self._ask(text, said, candidates, changes)
+            return await self._ask(text, said, candidates, changes, ending=obj is not None)
         if ended is not None:
-            return _Revision(ended, text, "ended by a newer memory"), Written.UPDATED
+            return _ending(ended, text, "ended by a newer memory"), Written.UPDATED
         return None, Written.STORED
 
     async def _ask(
-        self, text: str, said: str, candidates: list[ScoredMemory], changes: bool
+        self, text: str, said: str, candidates: list[ScoredMemory], changes: bool, *, ending: bool
     ) -> tuple[_Revision | None, Written]:
         assert self._judge is not None
         for candidate in candidates[:JUDGED]:
@@ -244,7 +269,8 @@ class MemoryWriter:
                 return None, Written.STORED_UNRECONCILED
             metrics.LLM_ANSWERS.labels(self._judge.role, "clean").inc()
             if not still_true:
-                return _Revision(candidate, text, "judged no longer true"), Written.UPDATED
+                revise = _ending if ending else _Revision
+                return revise(candidate, text, "judged no longer true"), Written.UPDATED
         return None, Written.STORED
 
     async def _ended(

@@ -149,14 +149,18 @@ async def test_hawaii_budget_across_sessions_with_an_update(
     assert [m.content for m in budget] == ["User raised the Hawaii vacation budget to $15,000"]
     assert budget[0].id == stored.id  # same memory, revised
     assert budget[0].created_at == stored.created_at
+    # (the mock is shared: other tests' workers may be judging their own pairs meanwhile)
     judged = [
-        r for r in llm.for_model(EXTRACTOR) if "still_true" in r.json["messages"][0]["content"]
+        r
+        for r in llm.for_model(EXTRACTOR)
+        if "still_true" in r.json["messages"][0]["content"]
+        and "$15,000" in r.json["messages"][-1]["content"]
     ]
-    assert judged[-1].json["messages"][-1]["content"] == (
+    assert [r.json["messages"][-1]["content"] for r in judged] == [
         "OLD: User's budget for the Hawaii trip is $10,000\n"
         "NEW: User raised the Hawaii vacation budget to $15,000"
-    )
-    assert stored.id not in judged[-1].body.decode()  # the model never sees ids
+    ]
+    assert stored.id not in judged[0].body.decode()  # the model never sees ids
 
     # The old value is kept as an audit row, out of search.
     lines = await learning.ask("What's my budget for the Hawaii trip?", user)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memory_extproc.changes import Change, compare, corrected, ended_object
+from memory_extproc.changes import Change, compare, corrected, ended_object, same_amount
 
 HAWAII = "My budget for the Hawaii trip is $10,000"
 
@@ -33,6 +33,18 @@ HAWAII = "My budget for the Hawaii trip is $10,000"
         ("Caroline ran a charity race on 20 June 2023",
          "Caroline ran a charity race on 7 May 2023", None),
         ("I started learning the cello", "I play the piano", None),
+        # one slot replaced is two facts, not a restatement, however much else is shared
+        ("User enjoys hiking in the Rockies on weekends",
+         "User enjoys hiking in the Alps on weekends", None),
+        ("User prefers aisle seats on flights", "User prefers window seats on flights", None),
+        # …and a new value when the speaker says it changed
+        ("These days I prefer aisle seats on flights", "I prefer window seats on flights",
+         Change.CHANGED),
+        # another amount of the same things in other words, said to have changed
+        ("My rent went up, it's $1,350 a month now", "I pay $1,200 a month for rent",
+         Change.CHANGED),
+        ("I now earn $5,000 a month", "I pay $1,200 a month for rent", None),
+        ("My rent is $1,350 a month", "I pay $1,200 a month for rent", None),
         # one clause of several changes it
         ("My sister Anna is coming with me, and the budget for the Hawaii trip is now $12,000",
          HAWAII, Change.CHANGED),
@@ -53,6 +65,17 @@ def test_a_change_said_elsewhere_lets_one_word_be_a_new_value() -> None:
     )
     # …but not two slots at once
     assert compare("User's brother is Tom", "User's sister is Anna", change_said=True) is None
+
+
+def test_one_amount_and_one_thing_in_common_is_the_same_fact() -> None:
+    assert same_amount("User's rent went up to $1,350 in November 2026",
+                       "User pays $1,350 a month for rent")  # fmt: skip
+    assert not same_amount("User got a cat in 2026", "User pays $1,400 a month for rent in 2026")
+    # a clause of its own says more than the amount
+    assert not same_amount(
+        "User's sister Anna is coming, and the budget for the Hawaii trip is now $12,000",
+        "User's budget for the Hawaii trip is now $12,000",
+    )
 
 
 def test_corrections_rewrite_the_old_statement() -> None:

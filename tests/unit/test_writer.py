@@ -90,7 +90,8 @@ async def test_exact_duplicates_are_not_stored_twice(
          "User's budget for the Hawaii trip is now $15,000"),
         ("I am vegetarian", "I've gone fully vegan now", "I've gone fully vegan now"),
         ("I live in Boston", "I said Boston, I meant Austin", "I live in Austin"),
-        ("I work at Google", "I quit my job at Google", "I quit my job at Google"),
+        ("I work at Google", "I quit my job at Google",
+         "I quit my job at Google (previously: I work at Google)"),  # what ended stays said
     ],
 )  # fmt: skip
 async def test_words_decide_updates_without_asking_the_model(
@@ -126,7 +127,9 @@ async def test_the_model_judges_pairs_words_cannot_tell(
     (old,) = await store.list("alice")
     written = await w.write("alice", "", fact("User sold their car"), T0 + DAY, source="c")
     assert written is Written.UPDATED
-    assert await active(store) == ["User sold their car"]
+    assert await active(store) == [
+        "User sold their car (previously: User drives a 2015 Honda Civic)"
+    ]
     assert history(store, old.id) == ["User drives a 2015 Honda Civic"]
     (prompt,) = judge.prompts
     assert prompt[-1]["content"] == "OLD: User drives a 2015 Honda Civic\nNEW: User sold their car"
@@ -189,7 +192,8 @@ async def test_without_a_model_an_ending_finds_what_it_ends_by_its_object(
         await w.write("a", "", fact(said), T0, source="c")
     assert await w.write("a", "", fact("I sold my car"), T0 + DAY, source="c") is Written.UPDATED
     assert await active(store, "a") == [
-        "I am vegetarian", "I sold my car", "My sister Anna lives in Paris",
+        "I am vegetarian", "I sold my car (previously: I drive a 2015 Civic)",
+        "My sister Anna lives in Paris",
     ]  # fmt: skip
 
 
@@ -230,6 +234,22 @@ async def test_a_batch_is_deduplicated_within_itself_and_against_the_store(
     assert await active(store) == [
         "User is allergic to kiwi", "User lives in Lisbon", "User plays the cello in an orchestra",
     ]  # fmt: skip
+
+
+async def test_an_update_said_twice_in_one_job_is_one_memory(
+    store: InMemoryStore, embedder: OnnxEmbedder
+) -> None:
+    """The 1.5B model wrote both facts for "My rent went up, it's $1,350 a month now"."""
+    w = writer(store, embedder, None)
+    await w.write("alice", "", fact("User pays $1,200 a month for rent"), T0, source="c")
+    results = await w.write_batch(
+        "alice", "",
+        [fact("User's rent went up to $1,350 in November 2026"),
+         fact("User pays $1,350 a month for rent")],
+        T0 + DAY, source="c", change_said=True,
+    )  # fmt: skip
+    assert results == [Written.NOOP, Written.UPDATED]
+    assert await active(store) == ["User pays $1,350 a month for rent"]
 
 
 async def test_retention_sets_expiry_and_caps_each_user(
