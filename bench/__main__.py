@@ -11,6 +11,11 @@ Added latency = percentile(kind) - percentile(direct); the response phase adds
 learning - passthrough. Then retrieval alone, idle and while the pool is kept busy extracting
 (statements from other users), gives retrieval_p99_busy_over_idle. CPU per request is measured
 per kind in separate blocks from /proc. The last line printed is one JSON object.
+
+`BENCH_EXTRACTOR=local` learns with the real local model (llama.cpp, nice 19, 2 threads) instead
+of the synthetic extractor: the idle and busy phases then run first, and the busy phase leaves
+the model a backlog of hours, so every later phase (latency, saturation, CPU) runs with it
+extracting in the background.
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ from pymilvus import MilvusClient
 from bench.dataset import Questions, facts_and_questions
 from memory_extproc import config as config_module
 from memory_extproc.devstack.envoy import EnvoyProcess, Upstream, render
+from memory_extproc.devstack.local_llm import LocalLlmProcess
 from memory_extproc.devstack.milvus import MilvusProcess
 from memory_extproc.devstack.ports import free_port
 from memory_extproc.devstack.process import ManagedProcess
@@ -55,6 +61,7 @@ CONTENTION_ROUNDS = int(os.environ.get("BENCH_CONTENTION_ROUNDS", "1500"))
 COLLECTION = "bench_memories"
 KINDS = ("direct", "passthrough", "learning", "retrieval")
 EXTRACTOR = "bench-extractor"
+LOCAL = os.environ.get("BENCH_EXTRACTOR", "synthetic") == "local"
 # conversations/s, each at its 10th turn: one extraction job of 10 facts, keeping the pool busy
 BUSY_RATE = float(os.environ.get("BENCH_BUSY_RATE", "2"))
 
@@ -265,16 +272,21 @@ async def main() -> None:
             workdir / "mock-llm.log",
         )
         parts.append(llm)
+        extractor: dict[str, Any] = {
+            "model_role": "memory_extraction",
+            "llm_endpoint": {"address": "127.0.0.1", "port": llm_port},
+            "llm_model_name": EXTRACTOR,
+        }
+        local = None
+        if LOCAL:
+            local = LocalLlmProcess(free_port(), workdir / "local-llm.log")
+            parts.append(local)
+            await asyncio.to_thread(local.wait_ready)
+            extractor = local.endpoint()
         settings: dict[str, Any] = {
             "memory": {
                 "milvus": {"address": f"127.0.0.1:{milvus.port}", "collection": COLLECTION},
-                "external_models": [
-                    {
-                        "model_role": "memory_extraction",
-                        "llm_endpoint": {"address": "127.0.0.1", "port": llm_port},
-                        "llm_model_name": EXTRACTOR,
-                    }
-                ],
+                "external_models": [extractor],
                 # no idle flushes mid-run: the idle phase must stay idle
                 "extraction": {"queue_size": 100_000, "idle_flush_seconds": 3600},
             },
@@ -312,37 +324,49 @@ async def main() -> None:
             print("warming up …", flush=True)
             await drive(http, urls, world, list(KINDS) * 100, Samples())
 
-            print(f"latency: {ROUNDS} of each kind at {RATE:.0f}/s, {CONCURRENCY} clients …")
-            plan = [kind for _ in range(ROUNDS) for kind in rng.sample(KINDS, len(KINDS))]
-            samples = Samples()
-            await drive(http, urls, world, plan, samples, rate=RATE)
+            async def contention() -> tuple[Samples, Samples, dict[str, float]]:
+                alone = RATE / len(KINDS)
+                print(f"retrieval alone at {alone:.0f}/s: idle, then with "
+                      f"{BUSY_RATE:.0f} statements/s …")  # fmt: skip
+                # The same traffic twice (retrievals, and 10-turn conversations from other users);
+                # only in the second are the conversations learned from, keeping the pool busy.
+                writes = int(BUSY_RATE * CONTENTION_ROUNDS / alone)
+                phases = {}
+                for phase, statement in (("idle", "statement_unlearned"), ("busy", "statement")):
+                    phases[phase] = Samples()
+                    await asyncio.gather(
+                        drive(http, urls, world, ["retrieval"] * CONTENTION_ROUNDS, phases[phase],
+                              rate=alone),
+                        drive(http, urls, world, [statement] * writes, Samples(), rate=BUSY_RATE),
+                    )  # fmt: skip
+                idle, busy = phases["idle"], phases["busy"]
+                extraction = await extraction_stats(http, admin_port)
+                return idle, busy, extraction
 
-            print(f"saturation: {CONCURRENCY} clients, closed loop …", flush=True)
-            saturated = Samples()
-            elapsed = await drive(http, urls, world, plan[: 3 * CPU_BLOCK], saturated)
-            throughput = 3 * CPU_BLOCK / elapsed
+            async def latency() -> tuple[Samples, Samples, float]:
+                print(f"latency: {ROUNDS} of each kind at {RATE:.0f}/s, {CONCURRENCY} clients …")
+                plan = [kind for _ in range(ROUNDS) for kind in rng.sample(KINDS, len(KINDS))]
+                samples = Samples()
+                await drive(http, urls, world, plan, samples, rate=RATE)
 
-            alone = RATE / len(KINDS)
-            print(
-                f"retrieval alone at {alone:.0f}/s: idle, then with {BUSY_RATE:.0f} statements/s …"
-            )
-            # The same traffic twice (retrievals, and 10-turn conversations from other users);
-            # only in the second are the conversations learned from, keeping the pool busy.
-            writes = int(BUSY_RATE * CONTENTION_ROUNDS / alone)
-            phases = {}
-            for phase, statement in (("idle", "statement_unlearned"), ("busy", "statement")):
-                phases[phase] = Samples()
-                await asyncio.gather(
-                    drive(http, urls, world, ["retrieval"] * CONTENTION_ROUNDS, phases[phase],
-                          rate=alone),
-                    drive(http, urls, world, [statement] * writes, Samples(), rate=BUSY_RATE),
-                )  # fmt: skip
-            idle, busy = phases["idle"], phases["busy"]
-            extraction = await extraction_stats(http, admin_port)
+                print(f"saturation: {CONCURRENCY} clients, closed loop …", flush=True)
+                saturated = Samples()
+                elapsed = await drive(http, urls, world, plan[: 3 * CPU_BLOCK], saturated)
+                throughput = 3 * CPU_BLOCK / elapsed
+                return samples, saturated, throughput
 
+            if LOCAL:  # the model learns in the background from the busy phase on
+                contended = await contention()
+                samples, saturated, throughput = await latency()
+            else:
+                samples, saturated, throughput = await latency()
+                contended = await contention()
+            idle, busy, extraction = contended
             cpu: dict[str, dict[str, float]] = {}
             leaders = {"processor": processor._process.proc.pid, "envoy": envoy._process.proc.pid,
                        "milvus": milvus._process.proc.pid, "llm": llm.proc.pid}  # fmt: skip
+            if local is not None:
+                leaders["local_model"] = local._process.proc.pid
             for kind in KINDS:
                 before = {name: session_cpu_seconds(pid) for name, pid in leaders.items()}
                 await drive(http, urls, world, [kind] * CPU_BLOCK, Samples())
@@ -457,6 +481,7 @@ def report(
         "retrieval_p99_idle_ms": round(idle_p99, 2),
         "retrieval_p99_busy_ms": round(busy_p99, 2),
         "retrieval_p99_busy_over_idle": round(busy_p99 / idle_p99, 2),
+        "extractor": "local model" if LOCAL else "synthetic",
         "busy_extraction_jobs": int(extraction["jobs_ok"]),
         "saturated_requests_per_s": round(throughput),
         "saturated_retrievals_per_s_1_process": round(scaling[1]),
