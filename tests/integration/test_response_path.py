@@ -131,8 +131,8 @@ async def test_hawaii_budget_across_sessions_with_an_update(
     lines = await learning.ask("What's my budget for the Hawaii trip?", user)
     assert any("$10,000" in line for line in lines)
 
-    # Session C: the budget changes, in other words than the old fact's: no rule can say
-    # whether it replaces it (similarity 0.78); the model is asked, and says it is not still true.
+    # Session C: the budget changes, in other words than the old fact's (similarity 0.78): one
+    # amount each about the same things, said to change, revises it (the judge would say so too).
     extractor.still_true = False
     await chat(
         learning,
@@ -149,6 +149,7 @@ async def test_hawaii_budget_across_sessions_with_an_update(
     assert [m.content for m in budget] == ["User raised the Hawaii vacation budget to $15,000"]
     assert budget[0].id == stored.id  # same memory, revised
     assert budget[0].created_at == stored.created_at
+    # one amount each, the same things named, "now" said: the words decide, no model call
     # (the mock is shared: other tests' workers may be judging their own pairs meanwhile)
     judged = [
         r
@@ -156,11 +157,7 @@ async def test_hawaii_budget_across_sessions_with_an_update(
         if "still_true" in r.json["messages"][0]["content"]
         and "$15,000" in r.json["messages"][-1]["content"]
     ]
-    assert [r.json["messages"][-1]["content"] for r in judged] == [
-        "OLD: User's budget for the Hawaii trip is $10,000\n"
-        "NEW: User raised the Hawaii vacation budget to $15,000"
-    ]
-    assert stored.id not in judged[0].body.decode()  # the model never sees ids
+    assert judged == []
 
     # The old value is kept as an audit row, out of search.
     lines = await learning.ask("What's my budget for the Hawaii trip?", user)
