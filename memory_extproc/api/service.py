@@ -174,7 +174,8 @@ class MemoryApi:
                     type=call.type or current.type,
                     updated_at=now_ms(),
                 )
-                await store.revise(revised, await self._embedder.embed(content), "edited")
+                if not await store.revise(revised, await self._embedder.embed(content), "edited"):
+                    raise _not_found()  # forgotten while we edited it
                 return _json(200, memory_json(revised))
             case DeleteMemory():
                 if not await store.forget(user_id, call.memory_id):

@@ -327,5 +327,4 @@ class MemoryWriter:
             content_hash=content_hash(revision.content),
             updated_at=max(at_ms, current.updated_at),
         )
-        await self._store.revise(revised, vector, revision.reason)
-        return revised
+        return revised if await self._store.revise(revised, vector, revision.reason) else None

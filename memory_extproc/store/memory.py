@@ -81,11 +81,14 @@ class InMemoryStore:
             if m.user_id == user_id and m.content_hash in wanted and is_alive(m, now_ms())
         }
 
-    async def revise(self, memory: Memory, vector: np.ndarray, reason: str) -> None:
+    async def revise(self, memory: Memory, vector: np.ndarray, reason: str) -> bool:
+        if memory.id not in self._rows:
+            return False
         old, old_vector = self._rows[memory.id]
         audit = audit_copy(old, reason)
         self._rows[audit.id] = (audit, old_vector)
         await self.store(memory, vector)
+        return True
 
     async def history(self, user_id: str, memory_id: str) -> Sequence[Memory]:
         return by_replacement(

@@ -14,9 +14,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import functools
 import logging
 import re
 import time
+import weakref
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
@@ -57,6 +59,12 @@ _SEARCH_FIELDS = [
     "user_id", "project_id", "type", "content", "created_at", "updated_at", "expires_at",
 ]  # fmt: skip
 LIST_SCAN_LIMIT = 16384  # Milvus' largest query window
+DELETE_ATTEMPTS = 3
+_COPIES = 4  # rows read per memory id, so a key stored twice (see _one_per_id) is still found
+
+
+class IncompleteDeleteError(RuntimeError):
+    """Rows survived every delete: reported as a store failure, never as done."""
 
 
 class SchemaMismatchError(RuntimeError):
@@ -130,14 +138,30 @@ def _memory(entity: dict[str, Any]) -> Memory:
 
 
 def _scored(hits: list[dict[str, Any]], request: SearchRequest) -> list[ScoredMemory]:
-    results = []
+    results: dict[str, ScoredMemory] = {}
     for hit in hits:
         entity = hit["entity"]
         # Defence in depth: the filter already scopes to the user; check again anyway.
         if entity["user_id"] != request.user_id or hit["distance"] < request.threshold:
             continue
-        results.append(ScoredMemory(_memory({**entity, "id": hit["id"]}), hit["distance"]))
-    return results
+        memory = _memory({**entity, "id": hit["id"]})
+        seen = results.get(memory.id)
+        if seen is None or memory.updated_at > seen.memory.updated_at:
+            results[memory.id] = ScoredMemory(memory, hit["distance"])
+    return list(results.values())
+
+
+def _one_per_id(rows: Sequence[dict[str, Any]], user_id: str) -> list[dict[str, Any]]:
+    """The user's rows, the newest of each id: a revision racing another process's (delete and
+    insert of one key each) can leave a key stored twice until it is next revised."""
+    newest: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        if row["user_id"] != user_id:
+            continue
+        seen = newest.get(row["id"])
+        if seen is None or row.get("updated_at", 0) > seen.get("updated_at", 0):
+            newest[row["id"]] = row
+    return list(newest.values())
 
 
 class MilvusStore:
@@ -164,6 +188,11 @@ class MilvusStore:
         self._connected = asyncio.Event()
         self._available_gauge = metrics.STORE_AVAILABLE.labels(client_name)
         self._available_gauge.set(0)
+        # A revision is delete + insert of one primary key: two at once both delete, then both
+        # insert, and the memory is stored twice. One writer per user at a time (this process).
+        self._writers: weakref.WeakValueDictionary[str, asyncio.Lock] = (
+            weakref.WeakValueDictionary()
+        )
 
     @property
     def available(self) -> bool:
@@ -223,7 +252,13 @@ class MilvusStore:
                 await asyncio.sleep(self._reconnect_interval)
 
     async def _connect(self) -> None:
-        client = AsyncMilvusClient(uri=self._uri, token=self._token, timeout=self._timeout)
+        # dedicated: a channel of our own. pymilvus' shared registry health-checks a connection
+        # idle over 30 s while holding a lock its own error path takes again, so a reconnect
+        # during an outage waited forever on it (and a shared channel is one a sibling client's
+        # close or recovery can pull away).
+        client = AsyncMilvusClient(
+            uri=self._uri, token=self._token, timeout=self._timeout, dedicated=True
+        )
         try:
             await self._ensure_collection(client)
         except BaseException:
@@ -273,6 +308,18 @@ class MilvusStore:
                 await client.close()
             except Exception:  # closing a broken channel may fail too
                 log.debug("closing Milvus client failed", exc_info=True)
+
+    def _writer(self, user_id: str) -> asyncio.Lock:
+        lock = self._writers.get(user_id)
+        if lock is None:
+            lock = self._writers[user_id] = asyncio.Lock()
+        return lock
+
+    async def _write(
+        self, user_id: str, operation: str, fn: Callable[[AsyncMilvusClient], Awaitable[T]]
+    ) -> T:
+        async with self._writer(user_id):
+            return await self._call(operation, fn)
 
     async def _call(self, operation: str, fn: Callable[[AsyncMilvusClient], Awaitable[T]]) -> T:
         client = self._client
@@ -332,7 +379,11 @@ class MilvusStore:
             if wait_visible:
                 await self._visible(client, rows[-1]["id"])
 
-        await self._call("insert", op)
+        users = sorted({m.user_id for m, _ in items})
+        if len(users) == 1:
+            await self._write(users[0], "insert", op)
+        else:  # bulk loads (bench, eval): new ids only, nothing to race with
+            await self._call("insert", op)
 
     async def update(self, memory: Memory, vector: np.ndarray) -> None:
         row = _row(memory, vector)
@@ -341,7 +392,7 @@ class MilvusStore:
             await self._replace(client, row)
             await self._visible(client, memory.id)
 
-        await self._call("update", op)
+        await self._write(memory.user_id, "update", op)
 
     async def retrieve(self, request: SearchRequest) -> list[ScoredMemory]:
         return (await self.retrieve_many([request]))[0]
@@ -383,12 +434,12 @@ class MilvusStore:
 
         async def op(client: AsyncMilvusClient) -> list[dict[str, Any]]:
             return await client.query(
-                self._collection, filter=expr, output_fields=_OUTPUT_FIELDS, limit=1,
+                self._collection, filter=expr, output_fields=_OUTPUT_FIELDS, limit=_COPIES,
                 timeout=self._timeout,
             )  # fmt: skip
 
-        rows = await self._call("get", op)
-        return _memory(rows[0]) if rows and rows[0]["user_id"] == user_id else None
+        rows = _one_per_id(await self._call("get", op), user_id)
+        return _memory(rows[0]) if rows else None
 
     async def list(
         self,
@@ -411,7 +462,7 @@ class MilvusStore:
             stubs = [
                 Memory(id=k["id"], user_id=user_id, type=MemoryType.SEMANTIC, content="",
                        created_at=k["created_at"])
-                for k in keys if k["user_id"] == user_id
+                for k in _one_per_id(keys, user_id)
             ]  # fmt: skip
             page = [m.id for m in newest_first(stubs, limit, before)]
             if not page:
@@ -419,11 +470,12 @@ class MilvusStore:
             listed = ", ".join(filters.quote(i) for i in page)
             return await client.query(
                 self._collection, filter=f"{expr} and id in [{listed}]",
-                output_fields=_OUTPUT_FIELDS, limit=len(page), timeout=self._timeout,
+                output_fields=_OUTPUT_FIELDS, limit=min(LIST_SCAN_LIMIT, _COPIES * len(page)),
+                timeout=self._timeout,
             )  # fmt: skip
 
         rows = await self._call("list", op)
-        return newest_first([_memory(r) for r in rows if r["user_id"] == user_id], limit)
+        return newest_first([_memory(r) for r in _one_per_id(rows, user_id)], limit)
 
     async def existing_hashes(self, user_id: str, digests: Sequence[str]) -> set[str]:
         if not digests:
@@ -445,22 +497,25 @@ class MilvusStore:
     async def _with_vector(
         self, client: AsyncMilvusClient, user_id: str, memory_id: str
     ) -> tuple[Memory, Sequence[float]] | None:
-        rows = await client.query(
-            self._collection,
-            filter=filters.one_memory(user_id, memory_id),
-            output_fields=[*_OUTPUT_FIELDS, "embedding"],
-            limit=1,
-            timeout=self._timeout,
+        rows = _one_per_id(
+            await client.query(
+                self._collection,
+                filter=filters.one_memory(user_id, memory_id),
+                output_fields=[*_OUTPUT_FIELDS, "embedding"],
+                limit=_COPIES,
+                timeout=self._timeout,
+            ),
+            user_id,
         )
-        if not rows or rows[0]["user_id"] != user_id:
+        if not rows:
             return None
         return _memory(rows[0]), rows[0]["embedding"]
 
-    async def revise(self, memory: Memory, vector: np.ndarray, reason: str) -> None:
-        async def op(client: AsyncMilvusClient) -> None:
+    async def revise(self, memory: Memory, vector: np.ndarray, reason: str) -> bool:
+        async def op(client: AsyncMilvusClient) -> bool:
             current = await self._with_vector(client, memory.user_id, memory.id)
             if current is None:
-                raise KeyError(memory.id)
+                return False  # forgotten meanwhile
             old, old_vector = current
             audit = audit_copy(old, reason)
             await client.insert(
@@ -468,8 +523,9 @@ class MilvusStore:
             )
             await self._replace(client, _row(memory, vector))
             await self._visible(client, memory.id)
+            return True
 
-        await self._call("revise", op)
+        return await self._write(memory.user_id, "revise", op)
 
     async def history(self, user_id: str, memory_id: str) -> Sequence[Memory]:
         expr = filters.history_of(user_id, memory_id)
@@ -487,53 +543,78 @@ class MilvusStore:
         if await self.get(user_id, memory_id) is None:
             return False
         expr = filters.memory_with_history(user_id, memory_id)
-
-        async def op(client: AsyncMilvusClient) -> None:
-            await client.delete(self._collection, filter=expr, timeout=self._timeout)
-            await self._visible(client, memory_id)
-
-        await self._call("delete", op)
+        await self._write(user_id, "delete", lambda client: self._delete_all(client, expr))
         return True
 
     async def forget_by_scope(self, user_id: str, project_id: str | None = None) -> int:
         expr = filters.user_scope(user_id, project_id=project_id, active_only=False)
+        return await self._write(
+            user_id, "delete_scope", lambda client: self._delete_all(client, expr)
+        )
 
-        async def op(client: AsyncMilvusClient) -> int:
-            result = await client.delete(self._collection, filter=expr, timeout=self._timeout)
+    async def _delete_all(self, client: AsyncMilvusClient, expr: str) -> int:
+        """Delete every row ``expr`` matches and prove none is left: Milvus resolves a filtered
+        delete against what its query nodes already see, so a row written moments before (an
+        audit row of a revision from another process) could survive. A forget must be complete
+        when it answers, or fail."""
+        deleted = 0
+        for _ in range(DELETE_ATTEMPTS):
             await self._strong_barrier(client, expr)
-            return int(result.get("delete_count", 0))
-
-        return await self._call("delete_scope", op)
+            result = await client.delete(self._collection, filter=expr, timeout=self._timeout)
+            deleted += int(result.get("delete_count", 0))
+            left = await client.query(
+                self._collection, filter=expr, output_fields=["id"], limit=1,
+                consistency_level="Strong", timeout=self._timeout,
+            )  # fmt: skip
+            if not left:
+                return deleted
+        raise IncompleteDeleteError(f"rows still match after {DELETE_ATTEMPTS} deletes")
 
     async def record_use(self, uses: Sequence[MemoryUse], at_ms: int, ttl_ms: int) -> int:
-        wanted = {memory_id: (user_id, count) for user_id, memory_id, count in uses}
-        ids = [i for i in wanted if is_memory_id(i)]
+        """Renewals are revisions too (delete + insert): one user at a time, under its lock."""
+        counts: dict[str, dict[str, int]] = {}
+        for user_id, memory_id, count in uses:
+            if is_memory_id(memory_id):
+                counts.setdefault(user_id, {})[memory_id] = count
+        changed = 0
+        for user_id, wanted in counts.items():
+            renew = functools.partial(
+                self._renew, user_id=user_id, wanted=wanted, at_ms=at_ms, ttl_ms=ttl_ms
+            )
+            changed += await self._write(user_id, "record_use", renew)
+        return changed
 
-        async def op(client: AsyncMilvusClient) -> int:
-            changed = 0
-            for start in range(0, len(ids), 500):
-                listed = ", ".join(filters.quote(i) for i in ids[start : start + 500])
-                rows = await client.query(
-                    self._collection, filter=f'id in [{listed}] and superseded_by == ""',
-                    output_fields=[*_OUTPUT_FIELDS, "embedding"], limit=500,
+    async def _renew(
+        self, client: AsyncMilvusClient, user_id: str, wanted: dict[str, int], at_ms: int,
+        ttl_ms: int,
+    ) -> int:  # fmt: skip
+        ids = list(wanted)
+        changed = 0
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            listed = ", ".join(filters.quote(i) for i in chunk)
+            rows = _one_per_id(
+                await client.query(
+                    self._collection, filter=f"{filters.user_scope(user_id)} and id in [{listed}]",
+                    output_fields=[*_OUTPUT_FIELDS, "embedding"], limit=_COPIES * len(chunk),
                     timeout=self._timeout,
-                )  # fmt: skip
-                rows = [r for r in rows if wanted[r["id"]][0] == r["user_id"]]  # their own only
-                if not rows:
-                    continue
-                updated = [
-                    _row(renewed(_memory(r), wanted[r["id"]][1], at_ms, ttl_ms),
-                         np.asarray(r["embedding"]))
-                    for r in rows
-                ]  # fmt: skip
-                found = [r["id"] for r in rows]
-                await client.delete(self._collection, ids=found, timeout=self._timeout)
-                await client.insert(self._collection, updated, timeout=self._timeout)
-                await self._visible(client, found[-1])
-                changed += len(rows)
-            return changed
-
-        return await self._call("record_use", op)
+                ),
+                user_id,
+            )  # fmt: skip
+            if not rows:
+                continue
+            updated = [
+                _row(
+                    renewed(_memory(r), wanted[r["id"]], at_ms, ttl_ms), np.asarray(r["embedding"])
+                )
+                for r in rows
+            ]
+            found = [r["id"] for r in rows]
+            await client.delete(self._collection, ids=found, timeout=self._timeout)
+            await client.insert(self._collection, updated, timeout=self._timeout)
+            await self._visible(client, found[-1])
+            changed += len(rows)
+        return changed
 
     async def prune_expired(self, at_ms: int) -> int:
         expr = filters.expired(at_ms)
@@ -562,7 +643,7 @@ class MilvusStore:
             stubs = [
                 Memory(id=r["id"], user_id=user_id, type=MemoryType.SEMANTIC, content="",
                        created_at=r["created_at"], updated_at=r["updated_at"], meta=r["meta"] or {})
-                for r in rows if r["user_id"] == user_id
+                for r in _one_per_id(rows, user_id)
             ]  # fmt: skip
             doomed = [m.id for m in evictions(stubs, keep)]
             for start in range(0, len(doomed), 500):
@@ -575,7 +656,7 @@ class MilvusStore:
                 await self._visible(client, doomed[-1])
             return len(doomed)
 
-        return await self._call("trim", op)
+        return await self._write(user_id, "trim", op)
 
 
 def _is_connection_error(exc: Exception) -> bool:

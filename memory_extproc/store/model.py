@@ -237,9 +237,10 @@ class Store(Protocol):
         """Which of these normalized content hashes the user's active memories already have."""
         ...
 
-    async def revise(self, memory: Memory, vector: np.ndarray, reason: str) -> None:
+    async def revise(self, memory: Memory, vector: np.ndarray, reason: str) -> bool:
         """Replace a memory's content, keeping its id and creation time; the previous content
-        stays as an audit row (superseded_by = the memory's id), never searched."""
+        stays as an audit row (superseded_by = the memory's id), never searched. False if the
+        memory is gone (forgotten meanwhile)."""
         ...
 
     async def history(self, user_id: str, memory_id: str) -> Sequence[Memory]:

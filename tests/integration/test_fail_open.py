@@ -13,7 +13,8 @@ import pytest
 from memory_extproc.devstack.milvus import MilvusProcess
 from memory_extproc.devstack.mock_llm import MockLLM, Reply
 from memory_extproc.devstack.tokens import DevIdentity
-from memory_extproc.store.model import Memory
+from memory_extproc.store.milvus import MilvusStore
+from memory_extproc.store.model import Memory, StoreUnavailableError
 from tests.integration.conftest import Stack, open_store, running_stack, until
 from tests.integration.tcp_proxy import TcpProxy
 
@@ -119,3 +120,40 @@ async def test_sigterm_lets_an_in_flight_stream_finish_then_requests_go_on_witho
     assert await stopping == 0  # a clean exit within the grace period
     assert "stopped" in degraded.processor.log_tail(5)
     assert await unchanged(degraded, user)  # Envoy carries on without the processor
+
+
+async def test_a_store_idle_past_the_health_check_threshold_comes_back_after_an_outage(
+    milvus: MilvusProcess,
+    embedder,
+    user: str,
+    monkeypatch: pytest.MonkeyPatch,  # type: ignore[no-untyped-def]
+) -> None:
+    """pymilvus health-checks a shared connection idle for 30 s under a lock its own error path
+    takes again: a store idle that long never reconnected after an outage. The threshold is
+    set to zero here so every reconnect goes down that path without waiting 30 s."""
+    from pymilvus.client import connection_manager
+
+    monkeypatch.setattr(connection_manager, "IDLE_THRESHOLD_SECONDS", 0.0)
+    tcp = TcpProxy(milvus.port)
+    await tcp.start()
+    store = MilvusStore(f"http://127.0.0.1:{tcp.port}", COLLECTION + "_idle", 384)
+    await store.start()
+    try:
+        assert await store.wait_available(60)
+        memory = Memory.new(user, "My budget for the Hawaii trip is $10,000")
+        vector = embedder.embed([memory.content])[0]
+        await store.store(memory, vector)
+
+        await tcp.cut()
+        with pytest.raises(StoreUnavailableError):
+            await store.get(user, memory.id)
+        assert not store.available
+        await tcp.restore()
+
+        assert await store.wait_available(30)
+        found = await store.get(user, memory.id)
+        assert found is not None
+        assert found.content == memory.content
+    finally:
+        await store.close()
+        await tcp.cut()
