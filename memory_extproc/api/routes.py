@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import base64
 import binascii
+import posixpath
+import re
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, unquote
 
 import orjson
 
@@ -146,6 +148,13 @@ ROUTES = frozenset(
 )
 
 
+def request_path(raw: str) -> str:
+    """The path a router would match: percent-escapes decoded, repeated slashes merged, dot
+    segments resolved. ``//v1/memory`` or ``/v1/%6Demory`` must reach the memory API, never the
+    LLM (whose server may read them as /v1/memory and log the body)."""
+    return posixpath.normpath("/" + re.sub("/+", "/", unquote(raw)).lstrip("/"))
+
+
 def is_api_path(path: str) -> bool:
     return path == PREFIX or path.startswith(PREFIX + "/")
 
@@ -225,7 +234,8 @@ def _list(params: dict[str, str]) -> ListMemories:
     _check_keys(params, {"limit", "cursor", "type", "project_id"}, "query parameter")
     limit = DEFAULT_PAGE
     if "limit" in params:
-        if not params["limit"].isdigit() or not 1 <= int(params["limit"]) <= MAX_PAGE:
+        raw = params["limit"]  # isdigit alone accepts "²", which int() refuses
+        if not (raw.isascii() and raw.isdigit()) or not 1 <= int(raw) <= MAX_PAGE:
             raise bad_request(f"limit must be an integer from 1 to {MAX_PAGE}")
         limit = int(params["limit"])
     types = _types(params["type"].split(",")) if "type" in params else ()

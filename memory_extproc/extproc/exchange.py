@@ -10,7 +10,7 @@ import logging
 from dataclasses import dataclass
 
 from memory_extproc import metrics
-from memory_extproc.api.routes import MAX_BODY_BYTES, is_api_path
+from memory_extproc.api.routes import MAX_BODY_BYTES, is_api_path, request_path
 from memory_extproc.api.service import MemoryApi, error_reply
 from memory_extproc.config import IdentityConfig, SignalsConfig
 from memory_extproc.extproc import protocol as p
@@ -20,6 +20,7 @@ from memory_extproc.identity import HeaderSignals, read_headers
 from memory_extproc.llm_api.answers import (
     Answer,
     GzipStream,
+    JsonAnswerBody,
     SseAnswerReader,
     answer_from_json,
     decode_body,
@@ -42,6 +43,9 @@ _LLM_ROUTES = {
     ("POST", "/v1/responses"): Api.RESPONSES,
 }
 _GZIP = ("gzip", "x-gzip", "deflate")
+# JSON answers up to this size (by content-length) are buffered in Envoy, read in one message;
+# far below Envoy's default 1 MiB buffer limit, so no listener configuration can make it a 500.
+BUFFERED_ANSWER_BYTES = 256 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +68,7 @@ class Exchange:
         self.request: ChatRequest | None = None
         self._sse: SseAnswerReader | None = None
         self._gzip: GzipStream | None = None
+        self._json: JsonAnswerBody | None = None  # a JSON answer streamed through
         self._content_encoding = ""
         self._awaiting_answer = False
         self._recalled: tuple[str, ...] = ()  # memories injected into this request
@@ -93,7 +98,8 @@ class Exchange:
 
     async def _request_headers(self, message: p.pb.HttpHeaders) -> p.ProcessingResponse:
         headers = p.header_dict(message.headers)
-        self.path, _, query = headers.get(":path", "").partition("?")
+        raw_path, _, query = headers.get(":path", "").partition("?")
+        self.path = request_path(raw_path)
         self.request_id = headers.get("x-request-id", "")
         if is_api_path(self.path):
             metrics.REQUESTS.labels("memory_api").inc()
@@ -205,7 +211,13 @@ class Exchange:
             if self._content_encoding in _GZIP:
                 self._gzip = GzipStream()
             return p.RESPONSE_BODY_STREAMED
-        return p.RESPONSE_BODY_BUFFERED
+        length = headers.get("content-length", "")
+        if length.isascii() and length.isdigit() and int(length) <= BUFFERED_ANSWER_BYTES:
+            return p.RESPONSE_BODY_BUFFERED
+        # Unknown or large: streamed through and kept here, never held in Envoy, whose buffer
+        # limit would turn the answer into a 500 (memory must never break a success).
+        self._json = JsonAnswerBody()
+        return p.RESPONSE_BODY_STREAMED
 
     def _response_body(self, message: p.pb.HttpBody) -> p.ProcessingResponse:
         if not self._awaiting_answer or self.api is None:
@@ -215,17 +227,26 @@ class Exchange:
             self._sse.feed(chunk)
             if message.end_of_stream:
                 self._sse.close()
-                self._finish(self._sse.answer())
+                self._finish(self._sse.answer(), too_large=self._sse.too_large)
+        elif self._json is not None:
+            self._json.feed(message.body)
+            if message.end_of_stream:
+                self._finish_json(self._json.body(), too_large=self._json.too_large)
         elif message.end_of_stream:
-            body = decode_body(message.body, self._content_encoding)
-            self._finish(answer_from_json(self.api, body) if body is not None else None)
+            self._finish_json(message.body)
         return p.CONTINUE_RESPONSE_BODY
 
-    def _finish(self, answer: Answer | None) -> None:
+    def _finish_json(self, raw: bytes, *, too_large: bool = False) -> None:
+        assert self.api is not None
+        body = None if too_large else decode_body(raw, self._content_encoding)
+        answer = answer_from_json(self.api, body) if body is not None else None
+        self._finish(answer, too_large=too_large or (body is None and bool(raw)))
+
+    def _finish(self, answer: Answer | None, *, too_large: bool = False) -> None:
         self._awaiting_answer = False
         extraction, headers, request = self._deps.extraction, self.headers, self.request
         if answer is None or extraction is None or headers is None or request is None:
-            metrics.TURNS.labels("no_text").inc()
+            metrics.TURNS.labels("too_large" if too_large else "no_text").inc()
             return
         extraction.capture(
             CapturedTurn(

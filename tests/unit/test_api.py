@@ -20,6 +20,7 @@ from memory_extproc.api.routes import (
     UpdateMemory,
     is_api_path,
     parse_call,
+    request_path,
 )
 from memory_extproc.api.service import MemoryApi
 from memory_extproc.embedding import EmbeddingBatcher, OnnxEmbedder
@@ -123,6 +124,20 @@ def test_api_paths() -> None:
     assert is_api_path(f"/v1/memory/{MID}")
     assert not is_api_path("/v1/memoryx")
     assert not is_api_path("/v1/chat/completions")
+
+
+@pytest.mark.parametrize(
+    "raw", ["//v1/memory", "/v1//memory/", "/v1/%6Demory", "/v1/x/../memory", "/./v1/memory"]
+)
+def test_look_alike_paths_are_the_memory_api(raw: str) -> None:
+    assert is_api_path(request_path(raw))
+
+
+def test_a_limit_of_unicode_digits_is_a_clear_400() -> None:
+    with pytest.raises(ApiError) as caught:
+        parse_call("GET", "/v1/memory", "limit=%C2%B2", b"")
+    assert caught.value.status == 400
+    assert "limit" in caught.value.message
 
 
 @pytest.fixture
