@@ -13,6 +13,7 @@ from typing import Any, TypeGuard
 
 import orjson
 
+from memory_extproc.llm_api import json_splice
 from memory_extproc.store.model import MemoryType
 
 MEMORY_FIELDS = ("memory_config", "memory_context")
@@ -54,6 +55,7 @@ class ChatRequest:
     options: MemoryOptions
     had_memory_fields: bool
     previous_response_id: str = ""
+    raw: bytes = b""  # the body as the client sent it: edits are spliced into these bytes
 
     @property
     def query(self) -> str:
@@ -97,34 +99,69 @@ def parse_request(api: Api, raw: bytes) -> ChatRequest:
         options=options,
         had_memory_fields=had_memory_fields,
         previous_response_id=previous if isinstance(previous, str) else "",
+        raw=raw,
     )
 
 
-def with_memory_context(request: ChatRequest, context: str) -> dict[str, Any]:
-    """The body with the memory context added: one system message, or Responses instructions.
+def with_memory_context(request: ChatRequest, context: str) -> bytes:
+    """The body with the memory context added (one system message, or Responses instructions)
+    and the memory fields removed; every other byte as the client sent it.
 
     The system message goes after the operator's leading system/developer messages, so their
-    prompt keeps its place and the conversation follows unchanged.
+    prompt keeps its place and the conversation follows unchanged. Raises SpliceError when the
+    body cannot be edited exactly (the caller forwards it unchanged).
     """
-    body = dict(request.body)
+    raw, body = request.raw, request.body
+    top = json_splice.root(raw)
+    doomed = _memory_members(top)
+    edits = json_splice.removals(top.children, doomed)
     if request.api is Api.CHAT_COMPLETIONS:
-        messages = list(body.get("messages") or [])
+        messages = body.get("messages") or []
         at = 0
         while at < len(messages) and _role(messages[at]) in ("system", "developer"):
             at += 1
-        messages.insert(at, {"role": "system", "content": context})
-        body["messages"] = messages
+        array = json_splice.container(raw, _member(top, "messages").value_start)
+        if len(array.children) != len(messages):
+            raise json_splice.SpliceError("messages read differently")
+        message = orjson.dumps({"role": "system", "content": context})
+        edits.append(json_splice.insertion(array, at, message))
     else:
         instructions = body.get("instructions")
         if isinstance(instructions, str) and instructions.strip():
-            body["instructions"] = f"{instructions}\n\n{context}"
+            context = f"{instructions}\n\n{context}"
+        value = orjson.dumps(context)
+        try:
+            member = _member(top, "instructions")
+        except KeyError:
+            comma = b"," if len(top.children) > len(doomed) else b""
+            opening = top.open + 1
+            edits.append((opening, opening, b'"instructions":' + value + comma))
         else:
-            body["instructions"] = context
-    return body
+            edits.append((member.value_start, member.value_end, value))
+    return json_splice.apply(raw, edits)
 
 
-def encode(body: dict[str, Any]) -> bytes:
-    return orjson.dumps(body)
+def without_memory_fields(request: ChatRequest) -> bytes:
+    """The body minus ``memory_config`` / ``memory_context``, every other byte unchanged."""
+    top = json_splice.root(request.raw)
+    return json_splice.apply(request.raw, json_splice.removals(top.children, _memory_members(top)))
+
+
+def _key(child: json_splice.Child) -> str:
+    key = orjson.loads(child.key or b'""')  # "mem\u006fry_config" is memory_config too
+    return key if isinstance(key, str) else ""
+
+
+def _memory_members(top: json_splice.Container) -> set[int]:
+    return {i for i, child in enumerate(top.children) if _key(child) in MEMORY_FIELDS}
+
+
+def _member(top: json_splice.Container, name: str) -> json_splice.Child:
+    """The last member of that name: the one a JSON parser keeps."""
+    for child in reversed(top.children):
+        if _key(child) == name:
+            return child
+    raise KeyError(name)
 
 
 def _role(message: Any) -> str:

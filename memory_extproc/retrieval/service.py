@@ -14,7 +14,12 @@ from enum import StrEnum
 
 from memory_extproc import metrics
 from memory_extproc.embedding.batcher import EmbeddingBatcher
-from memory_extproc.llm_api.requests import ChatRequest, encode, with_memory_context
+from memory_extproc.llm_api.json_splice import SpliceError
+from memory_extproc.llm_api.requests import (
+    ChatRequest,
+    with_memory_context,
+    without_memory_fields,
+)
 from memory_extproc.retention.usage import UsageTracker
 from memory_extproc.retrieval.context import format_context
 from memory_extproc.retrieval.decision import Skip
@@ -49,6 +54,7 @@ class Outcome(StrEnum):
     EMBEDDING_ERROR = "embedding_error"
     ERROR = "error"
     INVALID_BODY = "invalid_body"
+    NOT_EDITABLE = "not_editable"  # read, but not rewritable byte for byte: passed through
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,7 +108,11 @@ class MemoryRetrieval:
         if not count:
             log.debug("No memories above threshold", extra={"threshold": decision.threshold})
             return self._finish(request, Outcome.NO_RESULTS, started)
-        body = encode(with_memory_context(request, context))
+        try:
+            body = with_memory_context(request, context)
+        except SpliceError as exc:
+            log.warning("Request body not editable exactly, passed through: %s", exc)
+            return self._finish(request, Outcome.NOT_EDITABLE, started)
         if self._usage is not None:
             self._usage.record(signals.user_id, (m.memory for m in injected), now_ms())
         metrics.INJECTED_MEMORIES.observe(count)
@@ -154,7 +164,11 @@ class MemoryRetrieval:
     ) -> RetrievalResult:
         if started is not None:
             metrics.RETRIEVAL_SECONDS.observe(time.perf_counter() - started)
+        if body is None and request.had_memory_fields and outcome is not Outcome.NOT_EDITABLE:
+            try:  # memory_config / memory_context never reach the LLM
+                body = without_memory_fields(request)
+            except SpliceError as exc:
+                log.warning("Request body not editable exactly, passed through: %s", exc)
+                outcome = Outcome.NOT_EDITABLE
         metrics.RETRIEVAL_OUTCOMES.labels(outcome.value).inc()
-        if body is None and request.had_memory_fields:
-            body = encode(request.body)  # memory_config / memory_context never reach the LLM
         return RetrievalResult(outcome, body, recalled)

@@ -146,7 +146,7 @@ def test_chat_context_goes_after_leading_system_messages() -> None:
             }
         ),
     )
-    body = with_memory_context(request, "CONTEXT")
+    body = orjson.loads(with_memory_context(request, "CONTEXT"))
     assert [m["content"] for m in body["messages"]] == ["operator prompt", "CONTEXT", "q"]
     assert body["messages"][1]["role"] == "system"
     assert body["temperature"] == 0.2
@@ -157,12 +157,13 @@ def test_chat_context_without_system_prompt_goes_first() -> None:
     request = parse_request(
         Api.CHAT_COMPLETIONS, chat({"messages": [{"role": "user", "content": "q"}]})
     )
-    body = with_memory_context(request, "CONTEXT")
+    body = orjson.loads(with_memory_context(request, "CONTEXT"))
     assert body["messages"][0] == {"role": "system", "content": "CONTEXT"}
 
 
 def test_responses_context_is_added_to_instructions() -> None:
     without = parse_request(Api.RESPONSES, chat({"input": "q"}))
-    assert with_memory_context(without, "CONTEXT")["instructions"] == "CONTEXT"
+    assert orjson.loads(with_memory_context(without, "CONTEXT"))["instructions"] == "CONTEXT"
     existing = parse_request(Api.RESPONSES, chat({"input": "q", "instructions": "Be brief."}))
-    assert with_memory_context(existing, "CONTEXT")["instructions"] == "Be brief.\n\nCONTEXT"
+    edited = orjson.loads(with_memory_context(existing, "CONTEXT"))
+    assert edited["instructions"] == "Be brief.\n\nCONTEXT"
