@@ -17,6 +17,10 @@ import orjson
 from memory_extproc.llm_api.requests import Api
 
 MAX_ANSWER_CHARS = 200_000  # an answer longer than this is cut: memory needs the gist, not a book
+# What is read at most to find that answer. Beyond it memory learns nothing from this answer (it
+# still reaches the client whole): a 40 MiB event held and re-scanned stalled every other stream.
+MAX_BODY_BYTES = 8 * 1024 * 1024  # a JSON answer, decoded
+MAX_EVENT_CHARS = 4 * 1024 * 1024  # one SSE event (Responses' completed event repeats the text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,29 +85,49 @@ class SseAnswerReader:
     def __init__(self, api: Api) -> None:
         self._api = api
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-        self._pending = ""
+        self._pending: list[str] = []  # the event being received, in pieces (joined once)
+        self._pending_chars = 0
+        self._tail = ""  # the last characters received: a separator may straddle two chunks
         self._parts: list[str] = []
         self._size = 0
         self._response_id = ""
         self._final_text: str | None = None
         self.finished = False  # [DONE], a finish_reason, or response.completed was seen
         self.failed = False  # an error event, or a response that did not complete
+        self.too_large = False  # an event over MAX_EVENT_CHARS: the rest is not read
 
     def feed(self, chunk: bytes) -> None:
-        self._pending += self._decoder.decode(chunk)
-        *events, self._pending = self._pending.replace("\r\n", "\n").split("\n\n")
+        if self.too_large:
+            return
+        text = self._decoder.decode(chunk)
+        if not text:
+            return
+        # Only the new text (and the 3 characters before it) can complete an event.
+        probe = self._tail + text
+        self._tail = probe[-3:]
+        self._pending.append(text)
+        self._pending_chars += len(text)
+        if "\n\n" not in probe and "\n\r\n" not in probe:
+            if self._pending_chars > MAX_EVENT_CHARS:
+                self.too_large = True
+                self._pending, self._pending_chars = [], 0
+            return
+        *events, rest = "".join(self._pending).replace("\r\n", "\n").split("\n\n")
+        self._pending, self._pending_chars = [rest], len(rest)
         for event in events:
             self._event(event)
 
     def close(self) -> None:
         """The stream ended: an unterminated last event still counts."""
-        self._pending += self._decoder.decode(b"", final=True)
-        if self._pending.strip():
-            self._event(self._pending)
-        self._pending = ""
+        if self.too_large:
+            return
+        last = "".join(self._pending) + self._decoder.decode(b"", final=True)
+        if last.strip():
+            self._event(last.replace("\r\n", "\n"))
+        self._pending, self._pending_chars = [], 0
 
     def answer(self) -> Answer | None:
-        if not self.finished or self.failed:
+        if not self.finished or self.failed or self.too_large:
             return None
         text = self._final_text if self._final_text is not None else "".join(self._parts)
         return Answer(text[:MAX_ANSWER_CHARS], self._response_id) if text.strip() else None
@@ -167,23 +191,58 @@ class SseAnswerReader:
 
 
 class GzipStream:
-    """Incremental gzip/deflate decoding, for upstreams that compress despite being asked not to."""
+    """Incremental gzip/deflate decoding, for upstreams that compress despite being asked not to.
+    Yields at most MAX_BODY_BYTES in all (a small bomb must not become gigabytes here)."""
 
     def __init__(self) -> None:
         self._inflater = zlib.decompressobj(wbits=47)  # gzip or zlib header, detected
+        self._left = MAX_BODY_BYTES
 
     def feed(self, chunk: bytes) -> bytes:
-        return self._inflater.decompress(chunk)
+        if self._left <= 0:
+            return b""
+        try:
+            out = self._inflater.decompress(chunk, self._left)
+        except zlib.error:
+            self._left = 0
+            return b""
+        self._left = 0 if self._inflater.unconsumed_tail else self._left - len(out)
+        return out
+
+
+class JsonAnswerBody:
+    """A JSON answer streamed through (too big to hold in Envoy, or of unknown length), kept
+    here up to MAX_BODY_BYTES."""
+
+    def __init__(self) -> None:
+        self._parts: list[bytes] = []
+        self._size = 0
+        self.too_large = False
+
+    def feed(self, chunk: bytes) -> None:
+        if self.too_large or not chunk:
+            return
+        self._size += len(chunk)
+        if self._size > MAX_BODY_BYTES:
+            self.too_large, self._parts = True, []
+            return
+        self._parts.append(chunk)
+
+    def body(self) -> bytes:
+        return b"".join(self._parts)
 
 
 def decode_body(body: bytes, content_encoding: str) -> bytes | None:
-    """The body as sent by the LLM, decompressed if it says so; None when it cannot be read."""
+    """The body as sent by the LLM, decompressed if it says so; None when it cannot be read
+    (or decodes to more than MAX_BODY_BYTES)."""
     encoding = content_encoding.strip().lower()
     if encoding in ("", "identity"):
         return body
     if encoding in ("gzip", "x-gzip", "deflate"):
+        inflater = zlib.decompressobj(wbits=47)
         try:
-            return zlib.decompress(body, wbits=47)
+            decoded = inflater.decompress(body, MAX_BODY_BYTES)
         except zlib.error:
             return None
+        return None if inflater.unconsumed_tail or not inflater.eof else decoded
     return None  # br, zstd…: not worth a dependency for a path that should never be taken

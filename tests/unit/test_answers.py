@@ -14,7 +14,9 @@ from memory_extproc.devstack.mock_llm import (
     _responses_json,
 )
 from memory_extproc.llm_api.answers import (
+    MAX_BODY_BYTES,
     GzipStream,
+    JsonAnswerBody,
     SseAnswerReader,
     answer_from_json,
     decode_body,
@@ -150,3 +152,43 @@ def test_gzip_bodies_and_streams() -> None:
     answer = reader.answer()
     assert answer is not None
     assert answer.text == TEXT
+
+
+def test_one_huge_event_is_dropped_quickly_and_the_answer_not_learned() -> None:
+    """A 40 MiB event in 64 KiB chunks: given up past MAX_EVENT_CHARS (it was re-joined and
+    re-split per chunk, stalling the event loop ~2.5 s), and the answer is not learned."""
+    reader = SseAnswerReader(Api.CHAT_COMPLETIONS)
+    chunk = b"x" * 65536
+    reader.feed(b'data: {"choices": [{"index": 0, "delta": {"content": "')
+    for _ in range(640):
+        reader.feed(chunk)
+    reader.feed(b'"}}]}\n\n')
+    for event in _chat_events(TEXT):
+        reader.feed(event)
+    reader.close()
+    assert reader.too_large
+    assert reader.answer() is None
+
+
+def test_a_separator_split_across_one_character_chunks_still_ends_the_event() -> None:
+    events = b"".join(_chat_events(TEXT)).replace(b"\n", b"\r\n")
+    answer = stream_in([events[i : i + 1] for i in range(len(events))], Api.CHAT_COMPLETIONS)
+    assert answer.answer() is not None
+
+
+def test_a_gzip_bomb_decodes_to_a_bounded_size() -> None:
+    bomb = gzip.compress(b"\0" * (64 * 1024 * 1024))  # 64 MiB from ~64 KiB
+    assert decode_body(bomb, "gzip") is None
+    inflater = GzipStream()
+    decoded = sum(len(inflater.feed(bomb[i : i + 4096])) for i in range(0, len(bomb), 4096))
+    assert decoded <= MAX_BODY_BYTES
+
+
+def test_a_streamed_json_body_is_kept_up_to_its_bound() -> None:
+    body = JsonAnswerBody()
+    body.feed(b'{"a": 1}')
+    assert body.body() == b'{"a": 1}'
+    assert not body.too_large
+    body.feed(b" " * MAX_BODY_BYTES)
+    assert body.too_large
+    assert body.body() == b""

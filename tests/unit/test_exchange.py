@@ -247,15 +247,42 @@ async def test_a_json_answer_becomes_a_captured_turn(learning) -> None:  # type:
         {"choices": [{"message": {"role": "assistant", "content": "It is $10,000."}}]}
     )
     _, mode = await answered(
-        deps, {":status": "200", "content-type": "application/json"}, [body],
+        deps,
+        {":status": "200", "content-type": "application/json", "content-length": str(len(body))},
+        [body],
         request_headers={"x-memory-date": "2023-05-08"},
-    )  # fmt: skip
-    assert mode == p.RESPONSE_BODY_BUFFERED
+    )
+    assert mode == p.RESPONSE_BODY_BUFFERED  # small and of known size: one message
     (turn,) = captures.turns
     assert turn.user_id == "alice"
     assert turn.answer == "It is $10,000."
     assert turn.turns[-1].text == "What's my budget for the Hawaii trip?"
     assert turn.at_ms == 1683504000000
+
+
+@pytest.mark.parametrize(
+    "length", [None, str(8 * 1024 * 1024 + 1), "oops"], ids=["chunked", "too_big", "garbage"]
+)
+async def test_a_json_answer_of_unknown_or_large_size_streams_through(  # type: ignore[no-untyped-def]
+    learning, length: str | None
+) -> None:
+    """Held whole in Envoy, a JSON answer over its buffer limit became a 500."""
+    deps, captures = learning
+    body = orjson.dumps({"choices": [{"message": {"content": "Streamed JSON."}}]})
+    headers = {":status": "200", "content-type": "application/json"}
+    if length is not None:
+        headers["content-length"] = length
+    _, mode = await answered(deps, headers, [body[:10], body[10:], b""])
+    assert mode == p.RESPONSE_BODY_STREAMED
+    assert [t.answer for t in captures.turns] == ["Streamed JSON."]
+
+
+async def test_a_json_answer_over_the_bound_is_forwarded_and_not_learned(learning) -> None:  # type: ignore[no-untyped-def]
+    deps, captures = learning
+    huge = b'{"choices": [{"message": {"content": "' + b"x" * (9 * 1024 * 1024) + b'"}}]}'
+    chunks = [huge[i : i + 1024 * 1024] for i in range(0, len(huge), 1024 * 1024)]
+    await answered(deps, {":status": "200", "content-type": "application/json"}, chunks)
+    assert captures.turns == []
 
 
 async def test_a_gzipped_answer_is_read(learning) -> None:  # type: ignore[no-untyped-def]
