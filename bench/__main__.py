@@ -288,7 +288,11 @@ async def main() -> None:
                 "milvus": {"address": f"127.0.0.1:{milvus.port}", "collection": COLLECTION},
                 "external_models": [extractor],
                 # no idle flushes mid-run: the idle phase must stay idle
-                "extraction": {"queue_size": 100_000, "idle_flush_seconds": 3600},
+                "extraction": {
+                    "queue_size": 100_000,
+                    "idle_flush_seconds": 3600,
+                    "spool_dir": str(workdir / "spool"),
+                },
             },
             "server": {
                 "grpc_port": grpc_port,

@@ -111,6 +111,18 @@ class ExtractionConfig:
     max_facts: int = field(default=20, metadata=_range(1, 200))
     max_conversations: int = field(default=10_000, metadata=_range(1, 10_000_000))
     date_header: str = "x-memory-date"  # optional ISO date of the turn (replayed history)
+    # Captured turns wait here until learned (extraction/spool.py). Default:
+    # $XDG_STATE_HOME/memory-extproc/spool (~/.local/state/…); give each replica its own volume
+    # or share one: each processor owns a locked directory inside and adopts abandoned ones.
+    spool_dir: str = ""
+    spool_max_mb: int = field(default=256, metadata=_range(1, 1_000_000))
+
+    @property
+    def spool_path(self) -> Path:
+        if self.spool_dir:
+            return Path(self.spool_dir).expanduser()
+        state = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+        return Path(state) / "memory-extproc" / "spool"
 
 
 @dataclass(frozen=True)

@@ -108,6 +108,13 @@ EXTRACTION_DROPPED = Counter(
     "Extraction jobs dropped, by reason (queue_full, timeout, shutdown)",
     ["reason"],
 )
+SPOOL_TURNS = Counter(
+    "memory_spool_turns_total",
+    "Captured turns and the spool: spooled (kept on disk until learned), replayed (delivered "
+    "again after a restart or a worker death), not_kept (spool full), unreadable",
+    ["event"],
+)
+SPOOL_BYTES = Gauge("memory_spool_bytes", "Bytes of captured turns waiting in the spool")
 EXTRACTION_JOBS = Counter(
     "memory_extraction_jobs_total",
     "Finished extraction jobs: ok, or the failure (llm_error, parse_error, store_error, …)",

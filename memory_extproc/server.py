@@ -23,7 +23,6 @@ from memory_extproc.extraction.facts import FactLimits
 from memory_extproc.extraction.llm_client import ChatClient
 from memory_extproc.extraction.pool import WorkerPool
 from memory_extproc.extraction.service import BatchProcessor, ExtractionService
-from memory_extproc.extraction.turns import TurnTracker
 from memory_extproc.extraction.writer import MemoryWriter
 from memory_extproc.retention.usage import UsageTracker
 from memory_extproc.retrieval.plan import RetrievalPolicy
@@ -71,9 +70,8 @@ def build_extraction(config: Config, usage: UsageTracker | None = None) -> Extra
     """The processor's side of the worker process (extraction, usage renewals, pruning)."""
     llm = config.memory.model("memory_extraction") is not None
     every = config.memory.extraction_batch_size if llm else 1  # episodic: every turn
-    tracker = TurnTracker(every, max_conversations=config.memory.extraction.max_conversations)
     return ExtractionService(
-        config=config, tracker=tracker, mode="llm" if llm else "episodic", usage=usage
+        config=config, tracker_every=every, mode="llm" if llm else "episodic", usage=usage
     )
 
 

@@ -84,6 +84,7 @@ async def _start(envoy_port: int, learn: str, started: list[Started], demo: list
     memory: dict[str, object] = {
         "milvus": {"address": f"127.0.0.1:{milvus.port}"},
         "extraction_batch_size": 1,
+        "extraction": {"spool_dir": str(RUN_DIR / "spool")},  # with the run's other data
     }
     if local is not None:
         await asyncio.to_thread(local.wait_ready)

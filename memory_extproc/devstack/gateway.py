@@ -25,6 +25,8 @@ class Gateway:
     ) -> None:
         self.workdir = workdir
         self.grpc_port, self.admin_port, envoy_port = free_port(), free_port(), free_port()
+        memory = dict(memory)  # turns wait in the run's own spool, never the user's
+        memory["extraction"] = {"spool_dir": str(workdir / "spool"), **memory.get("extraction", {})}
         settings = {
             "memory": memory,
             "server": {"grpc_port": self.grpc_port, "admin_port": self.admin_port,

@@ -57,5 +57,9 @@ class ProcessorProcess:
     def log_tail(self, lines: int = 30) -> str:
         return self._process.log_tail(lines)
 
+    def kill(self) -> int | None:
+        """kill -9, the processor and its worker: nothing runs its shutdown."""
+        return self._process.stop(signal.SIGKILL, grace_s=0)
+
     def stop(self, grace_s: float = 15) -> int | None:
         return self._process.stop(signal.SIGTERM, grace_s=grace_s)

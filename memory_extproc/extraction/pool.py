@@ -4,12 +4,13 @@
 * At most ``concurrency`` jobs run at once, each within ``job_timeout_s``; one user's jobs run one
   after another, so two of them never reconcile against the same memories at the same time.
 * ``drain`` (on SIGTERM) stops intake and lets queued jobs finish within a grace period; whatever
-  is left then is counted as dropped, never silently lost.
+  is left then is either the spool's (it comes back on the next start) or counted as dropped.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 import weakref
@@ -28,6 +29,7 @@ class _Job:
     key: str  # jobs with the same key (a user) never run concurrently
     run: JobFn
     name: str
+    on_done: Callable[[], None] | None = None  # it ran (learned, failed or timed out)
 
 
 class WorkerPool:
@@ -38,23 +40,39 @@ class WorkerPool:
         self._workers: list[asyncio.Task[None]] = []
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
         self._accepting = True
+        self._taken = asyncio.Event()  # a job left the queue: there is room
 
     def start(self) -> None:
         loop = asyncio.get_running_loop()
         self._workers = [loop.create_task(self._work()) for _ in range(self._concurrency)]
 
-    def submit(self, key: str, run: JobFn, name: str = "job") -> bool:
+    def submit(
+        self, key: str, run: JobFn, name: str = "job", on_done: Callable[[], None] | None = None
+    ) -> bool:
+        """False when full or draining. A job with ``on_done`` is the caller's to keep and offer
+        again (it is in the spool); one without is dropped, and counted."""
         if not self._accepting:
-            metrics.EXTRACTION_DROPPED.labels("shutdown").inc()
+            if on_done is None:
+                metrics.EXTRACTION_DROPPED.labels("shutdown").inc()
             return False
         try:
-            self._queue.put_nowait(_Job(key, run, name))
+            self._queue.put_nowait(_Job(key, run, name, on_done))
         except asyncio.QueueFull:
-            metrics.EXTRACTION_DROPPED.labels("queue_full").inc()
-            log.warning("Extraction queue full, turn dropped", extra={"job": name})
+            if on_done is None:
+                metrics.EXTRACTION_DROPPED.labels("queue_full").inc()
+                log.warning("Extraction queue full, job dropped", extra={"job": name})
             return False
         metrics.EXTRACTION_QUEUE_DEPTH.set(self._queue.qsize())
         return True
+
+    async def room(self, timeout_s: float) -> None:
+        """Return once a job has left the queue, or after ``timeout_s``."""
+        self._taken.clear()
+        if not self._queue.full():
+            return
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(timeout_s):
+                await self._taken.wait()
 
     async def drain(self, grace_s: float) -> int:
         """Finish what is queued within ``grace_s``; returns how many jobs were dropped."""
@@ -67,22 +85,28 @@ class WorkerPool:
         for worker in self._workers:
             worker.cancel()
         await asyncio.gather(*self._workers, return_exceptions=True)
-        dropped = 0
+        dropped = kept = 0
         while not self._queue.empty():
-            self._queue.get_nowait()
+            job = self._queue.get_nowait()
             self._queue.task_done()
-            dropped += 1
+            if job.on_done is None:
+                dropped += 1
+            else:
+                kept += 1  # its batch stays in the spool and comes back on the next start
         if dropped:
             metrics.EXTRACTION_DROPPED.labels("shutdown").inc(dropped)
             log.warning(
                 "Shutdown grace period over, extraction jobs dropped", extra={"jobs": dropped}
             )
+        if kept:
+            log.info("Shutdown grace period over, jobs left to the spool", extra={"jobs": kept})
         metrics.EXTRACTION_QUEUE_DEPTH.set(0)
         return dropped
 
     async def _work(self) -> None:
         while True:
             job = await self._queue.get()
+            self._taken.set()
             metrics.EXTRACTION_QUEUE_DEPTH.set(self._queue.qsize())
             try:
                 await self._run(job)
@@ -104,9 +128,11 @@ class WorkerPool:
                 "Extraction job timed out", extra={"job": job.name, "timeout_s": self._timeout}
             )
         except asyncio.CancelledError:
-            raise
+            raise  # not done: a spooled job comes back
         except Exception:
             metrics.EXTRACTION_JOBS.labels("crashed").inc()
             log.exception("Extraction job crashed", extra={"job": job.name})
         finally:
             metrics.EXTRACTION_JOB_SECONDS.observe(time.perf_counter() - started)
+        if job.on_done is not None:
+            job.on_done()

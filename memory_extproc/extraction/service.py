@@ -11,13 +11,15 @@ counted, and store nothing half-made.
 from __future__ import annotations
 
 import asyncio
-import contextlib
+import collections
+import dataclasses
+import itertools
 import logging
 import multiprocessing
 import queue
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from multiprocessing.context import SpawnProcess
 from typing import Any
@@ -42,6 +44,7 @@ from memory_extproc.extraction.facts import (
 from memory_extproc.extraction.llm_client import ChatClient, LlmError
 from memory_extproc.extraction.pool import WorkerPool
 from memory_extproc.extraction.prompts import extraction_messages, facts_schema, transcript
+from memory_extproc.extraction.spool import Spool
 from memory_extproc.extraction.turns import Batch, CapturedTurn, TurnTracker
 from memory_extproc.extraction.writer import MemoryWriter
 from memory_extproc.llm_api.requests import Turn
@@ -89,10 +92,15 @@ class BatchProcessor:
                 self._pruner = asyncio.get_running_loop().create_task(self._prune(self._store))
         self._pool.start()
 
-    def submit(self, batch: Batch) -> None:
-        self._pool.submit(
-            batch.user_id, lambda: self.run(batch), name=f"{self.mode}:{batch.reason}"
-        )
+    def submit(self, batch: Batch, done: Callable[[str], None]) -> bool:
+        """False when the pool is full: the batch waits (it is kept in the processor)."""
+        return self._pool.submit(
+            batch.user_id, lambda: self.run(batch), name=f"{self.mode}:{batch.reason}",
+            on_done=lambda: done(batch.entry),
+        )  # fmt: skip
+
+    async def room(self, timeout_s: float) -> None:
+        await self._pool.room(timeout_s)
 
     def record_use(self, batch: UsageBatch) -> None:
         self._pool.submit("usage", lambda: self._renew(batch), name="usage")
@@ -251,29 +259,44 @@ class BatchProcessor:
 
 
 class ExtractionService:
-    """Processor side: counts turns, cuts batches, feeds the worker process, relays its metrics,
-    restarts it if it dies, and drains it on shutdown."""
+    """Processor side: counts turns, cuts batches, keeps them in the spool until the worker has
+    learned from them, feeds the worker process, relays its metrics, restarts it if it dies
+    (delivering what it held again), and drains it on shutdown."""
 
     def __init__(
         self,
         *,
         config: Config,
-        tracker: TurnTracker,
+        tracker_every: int,
         mode: str,
         usage: UsageTracker | None = None,
     ) -> None:
         self.mode = mode
         self._config = config
-        self._tracker = tracker
+        extraction = config.memory.extraction
+        self._tracker = TurnTracker(
+            tracker_every,
+            max_conversations=extraction.max_conversations,
+            on_pending=self._on_pending,
+        )
+        self._spool = Spool(extraction.spool_path, extraction.spool_max_mb * 1024 * 1024)
         self._usage = usage
         self._batches: Any = None
         self._events: Any = None
+        self._stop: Any = None
         self._process: SpawnProcess | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._stopping = False
+        self._cleared: list[str] = []  # conversations whose pending turns are now in a batch
+        self._waiting: collections.deque[Batch] = collections.deque()  # worker queue was full
+        self._in_flight: dict[str, Batch] = {}  # handed to the worker, not yet done
+        self._ids = itertools.count()
 
     async def start(self) -> None:
+        recovered = self._spool.open()
         self._spawn()
+        for batch in recovered:
+            self._deliver(batch)
         loop = asyncio.get_running_loop()
         self._tasks = [
             loop.create_task(self._flush_idle()),
@@ -284,31 +307,78 @@ class ExtractionService:
     def capture(self, turn: CapturedTurn) -> None:
         metrics.TURNS.labels("captured").inc()
         batch = self._tracker.record(turn, time.monotonic())
-        if batch is not None:
-            self._send(batch)
+        self._send([batch] if batch is not None else [])
 
     async def stop(self, grace_s: float) -> None:
-        """Extract what every conversation still holds, within the grace period."""
+        """Extract what every conversation still holds, within the grace period; what the
+        worker has not finished by then stays in the spool for the next start."""
         self._stopping = True
         for task in self._tasks:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
-        for batch in self._tracker.flush_all():
-            self._send(batch)
+        self._send(self._tracker.flush_all())
         self._send_usage()
         process = self._process
-        if process is None:
-            return
-        await asyncio.to_thread(self._batches.put, (worker.STOP, grace_s), True, 5)
-        # Keep reading the worker's events while it drains: a worker whose last metrics cannot
-        # be written to a full pipe never exits (multiprocessing joins its feeder thread).
-        deadline = time.monotonic() + grace_s + 15
-        while process.is_alive() and time.monotonic() < deadline:
-            self._relay(await asyncio.to_thread(worker.drain_events, self._events, 0.5))
-        if process.is_alive():
-            log.error("Extraction worker did not stop in time; killed")
-            process.kill()
-        self._relay(worker.drain_events(self._events, 0.5))
+        if process is not None:
+            self._stop.set()
+            # Keep reading the worker's events while it drains: a worker whose last metrics
+            # cannot be written to a full pipe never exits (multiprocessing joins its feeder).
+            deadline = time.monotonic() + grace_s + 15
+            while process.is_alive() and time.monotonic() < deadline:
+                self._relay(await asyncio.to_thread(worker.drain_events, self._events, 0.5))
+            if process.is_alive():
+                log.error("Extraction worker did not stop in time; killed")
+                process.kill()
+            self._relay(worker.drain_events(self._events, 0.5))
+        left = [*self._in_flight.values(), *self._waiting]
+        kept = sum(b.new_turns for b in left if b.entry.startswith("b-"))
+        lost = sum(b.new_turns for b in left if not b.entry.startswith("b-"))
+        if kept:
+            log.warning("Turns not learned yet are kept in the spool for the next start",
+                        extra={"turns": kept})  # fmt: skip
+        if lost:
+            metrics.EXTRACTION_DROPPED.labels("shutdown").inc(lost)
+            log.error("Turns dropped at shutdown (the spool was full)", extra={"turns": lost})
+        self._spool.close()
+
+    def _on_pending(self, conversation: str, batch: Batch | None) -> None:
+        if batch is None:  # cleared once the batch that took its turns is in the spool
+            self._cleared.append(conversation)
+        else:
+            self._spool.pending(conversation, batch)
+
+    def _send(self, batches: Sequence[Batch]) -> None:
+        for batch in batches:
+            metrics.EXTRACTION_BATCHES.labels(batch.reason).inc()
+            self._deliver(self._spool.keep(batch))
+        for conversation in self._cleared:
+            self._spool.pending(conversation, None)
+        self._cleared.clear()
+
+    def _deliver(self, batch: Batch) -> None:
+        """Hand a batch to the worker, or let it wait its turn (kept batches only)."""
+        if not batch.entry:
+            batch = dataclasses.replace(batch, entry=f"m-{next(self._ids)}")  # in memory only
+        if self._waiting or not self._put(batch):
+            if batch.entry.startswith("b-"):
+                self._waiting.append(batch)
+            else:
+                metrics.EXTRACTION_DROPPED.labels("queue_full").inc()
+                log.warning("Extraction queue and spool full, turns dropped",
+                            extra={"turns": batch.new_turns})  # fmt: skip
+        self._deliver_waiting()
+
+    def _deliver_waiting(self) -> None:
+        while self._waiting and self._put(self._waiting[0]):
+            self._waiting.popleft()
+
+    def _put(self, batch: Batch) -> bool:
+        try:
+            self._batches.put_nowait(batch)
+        except queue.Full:
+            return False
+        self._in_flight[batch.entry] = batch
+        return True
 
     async def _flush_usage(self) -> None:
         while True:
@@ -324,28 +394,19 @@ class ExtractionService:
         except queue.Full:
             metrics.USAGE_DROPPED.inc(len(batch.uses))
 
-    def _send(self, batch: Batch) -> None:
-        try:
-            self._batches.put_nowait(batch)
-        except queue.Full:
-            metrics.EXTRACTION_DROPPED.labels("queue_full").inc()
-            log.warning("Extraction queue full, turns dropped", extra={"turns": batch.new_turns})
-            return
-        metrics.EXTRACTION_BATCHES.labels(batch.reason).inc()
-
     async def _flush_idle(self) -> None:
         period = max(0.05, min(self._idle_flush_s, 20.0) / 4)
         while True:
             await asyncio.sleep(period)
-            for batch in self._tracker.idle(time.monotonic(), self._idle_flush_s):
-                self._send(batch)
+            self._send(self._tracker.idle(time.monotonic(), self._idle_flush_s))
+            self._deliver_waiting()
 
     @property
     def _idle_flush_s(self) -> float:
         return self._config.memory.extraction.idle_flush_seconds
 
     async def _watch(self) -> None:
-        """Relay the worker's metrics; restart it if it dies."""
+        """Relay the worker's metrics and what it finished; restart it if it dies."""
         while True:
             self._relay(await asyncio.to_thread(worker.drain_events, self._events, 1.0))
             process = self._process
@@ -355,20 +416,24 @@ class ExtractionService:
                 self._spawn()
 
     def _spawn(self) -> None:
-        """A worker with fresh queues: a process killed inside ``get`` keeps the queue's lock
-        forever, so the old queues (and the batches still in them) are abandoned, and counted."""
-        if self._batches is not None:
-            with contextlib.suppress(NotImplementedError):
-                lost = self._batches.qsize()
-                if lost:
-                    metrics.EXTRACTION_DROPPED.labels("worker_died").inc(lost)
+        """A worker with fresh queues (a process killed inside ``get`` keeps the queue's lock
+        forever), then everything the old one held, delivered again."""
         context = multiprocessing.get_context("spawn")
         self._batches = context.Queue(maxsize=self._config.memory.extraction.queue_size)
         self._events = context.Queue()
-        self._process = worker.spawn(self._config, self._batches, self._events)
+        self._stop = context.Event()
+        self._process = worker.spawn(self._config, self._batches, self._events, self._stop)
+        again = list(self._in_flight.values())
+        self._in_flight.clear()
+        if again:
+            metrics.SPOOL_TURNS.labels("replayed").inc(sum(b.new_turns for b in again))
+        self._waiting.extendleft(reversed(again))
+        self._deliver_waiting()
 
-    @staticmethod
-    def _relay(events: list[Any]) -> None:
+    def _relay(self, events: list[Any]) -> None:
         for kind, payload in events:
             if kind == "metrics":
                 metrics.WORKER.update(payload)
+            elif kind == "done":
+                self._in_flight.pop(payload, None)
+                self._spool.done(payload)

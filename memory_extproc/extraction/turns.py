@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from memory_extproc.llm_api.requests import Turn
@@ -39,8 +40,9 @@ class Batch:
     messages: tuple[Turn, ...]  # context, then the turns to extract
     new_turns: int
     at_ms: int
-    reason: str  # "every_n" or "idle"
+    reason: str  # "every_n", "idle", or "recovered" (from the spool of an earlier run)
     recalled: tuple[str, ...] = ()  # memories injected into these turns' requests
+    entry: str = ""  # its spool entry (extraction/spool.py): the worker says when it is done
 
     @property
     def said(self) -> str:
@@ -80,10 +82,19 @@ def _key(user_id: str, project_id: str, first_user: str, first_answer: str) -> s
     return digest.hexdigest()[:32]
 
 
+PendingHook = Callable[[str, "Batch | None"], None]
+
+
 class TurnTracker:
-    def __init__(self, every: int, *, max_conversations: int = 10_000) -> None:
+    def __init__(
+        self, every: int, *, max_conversations: int = 10_000, on_pending: PendingHook | None = None
+    ) -> None:
+        """``on_pending(conversation, batch)`` hears of each conversation's turns not yet in a
+        batch (as the batch an idle flush would cut now), or None once they are in one: the
+        spool keeps them, so a killed processor loses none."""
         self._every = every
         self._max = max_conversations
+        self._on_pending = on_pending
         self._conversations: OrderedDict[str, _Conversation] = OrderedDict()
         self._chains: OrderedDict[str, str] = OrderedDict()  # response id → conversation key
 
@@ -134,6 +145,9 @@ class TurnTracker:
             conversation.extracted_upto = turn
             conversation.recalled = []
         self._remember(key, conversation)
+        if self._on_pending is not None:
+            pending = conversation.turn > conversation.extracted_upto
+            self._on_pending(key, _batch(conversation, "idle") if pending else None)
         if captured.response_id:
             self._chains[captured.response_id] = key
             self._chains.move_to_end(captured.response_id)
@@ -144,7 +158,7 @@ class TurnTracker:
     def idle(self, now: float, idle_s: float) -> list[Batch]:
         """Batches for conversations quiet for ``idle_s`` with turns not yet extracted."""
         batches = []
-        for conversation in self._conversations.values():
+        for key, conversation in self._conversations.items():
             if (
                 now - conversation.last_seen >= idle_s
                 and conversation.turn > conversation.extracted_upto
@@ -152,6 +166,8 @@ class TurnTracker:
                 batches.append(_batch(conversation, "idle"))
                 conversation.extracted_upto = conversation.turn
                 conversation.recalled = []
+                if self._on_pending is not None:
+                    self._on_pending(key, None)
         return batches
 
     def flush_all(self) -> list[Batch]:

@@ -29,7 +29,6 @@ from memory_extproc.retention.usage import UsageBatch
 
 log = logging.getLogger(__name__)
 
-STOP = "stop"  # (STOP, grace_seconds) ends the worker after a drain
 METRICS_PERIOD_S = 1.0
 
 
@@ -44,48 +43,61 @@ def snapshot() -> list[metrics.WorkerSample]:
     ]
 
 
-def spawn(config: Config, batches: Any, events: Any) -> SpawnProcess:
+def spawn(config: Config, batches: Any, events: Any, stop: Any) -> SpawnProcess:
     process = multiprocessing.get_context("spawn").Process(
-        target=main, args=(config, batches, events), name="memory-extraction", daemon=True
-    )
+        target=main, args=(config, batches, events, stop, os.getpid()),
+        name="memory-extraction", daemon=True,
+    )  # fmt: skip
     process.start()
     return process
 
 
-def main(config: Config, batches: Any, events: Any) -> None:
+def main(config: Config, batches: Any, events: Any, stop: Any, parent: int) -> None:
     os.nice(10)  # the kernel serves the hot path first
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the processor decides when to stop
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     logs.setup(config.server.log_level)
-    asyncio.run(_serve(config, batches, events))
+    asyncio.run(_serve(config, batches, events, stop, parent))
 
 
-async def _serve(config: Config, batches: Any, events: Any) -> None:
+async def _serve(config: Config, batches: Any, events: Any, stop: Any, parent: int) -> None:
+    """Take batches while the pool has room (the rest wait in the processor's spool) until the
+    processor says stop, then drain within the grace period. Each finished batch is reported
+    ("done", entry) so the spool can let it go; an unfinished one is delivered again later."""
     from memory_extproc.server import build_processor  # the worker builds its own parts
 
     processor = build_processor(config)
     await processor.start()
-    pump = asyncio.get_running_loop().create_task(_send_metrics(events))
-    grace = config.memory.extraction.drain_seconds
-    while True:
-        item = await asyncio.to_thread(batches.get)
+    pump = asyncio.get_running_loop().create_task(_send_metrics(events, parent))
+
+    def done(entry: str) -> None:
+        events.put(("done", entry))
+
+    while not stop.is_set():
+        try:
+            item = await asyncio.to_thread(batches.get, True, 0.5)
+        except queue.Empty:
+            continue
         if isinstance(item, Batch):
-            processor.submit(item)
+            while not processor.submit(item, done):  # full: wait for room, or the stop
+                if stop.is_set():
+                    break
+                await processor.room(0.5)
         elif isinstance(item, UsageBatch):
             processor.record_use(item)
-        elif isinstance(item, tuple) and item[0] == STOP:
-            grace = float(item[1])
-            break
-    await processor.stop(grace)
+    await processor.stop(config.memory.extraction.drain_seconds)
     pump.cancel()
     with contextlib.suppress(asyncio.CancelledError):
         await pump
     events.put(("metrics", snapshot()))
 
 
-async def _send_metrics(events: Any) -> None:
+async def _send_metrics(events: Any, parent: int) -> None:
     while True:
         events.put(("metrics", snapshot()))
+        if os.getppid() != parent:  # the processor was killed: its successor delivers again
+            log.error("Processor gone, extraction worker exits")
+            os._exit(1)
         await asyncio.sleep(METRICS_PERIOD_S)
 
 

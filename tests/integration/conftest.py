@@ -62,6 +62,15 @@ class Stack:
     metrics_url: str
     http: aiohttp.ClientSession
 
+    def restart_processor(self) -> None:
+        """A new processor on the same port and configuration (after the test stopped or
+        killed the old one), ready with memory on."""
+        port = self.processor.grpc_port
+        log = self.config_path.parent / f"processor-{uuid.uuid4().hex[:6]}.log"
+        self.processor = ProcessorProcess(self.config_path, port, log)
+        self.processor.wait_ready()
+        self.processor.wait_memory_enabled(int(self.metrics_url.split(":")[-1].split("/")[0]))
+
     async def post(
         self,
         path: str,
@@ -155,11 +164,10 @@ async def running_stack(
     memory: dict[str, Any] | None = None,
 ) -> AsyncIterator[Stack]:
     grpc_port, admin_port, envoy_port = free_port(), free_port(), free_port()
+    memory = dict(memory or {})
+    memory["extraction"] = {"spool_dir": str(workdir / "spool"), **memory.get("extraction", {})}
     settings = {
-        "memory": {
-            "milvus": {"address": milvus_address, "collection": collection},
-            **(memory or {}),
-        },
+        "memory": {"milvus": {"address": milvus_address, "collection": collection}, **memory},
         "server": {
             "grpc_port": grpc_port,
             "admin_port": admin_port,
@@ -170,6 +178,7 @@ async def running_stack(
     config_path = write_config(workdir / "config.yaml", settings)
     processor = ProcessorProcess(config_path, grpc_port, workdir / "processor.log")
     envoy = None
+    stack = None
     try:
         processor.wait_ready()
         envoy = EnvoyProcess(
@@ -184,7 +193,7 @@ async def running_stack(
         )
         envoy.wait_ready()
         async with aiohttp.ClientSession() as http:
-            yield Stack(
+            stack = Stack(
                 url=f"http://127.0.0.1:{envoy_port}",
                 llm=llm,
                 identity=identity,
@@ -193,10 +202,13 @@ async def running_stack(
                 metrics_url=f"http://127.0.0.1:{admin_port}/metrics",
                 http=http,
             )
+            yield stack
     finally:
         if envoy is not None:
             envoy.stop()
         processor.stop()
+        if stack is not None and stack.processor is not processor:
+            stack.processor.stop()  # a test restarted it
 
 
 @pytest.fixture(scope="session")

@@ -42,6 +42,7 @@ def test_compose_wires_processors_envoy_and_milvus() -> None:
     for name in processors:
         service = services[name]
         assert "./config.yaml:/etc/memory-extproc/config.yaml:ro" in service["volumes"]
+        assert f"spool:{CONFIG.memory.extraction.spool_dir}" in service["volumes"]
         assert f"127.0.0.1:{grpc}" in " ".join(service["healthcheck"]["test"])
         assert SERVICE_NAME in " ".join(service["healthcheck"]["test"])
         assert any(p.split(":")[1] == str(CONFIG.server.admin_port) for p in service["ports"])
@@ -72,9 +73,12 @@ def test_kubernetes_manifests_agree() -> None:
     assert (
         deployment["spec"]["selector"]["matchLabels"].items() <= pod["metadata"]["labels"].items()
     )
-    (volume,) = pod["spec"]["volumes"]
-    assert volume["configMap"]["name"] == config_map["metadata"]["name"]
-    assert container["volumeMounts"][0]["mountPath"] == "/etc/memory-extproc"
+    volumes = {v["name"]: v for v in pod["spec"]["volumes"]}
+    mounts = {m["name"]: m["mountPath"] for m in container["volumeMounts"]}
+    assert volumes["config"]["configMap"]["name"] == config_map["metadata"]["name"]
+    assert mounts["config"] == "/etc/memory-extproc"
+    assert "emptyDir" in volumes["spool"]  # captured turns outlive a container restart
+    assert mounts["spool"] == CONFIG.memory.extraction.spool_dir
     service = by_kind(processor, "Service", "memory-extproc")
     assert service["spec"]["clusterIP"] == "None"  # every pod its own Envoy endpoint
     assert service["spec"]["selector"] == deployment["spec"]["selector"]["matchLabels"]

@@ -1,0 +1,178 @@
+"""Captured turns on disk until the worker has learned from them: no turn is lost to a SIGTERM
+past the grace period, a killed worker or a killed processor.
+
+Each processor owns one directory under ``spool_dir`` and holds an exclusive ``flock`` on it for
+its life. It writes two kinds of entries, each one file, replaced atomically (write, rename):
+
+* ``b-<seq>.json``: a batch handed to the worker, deleted when the worker says it is done
+  (learned, or failed for good: a poison batch must not come back forever);
+* ``p-<conversation>.json``: the turns of a conversation not yet cut into a batch (the batch
+  an idle flush would make now), replaced as turns arrive, deleted when the batch is cut.
+
+On start, a processor adopts every directory whose lock nobody holds (its owner is gone, cleanly
+or not): each entry becomes a batch of its own, delivered again. A batch delivered twice is
+harmless: its facts are deduplicated by content hash and by meaning (extraction/writer.py).
+The directory is bounded (``spool_max_mb``); when full, a batch is still handed over but not kept,
+and counted.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import itertools
+import logging
+import os
+import uuid
+from dataclasses import asdict, replace
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from memory_extproc import metrics
+from memory_extproc.extraction.turns import Batch
+from memory_extproc.llm_api.requests import Turn
+
+log = logging.getLogger(__name__)
+
+_LOCK = "owner.lock"
+_VERSION = 1
+
+
+def encode(batch: Batch) -> bytes:
+    return orjson.dumps({"v": _VERSION, **asdict(batch)})
+
+
+def decode(raw: bytes) -> Batch:
+    data: dict[str, Any] = orjson.loads(raw)
+    if data.pop("v", None) != _VERSION:
+        raise ValueError("unknown spool entry version")
+    data["messages"] = tuple(Turn(**m) for m in data["messages"])
+    data["recalled"] = tuple(data.get("recalled", ()))
+    return Batch(**data)
+
+
+class Spool:
+    def __init__(self, root: Path, max_bytes: int) -> None:
+        self._root = root
+        self._max = max_bytes
+        self._dir = root / uuid.uuid4().hex[:16]
+        self._lock_fd = -1
+        self._sizes: dict[str, int] = {}  # entry name → bytes on disk
+        self.used_bytes = 0
+        self._seq = itertools.count()
+
+    def open(self) -> list[Batch]:
+        """Claim a directory of our own; return the batches of every abandoned one, each
+        already kept again under our name (so a crash now loses nothing either)."""
+        self._dir.mkdir(parents=True, exist_ok=True)
+        self._lock_fd = _locked(self._dir / _LOCK)
+        if self._lock_fd < 0:
+            raise RuntimeError(f"spool directory {self._dir} is locked by another process")
+        recovered: list[Batch] = []
+        for other in sorted(self._root.iterdir()):
+            if other != self._dir and other.is_dir():
+                recovered += self._adopt(other)
+        if recovered:
+            turns = sum(b.new_turns for b in recovered)
+            metrics.SPOOL_TURNS.labels("replayed").inc(turns)
+            log.info("Spooled turns from an earlier run delivered again", extra={"turns": turns})
+        return recovered
+
+    def close(self) -> None:
+        """Release the directory; what is still in it is delivered by the next processor."""
+        if self._lock_fd < 0:
+            return
+        if not self._sizes:  # nothing left to deliver: leave nothing behind
+            with contextlib.suppress(OSError):
+                (self._dir / _LOCK).unlink()
+                self._dir.rmdir()
+        os.close(self._lock_fd)
+        self._lock_fd = -1
+
+    def keep(self, batch: Batch) -> Batch:
+        """The batch, named by its entry (``entry``) when it could be kept."""
+        name = f"b-{next(self._seq):012d}.json"
+        if self._write(name, encode(batch)):
+            metrics.SPOOL_TURNS.labels("spooled").inc(batch.new_turns)
+            return replace(batch, entry=name)
+        metrics.SPOOL_TURNS.labels("not_kept").inc(batch.new_turns)
+        return batch
+
+    def pending(self, conversation: str, batch: Batch | None) -> None:
+        """The conversation's turns not yet in a batch (None: all are in one now)."""
+        name = f"p-{conversation}.json"
+        if batch is None:
+            self._remove(name)
+        elif not self._write(name, encode(batch)):
+            metrics.SPOOL_TURNS.labels("not_kept").inc(batch.new_turns)
+
+    def done(self, entry: str) -> None:
+        self._remove(entry)
+
+    def _write(self, name: str, data: bytes) -> bool:
+        if self.used_bytes - self._sizes.get(name, 0) + len(data) > self._max:
+            log.warning("Spool full: a batch is not kept on disk", extra={"bytes": self._max})
+            return False
+        path = self._dir / name
+        temporary = path.with_suffix(".tmp")
+        try:
+            temporary.write_bytes(data)
+            temporary.replace(path)
+        except OSError as exc:
+            log.error("Spool write failed: %s", exc)
+            return False
+        self.used_bytes += len(data) - self._sizes.get(name, 0)
+        self._sizes[name] = len(data)
+        metrics.SPOOL_BYTES.set(self.used_bytes)
+        return True
+
+    def _remove(self, name: str) -> None:
+        size = self._sizes.pop(name, None)
+        if size is None:
+            return
+        self.used_bytes -= size
+        with contextlib.suppress(FileNotFoundError):
+            (self._dir / name).unlink()
+        metrics.SPOOL_BYTES.set(self.used_bytes)
+
+    def _adopt(self, other: Path) -> list[Batch]:
+        fd = _locked(other / _LOCK)
+        if fd < 0:
+            return []  # a live processor's
+        batches = []
+        try:
+            for entry in sorted(other.glob("[bp]-*.json")):
+                try:
+                    batch = decode(entry.read_bytes())
+                except (OSError, ValueError, TypeError) as exc:
+                    log.error(
+                        "Unreadable spool entry skipped: %s", exc, extra={"entry": entry.name}
+                    )
+                    metrics.SPOOL_TURNS.labels("unreadable").inc()
+                else:
+                    if entry.name.startswith("p-"):
+                        batch = replace(batch, reason="recovered")
+                    batches.append(self.keep(replace(batch, entry="")))
+                entry.unlink()
+            for leftover in other.iterdir():
+                leftover.unlink()
+            other.rmdir()
+        finally:
+            os.close(fd)
+        return batches
+
+
+def _locked(path: Path) -> int:
+    """An open descriptor holding the exclusive lock on ``path``, or -1 if another holds it."""
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    except FileNotFoundError:
+        return -1  # adopted and removed by another processor meanwhile
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return -1
+    return fd
