@@ -52,8 +52,10 @@ class _Config(MilvusServerConfig):
         settings = yaml.safe_load(milvus_yaml.read_text())
         settings["etcd"]["config"] = {"path": str(configs / "embed-etcd.yaml")}
         # A killed instance leaves its session in etcd; the next start stalls (no time ticks, so
-        # no Strong reads) until it expires. 30 s by default; short is safe on loopback.
-        settings["common"]["session"]["ttl"] = 5
+        # no Strong reads) until it expires: 30 s by default. But a live instance whose session
+        # lapses exits, and 5 s was lapsed by one 5 s stall of the machine (make chaos pauses
+        # Milvus on purpose): 10 s, a restart back within 30 s either way.
+        settings["common"]["session"]["ttl"] = 10
         milvus_yaml.write_text(yaml.safe_dump(settings, sort_keys=False))
 
 

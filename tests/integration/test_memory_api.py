@@ -3,6 +3,7 @@ openapi/memory-api.yaml by Stack.api."""
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 
 import pytest
@@ -169,6 +170,44 @@ async def test_forget_by_scope(stack: Stack, user: str) -> None:
     assert found["data"] == []  # gone at once, not eventually
     assert await stack.ask("Who is my landlord?", user=user) == []
     assert (await stack.api("GET", f"/v1/memory/{kept['id']}", user=bystander))[0] == 200
+
+
+async def test_a_flood_of_concurrent_revisions_keeps_one_row_per_memory(
+    stack: Stack, user: str, milvus: MilvusProcess
+) -> None:
+    """Revisions are delete + insert of one key: run at once they stored a memory twice, so a
+    list missed memories, counts grew, a restatement answered 503 and a scope delete left
+    history rows behind."""
+    facts = ["User keeps bees", "User's locker number is 100", "User speaks Welsh"]
+    memories = [await add(stack, user, fact) for fact in facts]
+    edits = [
+        stack.api("PUT", f"/v1/memory/{m['id']}", {"content": f"Locker {m['id'][-4:]} v{v}"},
+                  user=user)
+        for v in range(8) for m in memories
+    ]  # fmt: skip
+    statuses = [status for status, _ in await asyncio.gather(*edits)]
+    assert statuses == [200] * len(edits)
+
+    _, page = await stack.api("GET", "/v1/memory", user=user)
+    assert sorted(m["id"] for m in page["data"]) == sorted(m["id"] for m in memories)
+    client = MilvusClient(uri=milvus.uri)
+    try:
+        active = client.query(
+            "it_main", filter=f'user_id == "{user}" and superseded_by == ""',
+            output_fields=["id"], consistency_level="Strong",
+        )  # fmt: skip
+        assert sorted(r["id"] for r in active) == sorted(m["id"] for m in memories)
+
+        status, deleted = await stack.api("DELETE", "/v1/memory?scope=user", user=user)
+        assert status == 200
+        assert deleted["deleted"] >= 3 + len(edits)  # every memory and every earlier version
+        left = client.query(
+            "it_main", filter=f'user_id == "{user}"', output_fields=["id"],
+            consistency_level="Strong",
+        )  # fmt: skip
+        assert left == []  # complete when it answers
+    finally:
+        client.close()
 
 
 async def test_project_defaults_to_the_authenticated_one(stack: Stack, user: str) -> None:
