@@ -21,7 +21,8 @@ from memory_extproc import metrics
 
 log = logging.getLogger(__name__)
 
-JobFn = Callable[[], Awaitable[None]]
+JobFn = Callable[[], Awaitable[bool | None]]  # False: it failed, and may succeed later
+DoneFn = Callable[[bool], None]  # told whether the job should be tried again
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,7 +30,7 @@ class _Job:
     key: str  # jobs with the same key (a user) never run concurrently
     run: JobFn
     name: str
-    on_done: Callable[[], None] | None = None  # it ran (learned, failed or timed out)
+    on_done: DoneFn | None = None  # it ran: done, or (failed, timed out, crashed) to retry
 
 
 class WorkerPool:
@@ -47,7 +48,7 @@ class WorkerPool:
         self._workers = [loop.create_task(self._work()) for _ in range(self._concurrency)]
 
     def submit(
-        self, key: str, run: JobFn, name: str = "job", on_done: Callable[[], None] | None = None
+        self, key: str, run: JobFn, name: str = "job", on_done: DoneFn | None = None
     ) -> bool:
         """False when full or draining. A job with ``on_done`` is the caller's to keep and offer
         again (it is in the spool); one without is dropped, and counted."""
@@ -118,11 +119,11 @@ class WorkerPool:
         if lock is None:
             lock = self._locks[job.key] = asyncio.Lock()
         started = time.perf_counter()
+        failed = True
         try:
             async with lock, asyncio.timeout(self._timeout):
-                await job.run()
+                failed = await job.run() is False
         except TimeoutError:
-            metrics.EXTRACTION_DROPPED.labels("timeout").inc()
             metrics.EXTRACTION_JOBS.labels("timeout").inc()
             log.warning(
                 "Extraction job timed out", extra={"job": job.name, "timeout_s": self._timeout}
@@ -135,4 +136,6 @@ class WorkerPool:
         finally:
             metrics.EXTRACTION_JOB_SECONDS.observe(time.perf_counter() - started)
         if job.on_done is not None:
-            job.on_done()
+            job.on_done(failed)
+        elif failed:
+            metrics.EXTRACTION_DROPPED.labels("failed").inc()

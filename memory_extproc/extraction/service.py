@@ -53,6 +53,8 @@ from memory_extproc.store.milvus import MilvusStore
 from memory_extproc.store.model import MemoryType, StoreUnavailableError, now_ms
 
 log = logging.getLogger(__name__)
+RETRY_ATTEMPTS = 4  # a failed batch is tried again after 5, 15 and 45 s, then dropped
+RETRY_FIRST_S = 5.0
 _COPIED = ("rejected_stale_value", "rejected_echo", "rejected_ungrounded")
 
 
@@ -92,11 +94,12 @@ class BatchProcessor:
                 self._pruner = asyncio.get_running_loop().create_task(self._prune(self._store))
         self._pool.start()
 
-    def submit(self, batch: Batch, done: Callable[[str], None]) -> bool:
-        """False when the pool is full: the batch waits (it is kept in the processor)."""
+    def submit(self, batch: Batch, done: Callable[[str, bool], None]) -> bool:
+        """False when the pool is full: the batch waits (it is kept in the processor).
+        ``done(entry, failed)`` when it ran: a failed batch is offered again later."""
         return self._pool.submit(
             batch.user_id, lambda: self.run(batch), name=f"{self.mode}:{batch.reason}",
-            on_done=lambda: done(batch.entry),
+            on_done=lambda failed: done(batch.entry, failed),
         )  # fmt: skip
 
     async def room(self, timeout_s: float) -> None:
@@ -138,7 +141,9 @@ class BatchProcessor:
         if self._store is not None:
             await self._store.close()
 
-    async def run(self, batch: Batch) -> None:
+    async def run(self, batch: Batch) -> bool:
+        """True when learned; False when it failed (the model or Milvus down, slow or talking
+        garbage), to be tried again later: nothing half-made is stored either way."""
         try:
             if self._extractor is None:
                 outcomes = await self._episodic(batch)
@@ -146,16 +151,16 @@ class BatchProcessor:
                 outcomes = await self._extract(batch, self._extractor)
         except LlmError as exc:
             metrics.EXTRACTION_JOBS.labels("llm_error").inc()
-            log.warning("Extraction failed, batch skipped: %s", exc)
-            return
+            log.warning("Extraction failed: %s", exc)
+            return False
         except ExtractionParseError as exc:
             metrics.EXTRACTION_JOBS.labels("parse_error").inc()
-            log.warning("Extraction answer unusable, batch skipped: %s", exc)
-            return
+            log.warning("Extraction answer unusable: %s", exc)
+            return False
         except StoreUnavailableError as exc:
             metrics.EXTRACTION_JOBS.labels("store_error").inc()
             log.warning("Memory store failed during extraction: %s", type(exc.__cause__).__name__)
-            return
+            return False
         metrics.EXTRACTION_JOBS.labels("ok").inc()
         for outcome, count in outcomes.items():
             metrics.EXTRACTION_FACTS.labels(outcome).inc(count)
@@ -163,6 +168,7 @@ class BatchProcessor:
             "Memory: extraction done",
             extra={"mode": self.mode, "reason": batch.reason, "turns": batch.new_turns, **outcomes},
         )
+        return True
 
     async def _extract(self, batch: Batch, extractor: ChatClient) -> Counter[str]:
         """Facts from each new user message, one call each (a 1.5B model shown ten turns at
@@ -290,6 +296,7 @@ class ExtractionService:
         self._cleared: list[str] = []  # conversations whose pending turns are now in a batch
         self._waiting: collections.deque[Batch] = collections.deque()  # worker queue was full
         self._in_flight: dict[str, Batch] = {}  # handed to the worker, not yet done
+        self._later: list[tuple[float, Batch]] = []  # failed, offered again at that time
         self._ids = itertools.count()
 
     async def start(self) -> None:
@@ -330,7 +337,7 @@ class ExtractionService:
                 log.error("Extraction worker did not stop in time; killed")
                 process.kill()
             self._relay(worker.drain_events(self._events, 0.5))
-        left = [*self._in_flight.values(), *self._waiting]
+        left = [*self._in_flight.values(), *self._waiting, *(b for _, b in self._later)]
         kept = sum(b.new_turns for b in left if b.entry.startswith("b-"))
         lost = sum(b.new_turns for b in left if not b.entry.startswith("b-"))
         if kept:
@@ -398,7 +405,12 @@ class ExtractionService:
         period = max(0.05, min(self._idle_flush_s, 20.0) / 4)
         while True:
             await asyncio.sleep(period)
-            self._send(self._tracker.idle(time.monotonic(), self._idle_flush_s))
+            now = time.monotonic()
+            self._send(self._tracker.idle(now, self._idle_flush_s))
+            due = [b for at, b in self._later if at <= now]
+            self._later = [(at, b) for at, b in self._later if at > now]
+            for batch in due:
+                self._deliver(batch)
             self._deliver_waiting()
 
     @property
@@ -437,3 +449,22 @@ class ExtractionService:
             elif kind == "done":
                 self._in_flight.pop(payload, None)
                 self._spool.done(payload)
+            elif kind == "failed":
+                self._retry_later(payload)
+
+    def _retry_later(self, entry: str) -> None:
+        """A batch whose job failed (the model or Milvus down, slow, or answering garbage) is
+        offered again after a while, a few times, so an outage of a minute loses nothing."""
+        batch = self._in_flight.pop(entry, None)
+        if batch is None:
+            return
+        if batch.attempt + 1 >= RETRY_ATTEMPTS:
+            self._spool.done(entry)
+            metrics.EXTRACTION_DROPPED.labels("failed").inc()
+            log.error("Extraction failed %d times, turns dropped", RETRY_ATTEMPTS,
+                      extra={"turns": batch.new_turns})  # fmt: skip
+            return
+        delay = RETRY_FIRST_S * 3**batch.attempt
+        self._later.append(
+            (time.monotonic() + delay, dataclasses.replace(batch, attempt=batch.attempt + 1))
+        )

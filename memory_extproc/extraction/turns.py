@@ -43,6 +43,7 @@ class Batch:
     reason: str  # "every_n", "idle", or "recovered" (from the spool of an earlier run)
     recalled: tuple[str, ...] = ()  # memories injected into these turns' requests
     entry: str = ""  # its spool entry (extraction/spool.py): the worker says when it is done
+    attempt: int = 0  # failed jobs for it so far (it is offered again, a few times)
 
     @property
     def said(self) -> str:

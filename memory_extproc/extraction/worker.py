@@ -70,21 +70,27 @@ async def _serve(config: Config, batches: Any, events: Any, stop: Any, parent: i
     await processor.start()
     pump = asyncio.get_running_loop().create_task(_send_metrics(events, parent))
 
-    def done(entry: str) -> None:
-        events.put(("done", entry))
+    def done(entry: str, failed: bool) -> None:
+        events.put(("failed" if failed else "done", entry))
 
-    while not stop.is_set():
+    stopping = False
+    while True:
         try:
-            item = await asyncio.to_thread(batches.get, True, 0.5)
+            item = await asyncio.to_thread(batches.get, True, 0.2 if stopping else 0.5)
         except queue.Empty:
+            if stopping:
+                break  # everything sent before the stop is in the pool (or left to the spool)
+            stopping = stop.is_set()
             continue
         if isinstance(item, Batch):
-            while not processor.submit(item, done):  # full: wait for room, or the stop
-                if stop.is_set():
-                    break
+            while not processor.submit(item, done):  # full: wait for room
+                if stopping:
+                    break  # the spool keeps it for the next start
                 await processor.room(0.5)
+                stopping = stop.is_set()
         elif isinstance(item, UsageBatch):
             processor.record_use(item)
+        stopping = stopping or stop.is_set()
     await processor.stop(config.memory.extraction.drain_seconds)
     pump.cancel()
     with contextlib.suppress(asyncio.CancelledError):

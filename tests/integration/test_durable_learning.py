@@ -154,6 +154,24 @@ async def test_a_turn_delivered_twice_is_stored_once(
     assert await learned(memories, user) == ["User plays the harp"]
 
 
+async def test_turns_that_met_a_down_model_are_learned_when_it_is_back(
+    durable: Stack, llm: MockLLM, memories: MilvusStore, user: str
+) -> None:
+    extractor = HeldExtractor({"harp": "User plays the harp"})
+    extractor.gate.set()
+    down = Reply(status=503, body=b'{"error": {"message": "overloaded"}}')
+    llm.on_model(EXTRACTOR, lambda payload: down)
+    await chat(durable, user, [{"role": "user", "content": "I play the harp on Sundays"}])
+    await until(lambda: _failed(durable))  # the job failed (after the client's own retries)
+
+    llm.on_model(EXTRACTOR, extractor)  # the model is back: the batch is offered again
+    assert await until(lambda: learned(memories, user), 60) == ["User plays the harp"]
+
+
+async def _failed(stack: Stack) -> bool:
+    return await stack.metric("memory_extraction_jobs_total", {"outcome": "llm_error"}) >= 1
+
+
 async def _asked(extractor: HeldExtractor, times: int) -> bool:
     return extractor.asked >= times
 

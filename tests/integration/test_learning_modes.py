@@ -75,13 +75,16 @@ async def test_sigterm_processes_every_queued_turn_within_the_grace_period(
     settings = llm_settings(llm.port, concurrency=1, drain_seconds=30, job_timeout_seconds=30)
     settings["extraction_batch_size"] = 1
     users = [f"drain-{i}" for i in range(5)]
+    asked = len(llm.for_model(EXTRACTOR))  # earlier tests' calls
     async with running_stack(
         Path(tmp_path_factory.mktemp("drain")), f"127.0.0.1:{milvus.port}", llm, identity,
         collection="it_drain", memory=settings,
     ) as stack:  # fmt: skip
         for i, user in enumerate(users):
             await chat(stack, user, [{"role": "user", "content": f"Hello, I am Name{i}."}])
-        await until(lambda: _extraction_started(llm))  # one job runs, four are queued
+        # one job runs, four are queued (a SIGTERM to the process group before the worker is
+        # up would kill it: its turns then wait in the spool, which another test covers)
+        await until(lambda: _extraction_started(llm, asked))
         stopping = asyncio.create_task(asyncio.to_thread(stack.processor.stop, 60))
         await until(lambda: _logged(stack, "shutting down"))  # SIGTERM arrived, jobs still held
         # A long drain: the worker keeps sending metrics (~1/s) that must keep being read, or
@@ -104,8 +107,8 @@ async def _logged(stack: Stack, text: str) -> bool:
     return text in stack.processor.log_tail(50)
 
 
-async def _extraction_started(llm: MockLLM) -> bool:
-    return bool(llm.for_model(EXTRACTOR))
+async def _extraction_started(llm: MockLLM, before: int) -> bool:
+    return len(llm.for_model(EXTRACTOR)) > before
 
 
 def _locomo_date(text: str) -> str:

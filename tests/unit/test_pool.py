@@ -67,12 +67,34 @@ async def test_slow_jobs_time_out_and_crashes_do_not_stop_the_pool() -> None:
     async def fine() -> None:
         done.append(True)
 
-    before = dropped("timeout")
+    before = dropped("failed")
     for job in (slow, crash, fine):
         pool.submit("k", job)
     await pool.drain(grace_s=5)
     assert done == [True]
-    assert dropped("timeout") == before + 1
+    assert dropped("failed") == before + 2  # no one to offer them again: dropped, and counted
+
+
+async def test_a_job_with_an_owner_is_handed_back_to_be_tried_again_when_it_fails() -> None:
+    pool = WorkerPool(queue_size=10, concurrency=1, job_timeout_s=0.2)
+    pool.start()
+    told: list[tuple[str, bool]] = []
+
+    async def slow() -> None:
+        await asyncio.sleep(10)
+
+    async def failed() -> bool:
+        return False  # e.g. the model was down
+
+    async def learned() -> bool:
+        return True
+
+    before = dropped("failed")
+    for name, job in (("slow", slow), ("failed", failed), ("learned", learned)):
+        pool.submit("k", job, on_done=lambda f, name=name: told.append((name, f)))  # type: ignore[misc]
+    await pool.drain(grace_s=5)
+    assert told == [("slow", True), ("failed", True), ("learned", False)]
+    assert dropped("failed") == before  # the owner decides
 
 
 async def test_drain_finishes_queued_work_within_grace_and_counts_the_rest() -> None:
