@@ -8,7 +8,7 @@ PROTO_OUT := memory_extproc/_proto
 PROTO_SRC := $(shell find protos -name '*.proto')
 PROTO_STAMP := $(PROTO_OUT)/.generated
 
-.PHONY: run test bench eval scenarios lint format proto clean setup
+.PHONY: run test bench eval scenarios chaos lint format proto clean setup
 
 setup: $(STAMP) $(PROTO_STAMP)
 
@@ -56,6 +56,10 @@ eval: setup
 # The nine truth scenarios in three modes (real local model, scripted, notes): a table, then JSON
 scenarios: setup
 	$(PY) -m scenarios
+
+# Faults and abuse against the real stack under steady traffic (~6 min): one JSON line at the end
+chaos: setup
+	$(PY) -m chaos
 
 clean:
 	rm -rf $(VENV) $(PROTO_OUT) .run .pytest_cache .mypy_cache .ruff_cache
