@@ -38,7 +38,12 @@ def setup(level: str) -> None:
         logging.getLogger(noisy).setLevel(max(logging.WARNING, root.level))
     # pymilvus prints every failed RPC with a traceback on its own handler; the store reports
     # failures itself, once, as JSON.
-    pymilvus = logging.getLogger("pymilvus")
-    pymilvus.handlers.clear()
-    pymilvus.propagate = True
-    pymilvus.setLevel(logging.CRITICAL)
+    # (pymilvus.settings configures itself and two children apart, with handlers of their own,
+    # when first imported: import it now, or a later import undoes this.)
+    import pymilvus.settings
+
+    for name in ("pymilvus", "pymilvus.milvus_client", "pymilvus.bulk_writer"):
+        pymilvus = logging.getLogger(name)
+        pymilvus.handlers.clear()
+        pymilvus.propagate = True
+        pymilvus.setLevel(logging.CRITICAL)
