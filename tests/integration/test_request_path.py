@@ -63,6 +63,25 @@ async def test_injected_request_is_well_formed_for_the_llm(
     assert "authorization" not in received.headers  # nor sees the user's token
 
 
+async def test_the_request_arrives_byte_for_byte_but_for_the_memory_message(
+    stack: Stack, remember, user: str
+) -> None:  # type: ignore[no-untyped-def]
+    """Numbers over 64 bits, escapes, spacing, key order and unknown fields as the client wrote
+    them; the memory fields cut out; one system message added."""
+    await remember(user, BUDGET)
+    head = b'{ "seed" : 123456789012345678901234567890, "x-vendor": {"t": 1.50E+2},\n "model":"m",'
+    question = b'{"role": "user", "content": "What\u0027s my budget for the Hawaii trip?"}'
+    raw = head + b' "memory_config": {"enabled": true}, "messages": [ ' + question + b" ] }"
+    status, _, received = await stack.post("/v1/chat/completions", raw, user=user)
+    assert status == 200
+    assert received is not None
+    injected = received.json["messages"][0]
+    assert injected["role"] == "system"
+    assert BUDGET in injected["content"]
+    expected = head + b' "messages": [ ' + orjson.dumps(injected) + b"," + question + b" ] }"
+    assert received.body == expected
+
+
 async def test_memory_added_by_the_cli_is_found_by_the_next_request(
     stack: Stack, user: str
 ) -> None:

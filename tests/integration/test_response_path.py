@@ -245,6 +245,22 @@ async def test_responses_api_answers_are_extracted(
     assert stored.content == f"User's gate code is {marker}"
 
 
+async def test_an_answer_over_envoys_buffer_limit_is_a_200_with_learning_on(
+    learning: Stack, llm: MockLLM, user: str
+) -> None:
+    """Held whole in Envoy (33 MiB > its 32 MiB buffer), it became a 500 with learning on."""
+    huge = orjson.dumps({"choices": [{"message": {"content": "x" * (33 * 1024 * 1024)}}]})
+    llm.script(Reply(body=huge))
+    before = await learning.metric("memory_turns_total", {"outcome": "too_large"})
+    status, answer, _ = await learning.post(
+        "/v1/chat/completions", {"model": "m", "messages": [{"role": "user", "content": "Hi"}]},
+        user=user,
+    )  # fmt: skip
+    assert status == 200
+    assert answer == huge
+    assert await learning.metric("memory_turns_total", {"outcome": "too_large"}) == before + 1
+
+
 async def test_a_client_abort_stores_nothing(
     learning: Stack, extractor: Extractor, llm: MockLLM, user: str
 ) -> None:
