@@ -47,7 +47,8 @@ def _responses_output_text(response: Any) -> str:
     if isinstance(response.get("output_text"), str):
         return str(response["output_text"])
     texts = []
-    for item in response.get("output") or []:
+    output = response.get("output")
+    for item in output if isinstance(output, list) else []:
         if (
             isinstance(item, dict)
             and item.get("type") == "message"
@@ -87,7 +88,8 @@ class SseAnswerReader:
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._pending: list[str] = []  # the event being received, in pieces (joined once)
         self._pending_chars = 0
-        self._tail = ""  # the last characters received: a separator may straddle two chunks
+        self._tail = ""  # the last character received: a separator may straddle two chunks
+        self._cr = False  # the last chunk ended with a CR (held back)
         self._parts: list[str] = []
         self._size = 0
         self._response_id = ""
@@ -99,31 +101,43 @@ class SseAnswerReader:
     def feed(self, chunk: bytes) -> None:
         if self.too_large:
             return
-        text = self._decoder.decode(chunk)
+        text = self._lines(self._decoder.decode(chunk))
         if not text:
             return
-        # Only the new text (and the 3 characters before it) can complete an event.
+        # Only the new text (and the character before it) can complete an event.
         probe = self._tail + text
-        self._tail = probe[-3:]
+        self._tail = probe[-1:]
         self._pending.append(text)
         self._pending_chars += len(text)
-        if "\n\n" not in probe and "\n\r\n" not in probe:
+        if "\n\n" not in probe:
             if self._pending_chars > MAX_EVENT_CHARS:
                 self.too_large = True
                 self._pending, self._pending_chars = [], 0
             return
-        *events, rest = "".join(self._pending).replace("\r\n", "\n").split("\n\n")
+        *events, rest = "".join(self._pending).split("\n\n")
         self._pending, self._pending_chars = [rest], len(rest)
         for event in events:
             self._event(event)
+
+    def _lines(self, text: str) -> str:
+        """Line ends as "\n" (SSE allows CRLF, LF and CR); a CR ending a chunk waits for the
+        next, which may begin with its LF."""
+        if self._cr:
+            text = "\r" + text
+        self._cr = text.endswith("\r")
+        if self._cr:
+            text = text[:-1]
+        return text.replace("\r\n", "\n").replace("\r", "\n")
 
     def close(self) -> None:
         """The stream ended: an unterminated last event still counts."""
         if self.too_large:
             return
-        last = "".join(self._pending) + self._decoder.decode(b"", final=True)
+        last = "".join(self._pending) + self._lines(self._decoder.decode(b"", final=True))
+        if self._cr:
+            last += "\n"
         if last.strip():
-            self._event(last.replace("\r\n", "\n"))
+            self._event(last)
         self._pending, self._pending_chars = [], 0
 
     def answer(self) -> Answer | None:
@@ -192,22 +206,33 @@ class SseAnswerReader:
 
 class GzipStream:
     """Incremental gzip/deflate decoding, for upstreams that compress despite being asked not to.
-    Yields at most MAX_BODY_BYTES in all (a small bomb must not become gigabytes here)."""
+    Several gzip members follow each other (RFC 1952). Yields at most MAX_BODY_BYTES in all (a
+    small bomb must not become gigabytes here)."""
 
     def __init__(self) -> None:
         self._inflater = zlib.decompressobj(wbits=47)  # gzip or zlib header, detected
         self._left = MAX_BODY_BYTES
+        self.complete = False  # the last member ended (a body cut short never does)
 
     def feed(self, chunk: bytes) -> bytes:
-        if self._left <= 0:
-            return b""
-        try:
-            out = self._inflater.decompress(chunk, self._left)
-        except zlib.error:
-            self._left = 0
-            return b""
-        self._left = 0 if self._inflater.unconsumed_tail else self._left - len(out)
-        return out
+        out = []
+        while chunk and self._left > 0:
+            try:
+                part = self._inflater.decompress(chunk, self._left)
+            except zlib.error:
+                self._left = 0
+                break
+            out.append(part)
+            self._left = 0 if self._inflater.unconsumed_tail else self._left - len(part)
+            self.complete = self._inflater.eof
+            chunk = self._inflater.unused_data if self._inflater.eof else b""
+            if chunk:  # the next member
+                self._inflater = zlib.decompressobj(wbits=47)
+        return b"".join(out)
+
+    @property
+    def overflowed(self) -> bool:
+        return self._left <= 0
 
 
 class JsonAnswerBody:
@@ -239,10 +264,7 @@ def decode_body(body: bytes, content_encoding: str) -> bytes | None:
     if encoding in ("", "identity"):
         return body
     if encoding in ("gzip", "x-gzip", "deflate"):
-        inflater = zlib.decompressobj(wbits=47)
-        try:
-            decoded = inflater.decompress(body, MAX_BODY_BYTES)
-        except zlib.error:
-            return None
-        return None if inflater.unconsumed_tail or not inflater.eof else decoded
+        stream = GzipStream()
+        decoded = stream.feed(body)
+        return decoded if stream.complete and not stream.overflowed else None
     return None  # br, zstd…: not worth a dependency for a path that should never be taken

@@ -165,7 +165,8 @@ def _member(top: json_splice.Container, name: str) -> json_splice.Child:
 
 
 def _role(message: Any) -> str:
-    return message.get("role", "") if isinstance(message, dict) else ""
+    role = message.get("role", "") if isinstance(message, dict) else ""
+    return role if isinstance(role, str) else ""
 
 
 def _text(content: Any) -> str:
