@@ -16,7 +16,9 @@ def batch(text: str = "I play the harp", user: str = "alice") -> Batch:
                  ("recalled memory",))  # fmt: skip
 
 
-def entries(root: Path) -> list[str]:
+def entries(root: Path, *spools: Spool) -> list[str]:
+    for spool in spools:
+        spool.flush()  # files are written by the spool's own thread
     return sorted(p.name for p in root.glob("*/[bp]-*.json"))
 
 
@@ -30,9 +32,9 @@ def test_a_batch_is_kept_until_done(tmp_path: Path) -> None:
     assert spool.open() == []
     kept = spool.keep(batch())
     assert kept.entry.startswith("b-")
-    assert entries(tmp_path) == [kept.entry]
+    assert entries(tmp_path, spool) == [kept.entry]
     spool.done(kept.entry)
-    assert entries(tmp_path) == []
+    assert entries(tmp_path, spool) == []
     spool.close()
     assert list(tmp_path.iterdir()) == []  # an empty spool leaves nothing behind
 
@@ -44,6 +46,7 @@ def test_a_dead_owners_batches_and_pending_turns_are_adopted(tmp_path: Path) -> 
     dead.pending("conversation1", batch("I play the cello"))
     dead.pending("conversation2", batch("I play the drums"))
     dead.pending("conversation2", None)  # in a batch now
+    dead.flush()
     os.close(dead._lock_fd)  # kill -9: the lock goes with the process, the files stay
 
     heir = Spool(tmp_path, 1 << 20)
@@ -52,7 +55,7 @@ def test_a_dead_owners_batches_and_pending_turns_are_adopted(tmp_path: Path) -> 
     assert [b.reason for b in recovered] == ["idle", "recovered"]
     assert recovered[0].recalled == handed.recalled
     # Kept again under the heir's name: a crash now loses nothing either.
-    assert entries(tmp_path) == sorted(b.entry for b in recovered)
+    assert entries(tmp_path, heir) == sorted(b.entry for b in recovered)
     assert len([p for p in tmp_path.iterdir() if p.is_dir()]) == 1
 
 
@@ -62,7 +65,7 @@ def test_a_live_owners_directory_is_left_alone(tmp_path: Path) -> None:
     live.keep(batch())
     other = Spool(tmp_path, 1 << 20)
     assert other.open() == []
-    assert len(entries(tmp_path)) == 1
+    assert len(entries(tmp_path, live)) == 1
 
 
 def test_a_full_spool_keeps_nothing_more_and_says_so(tmp_path: Path) -> None:
@@ -70,7 +73,7 @@ def test_a_full_spool_keeps_nothing_more_and_says_so(tmp_path: Path) -> None:
     spool.open()
     assert spool.keep(batch()).entry
     assert spool.keep(batch("another")).entry == ""  # not kept: handed over from memory only
-    assert len(entries(tmp_path)) == 1
+    assert len(entries(tmp_path, spool)) == 1
 
 
 def test_an_unreadable_entry_is_skipped(tmp_path: Path) -> None:
