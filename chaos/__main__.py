@@ -143,7 +143,7 @@ class Stack:
                                "job_timeout_seconds": 30, "retries": 1},
             },
             "server": {"grpc_port": self.grpc_port, "admin_port": self.admin_port,
-                       "log_level": "WARNING", "grace_seconds": 5},
+                       "log_level": "INFO", "grace_seconds": 5},
         })  # fmt: skip
         self.runs = 0
         self.processor = self.start_processor()
