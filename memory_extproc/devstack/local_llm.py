@@ -21,7 +21,6 @@ fast but judged 8 of 12 fact pairs right where the 1.5B judged 10.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import hashlib
 import importlib.metadata
 import os
@@ -98,10 +97,6 @@ def serve(model: Path, port: int, threads: int) -> None:
     import xllamacpp  # the devstack's only user of it
 
     os.nice(19)
-    # SCHED_IDLE: its threads run only on a core nothing else wants (nice 19 alone still cost
-    # retrievals 1.36x at p99 in make bench on 2 cores); an idle machine gives it the same speed.
-    with contextlib.suppress(AttributeError, OSError):  # Linux only
-        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
     params = xllamacpp.CommonParams()
     params.model.path = str(model)
     params.model_alias = {MODEL_NAME}

@@ -60,6 +60,9 @@ _SEARCH_FIELDS = [
 ]  # fmt: skip
 LIST_SCAN_LIMIT = 16384  # Milvus' largest query window
 DELETE_ATTEMPTS = 3
+# Connecting: a restarting Milvus accepts connections before it answers; try briefly, and again
+# a second later, rather than wait out a full call timeout each time.
+PROBE_TIMEOUT_S = 1.5
 _COPIES = 4  # rows read per memory id, so a key stored twice (see _one_per_id) is still found
 
 
@@ -173,7 +176,7 @@ class MilvusStore:
         *,
         token: str = "",
         timeout_s: float = 5.0,
-        reconnect_interval_s: float = 2.0,
+        reconnect_interval_s: float = 1.0,
         client_name: str = "query",
     ) -> None:
         self._uri = uri
@@ -256,8 +259,8 @@ class MilvusStore:
         # idle over 30 s while holding a lock its own error path takes again, so a reconnect
         # during an outage waited forever on it (and a shared channel is one a sibling client's
         # close or recovery can pull away).
-        client = AsyncMilvusClient(
-            uri=self._uri, token=self._token, timeout=self._timeout, dedicated=True
+        client = AsyncMilvusClient(  # every call below passes its own timeout
+            uri=self._uri, token=self._token, timeout=PROBE_TIMEOUT_S, dedicated=True
         )
         try:
             await self._ensure_collection(client)
