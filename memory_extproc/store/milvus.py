@@ -441,7 +441,10 @@ class MilvusStore:
                 timeout=self._timeout,
             )  # fmt: skip
 
-        rows = _one_per_id(await self._call("get", op), user_id)
+        # Behind this process's writes of the user: a revision's delete-then-insert would
+        # otherwise show the memory as gone for a moment (a PUT answered 404 in a flood of them).
+        async with self._writer(user_id):
+            rows = _one_per_id(await self._call("get", op), user_id)
         return _memory(rows[0]) if rows else None
 
     async def list(
