@@ -240,7 +240,7 @@ class Exchange:
         assert self.api is not None
         body = None if too_large else decode_body(raw, self._content_encoding)
         answer = answer_from_json(self.api, body) if body is not None else None
-        self._finish(answer, too_large=too_large or (body is None and bool(raw)))
+        self._finish(answer, too_large=too_large)  # undecodable (br, corrupt gzip): no_text
 
     def _finish(self, answer: Answer | None, *, too_large: bool = False) -> None:
         self._awaiting_answer = False
