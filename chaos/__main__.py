@@ -38,12 +38,12 @@ from typing import Any
 import aiohttp
 import orjson
 
-from memory_extproc.devstack.envoy import EnvoyProcess, Upstream, render
-from memory_extproc.devstack.milvus import MilvusProcess
-from memory_extproc.devstack.mock_llm import MockLLM, Reply, memory_lines
-from memory_extproc.devstack.ports import free_port
-from memory_extproc.devstack.processor import ProcessorProcess, write_config
-from memory_extproc.devstack.tokens import DevIdentity
+from devstack.envoy import EnvoyProcess, Upstream, render
+from devstack.milvus import MilvusProcess
+from devstack.mock_llm import MockLLM, Reply, memory_lines
+from devstack.ports import free_port
+from devstack.processor import ProcessorProcess, write_config
+from devstack.tokens import DevIdentity
 
 USERS = 6
 CHAT_PERIOD_S = 1.2  # per user: ~5 chats/s in all

@@ -33,6 +33,13 @@ import aiohttp
 import orjson
 from tokenizers import Tokenizer
 
+from devstack.gateway import Gateway
+from devstack.local_llm import LocalLlmProcess
+from devstack.milvus import MilvusProcess
+from devstack.mock_llm import MockLLM, Reply, memory_lines
+from devstack.ports import free_port
+from devstack.tokens import DevIdentity
+from eval import replay
 from eval.locomo import (
     Asked,
     Provenance,
@@ -43,13 +50,6 @@ from eval.locomo import (
     questions_within,
     score,
 )
-from memory_extproc.devstack import replay
-from memory_extproc.devstack.gateway import Gateway
-from memory_extproc.devstack.local_llm import LocalLlmProcess
-from memory_extproc.devstack.milvus import MilvusProcess
-from memory_extproc.devstack.mock_llm import MockLLM, Reply, memory_lines
-from memory_extproc.devstack.ports import free_port
-from memory_extproc.devstack.tokens import DevIdentity
 from memory_extproc.embedding import model_files
 from memory_extproc.store.milvus import MilvusStore
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from memory_extproc.devstack.replay import observations, sessions
+from eval.replay import observations, sessions
 from memory_extproc.words import terms
 
 CATEGORIES = (1, 2, 3, 4)  # 5 is adversarial (no answer): left out, as LoCoMo's standard set does

@@ -14,8 +14,8 @@ import dataclasses
 
 import numpy as np
 
+from eval import replay
 from eval.locomo import Asked, Provenance, questions, score
-from memory_extproc.devstack import replay
 from memory_extproc.embedding import model_files
 from memory_extproc.embedding.onnx import OnnxEmbedder
 from memory_extproc.embedding.quantize import int8_model

@@ -13,16 +13,11 @@ import orjson
 
 from memory_extproc import config as config_module
 from memory_extproc import logs
+from memory_extproc.clock import now_ms
 from memory_extproc.embedding.batcher import EmbeddingBatcher
-from memory_extproc.extraction.facts import Fact
+from memory_extproc.memories.facts import Fact
 from memory_extproc.store.milvus import MilvusStore
-from memory_extproc.store.model import (
-    Memory,
-    MemoryType,
-    SearchRequest,
-    now_ms,
-    validate_scope_value,
-)
+from memory_extproc.store.model import Memory, MemoryType, SearchRequest, validate_scope_value
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -96,7 +91,7 @@ async def _doctor(config: config_module.Config, args: argparse.Namespace) -> int
 
 
 async def _memories(config: config_module.Config, args: argparse.Namespace) -> int:
-    from memory_extproc.server import build_store
+    from memory_extproc.wiring import build_store
 
     try:
         validate_scope_value(args.user)
@@ -122,13 +117,13 @@ async def _memories(config: config_module.Config, args: argparse.Namespace) -> i
 
 
 def _embedder(config: config_module.Config) -> EmbeddingBatcher:
-    from memory_extproc.server import build_embedder
+    from memory_extproc.wiring import build_embedder
 
     return EmbeddingBatcher(build_embedder(config), name="cli")
 
 
 async def _add(store: MilvusStore, config: config_module.Config, args: argparse.Namespace) -> int:
-    from memory_extproc.server import build_writer
+    from memory_extproc.wiring import build_writer
 
     content = args.content.strip()
     if not content:

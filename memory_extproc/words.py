@@ -54,3 +54,8 @@ _NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
 def numbers(text: str) -> set[str]:
     """The numbers in a text, as digits ("$10,000" → "10000")."""
     return {n.replace(",", "").rstrip(".") for n in _NUMBER.findall(text)}
+
+
+def one_line(text: str) -> str:
+    """Whitespace runs (newlines included) as single spaces."""
+    return " ".join(text.split())

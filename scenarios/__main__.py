@@ -21,12 +21,12 @@ from pathlib import Path
 
 import aiohttp
 
-from memory_extproc.devstack.gateway import Gateway
-from memory_extproc.devstack.local_llm import LocalLlmProcess
-from memory_extproc.devstack.milvus import MilvusProcess
-from memory_extproc.devstack.mock_llm import MockLLM
-from memory_extproc.devstack.ports import free_port
-from memory_extproc.devstack.tokens import DevIdentity
+from devstack.gateway import Gateway
+from devstack.local_llm import LocalLlmProcess
+from devstack.milvus import MilvusProcess
+from devstack.mock_llm import MockLLM
+from devstack.ports import free_port
+from devstack.tokens import DevIdentity
 from scenarios.cases import SCENARIOS, VARIANTS, Outcome, verdict
 from scenarios.runner import (
     CHAT_MODEL,

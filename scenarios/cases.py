@@ -17,8 +17,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from memory_extproc.extraction.echo import statements
 from memory_extproc.words import numbers
+from memory_extproc.worker.echo import statements
 
 # Where the stand-in chat LLM restates the memories it was given ("You told me: …"), as
 # assistants do; it can only echo what was injected.

@@ -11,10 +11,10 @@ from typing import Any
 import aiohttp
 import orjson
 
-from memory_extproc.devstack.gateway import Gateway
-from memory_extproc.devstack.local_llm import LocalLlmProcess
-from memory_extproc.devstack.mock_llm import MockLLM, Reply, memory_lines
-from memory_extproc.devstack.tokens import DevIdentity
+from devstack.gateway import Gateway
+from devstack.local_llm import LocalLlmProcess
+from devstack.mock_llm import MockLLM, Reply, memory_lines
+from devstack.tokens import DevIdentity
 from scenarios.cases import ECHO, Held, Outcome, Scenario, scripted_facts
 
 CHAT_MODEL = "scenario-chat"

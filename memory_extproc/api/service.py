@@ -9,7 +9,6 @@ from __future__ import annotations
 import dataclasses
 import logging
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
 import orjson
@@ -29,9 +28,10 @@ from memory_extproc.api.routes import (
     UpdateMemory,
     parse_call,
 )
+from memory_extproc.clock import iso, now_ms
 from memory_extproc.embedding.batcher import EmbeddingBatcher
-from memory_extproc.extraction.facts import Fact
-from memory_extproc.extraction.writer import MemoryWriter, Written
+from memory_extproc.memories.facts import Fact
+from memory_extproc.memories.writer import MemoryWriter, Written
 from memory_extproc.store.model import (
     Memory,
     SearchRequest,
@@ -39,7 +39,6 @@ from memory_extproc.store.model import (
     StoreUnavailableError,
     content_hash,
     is_alive,
-    now_ms,
     replaced_at,
 )
 
@@ -60,12 +59,6 @@ def _json(status: int, data: Any) -> ApiReply:
     return ApiReply(status, orjson.dumps(data))
 
 
-def _iso(ms: int) -> str | None:
-    if not ms:
-        return None
-    return datetime.fromtimestamp(ms / 1000, tz=UTC).isoformat(timespec="milliseconds")
-
-
 def memory_json(memory: Memory) -> dict[str, Any]:
     return {
         "id": memory.id,
@@ -73,9 +66,9 @@ def memory_json(memory: Memory) -> dict[str, Any]:
         "content": memory.content,
         "project_id": memory.project_id,
         "source": memory.source,
-        "created_at": _iso(memory.created_at),
-        "updated_at": _iso(memory.updated_at),
-        "expires_at": _iso(memory.expires_at),
+        "created_at": iso(memory.created_at),
+        "updated_at": iso(memory.updated_at),
+        "expires_at": iso(memory.expires_at),
         "access_count": memory.access_count,
     }
 
@@ -84,8 +77,8 @@ def version_json(version: Memory) -> dict[str, Any]:
     return {
         "content": version.content,
         "type": version.type.value,
-        "recorded_at": _iso(max(version.created_at, version.updated_at)),
-        "replaced_at": _iso(replaced_at(version)),
+        "recorded_at": iso(max(version.created_at, version.updated_at)),
+        "replaced_at": iso(replaced_at(version)),
         "reason": str(version.meta.get("reason", "")),
     }
 

@@ -12,11 +12,12 @@ from dataclasses import dataclass
 from memory_extproc import metrics
 from memory_extproc.api.routes import MAX_BODY_BYTES, is_api_path, request_path
 from memory_extproc.api.service import MemoryApi, error_reply
+from memory_extproc.clock import now_ms
 from memory_extproc.config import IdentityConfig, SignalsConfig
 from memory_extproc.extproc import protocol as p
-from memory_extproc.extraction.service import ExtractionService
-from memory_extproc.extraction.turns import CapturedTurn
 from memory_extproc.identity import HeaderSignals, read_headers
+from memory_extproc.learning.service import LearningService
+from memory_extproc.learning.turns import CapturedTurn
 from memory_extproc.llm_api.answers import (
     Answer,
     GzipStream,
@@ -34,7 +35,6 @@ from memory_extproc.llm_api.requests import (
 from memory_extproc.retrieval.decision import Skip
 from memory_extproc.retrieval.plan import RequestSignals
 from memory_extproc.retrieval.service import MemoryRetrieval, Outcome
-from memory_extproc.store.model import now_ms
 
 log = logging.getLogger(__name__)
 
@@ -53,7 +53,7 @@ class ProcessorDeps:
     retrieval: MemoryRetrieval | None  # None: memory disabled by configuration
     identity: IdentityConfig
     signals: SignalsConfig
-    extraction: ExtractionService | None = None  # None: nothing is learned from answers
+    extraction: LearningService | None = None  # None: nothing is learned from answers
     date_header: str = ""
     api: MemoryApi | None = None  # None: memory disabled, /v1/memory answers 503
 

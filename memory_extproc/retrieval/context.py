@@ -6,7 +6,7 @@ fence the content cannot close, one line per memory, never with instruction auth
 
 Two memories that still say different things about one thing (written before the update rules,
 or missed by them) never reach the LLM as two current values: the newer one wins, alone, marked
-"latest" (changes.py decides what conflicts).
+"latest" (memories/changes.py decides what conflicts).
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Sequence
-from datetime import UTC, datetime
 
-from memory_extproc.changes import Change, compare
-from memory_extproc.extraction.episodic import statement
+from memory_extproc.clock import day
+from memory_extproc.memories.changes import Change, compare
+from memory_extproc.memories.notes import statement
 from memory_extproc.store.model import Memory, ScoredMemory
 from memory_extproc.words import terms
 
@@ -58,10 +58,6 @@ def _one_line(content: str) -> str:
     while (unfenced := _TAG.sub(_unfenced, text)) != text:  # "<user_<user_memories>memories>"
         text = unfenced
     return _SPACE.sub(" ", _OPENING.sub(" ", text)).strip()
-
-
-def _date(epoch_ms: int) -> str:
-    return datetime.fromtimestamp(epoch_ms / 1000, tz=UTC).strftime("%Y-%m-%d")
 
 
 def _recorded(memory: Memory) -> int:
@@ -106,7 +102,7 @@ def format_context(
         if not text or text.casefold() in seen:
             continue
         latest = ", latest" if scored.memory.id in won else ""
-        line = f"- [{_date(_recorded(scored.memory))}{latest}] {text}"
+        line = f"- [{day(_recorded(scored.memory))}{latest}] {text}"
         if len(line) + 1 > budget:
             break
         budget -= len(line) + 1

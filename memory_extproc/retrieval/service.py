@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from memory_extproc import metrics
+from memory_extproc.clock import now_ms
 from memory_extproc.embedding.batcher import EmbeddingBatcher
 from memory_extproc.llm_api.json_splice import SpliceError
 from memory_extproc.llm_api.requests import (
@@ -20,7 +21,7 @@ from memory_extproc.llm_api.requests import (
     with_memory_context,
     without_memory_fields,
 )
-from memory_extproc.retention.usage import UsageTracker
+from memory_extproc.memories.retention import UsageTracker
 from memory_extproc.retrieval.context import format_context
 from memory_extproc.retrieval.decision import Skip
 from memory_extproc.retrieval.plan import (
@@ -31,13 +32,7 @@ from memory_extproc.retrieval.plan import (
 )
 from memory_extproc.retrieval.rank import rank
 from memory_extproc.retrieval.rewrite import REWRITE_SHARE, QueryRewriter
-from memory_extproc.store.model import (
-    ScoredMemory,
-    SearchRequest,
-    Store,
-    StoreUnavailableError,
-    now_ms,
-)
+from memory_extproc.store.model import ScoredMemory, SearchRequest, Store, StoreUnavailableError
 
 log = logging.getLogger(__name__)
 

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from memory_extproc.clock import now_ms
 from memory_extproc.store.model import (
     Memory,
     MemoryType,
@@ -20,7 +21,6 @@ from memory_extproc.store.model import (
     evictions,
     is_alive,
     newest_first,
-    now_ms,
     renewed,
     validate_scope_value,
 )

@@ -26,6 +26,7 @@ import numpy as np
 from pymilvus import AsyncMilvusClient, DataType, MilvusClient
 
 from memory_extproc import metrics
+from memory_extproc.clock import now_ms
 from memory_extproc.store import filters
 from memory_extproc.store.model import (
     MAX_SCOPE_BYTES,
@@ -40,7 +41,6 @@ from memory_extproc.store.model import (
     evictions,
     is_memory_id,
     newest_first,
-    now_ms,
     renewed,
 )
 

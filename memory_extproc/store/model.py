@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import re
-import time
 import unicodedata
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
@@ -14,6 +13,8 @@ from enum import StrEnum
 from typing import Any, Protocol
 
 import numpy as np
+
+from memory_extproc.clock import now_ms
 
 
 class MemoryType(StrEnum):
@@ -55,10 +56,6 @@ def is_memory_id(value: str) -> bool:
 
 def new_memory_id() -> str:
     return f"mem_{uuid.uuid4().hex}"
-
-
-def now_ms() -> int:
-    return int(time.time() * 1000)
 
 
 def content_hash(content: str) -> str:

@@ -15,12 +15,12 @@ import numpy as np
 import orjson
 import pytest
 
-from memory_extproc.devstack.envoy import EnvoyProcess, Upstream, render
-from memory_extproc.devstack.milvus import MilvusProcess
-from memory_extproc.devstack.mock_llm import MockLLM, Recorded, memory_lines
-from memory_extproc.devstack.ports import free_port
-from memory_extproc.devstack.processor import ProcessorProcess, write_config
-from memory_extproc.devstack.tokens import DevIdentity
+from devstack.envoy import EnvoyProcess, Upstream, render
+from devstack.milvus import MilvusProcess
+from devstack.mock_llm import MockLLM, Recorded, memory_lines
+from devstack.ports import free_port
+from devstack.processor import ProcessorProcess, write_config
+from devstack.tokens import DevIdentity
 from memory_extproc.embedding import OnnxEmbedder
 from memory_extproc.store.milvus import MilvusStore
 from memory_extproc.store.model import Memory, MemoryType

@@ -10,8 +10,8 @@ import orjson
 import pytest
 import yaml
 
-from memory_extproc.devstack.envoy import Upstream, render
-from memory_extproc.devstack.mock_llm import MockLLM
+from devstack.envoy import Upstream, render
+from devstack.mock_llm import MockLLM
 from tests.integration.conftest import Stack
 
 pytestmark = pytest.mark.integration

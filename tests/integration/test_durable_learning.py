@@ -1,6 +1,6 @@
 """Zero lost turns: a captured turn is learned even when the worker is killed mid-job, the
 processor is stopped before it could extract, or the processor is killed outright. The spool
-(extraction/spool.py) keeps each turn until the worker says it is done; a new processor delivers
+(learning/spool.py) keeps each turn until the worker says it is done; a new processor delivers
 what an old one left."""
 
 from __future__ import annotations
@@ -14,14 +14,14 @@ from typing import Any
 import orjson
 import pytest
 
-from memory_extproc.devstack.milvus import MilvusProcess
-from memory_extproc.devstack.mock_llm import MockLLM, Reply
-from memory_extproc.devstack.tokens import DevIdentity
-from memory_extproc.extraction import spool
-from memory_extproc.extraction.turns import Batch
+from devstack.milvus import MilvusProcess
+from devstack.mock_llm import MockLLM, Reply
+from devstack.tokens import DevIdentity
+from memory_extproc.clock import now_ms
+from memory_extproc.learning import spool
 from memory_extproc.llm_api.requests import Turn
 from memory_extproc.store.milvus import MilvusStore
-from memory_extproc.store.model import now_ms
+from memory_extproc.worker.inbox import Batch
 from tests.integration.conftest import Stack, open_store, running_stack, until
 from tests.integration.test_response_path import EXTRACTOR, _worker_pid, chat, llm_settings
 

@@ -7,10 +7,11 @@ from pathlib import Path
 import pytest
 import yaml
 
+from devstack.envoy import REPO_CONFIG, Upstream, render
+from devstack.tokens import DevIdentity
 from memory_extproc import config as config_module
-from memory_extproc.devstack.envoy import REPO_CONFIG, Upstream, render, validate
-from memory_extproc.devstack.tokens import DevIdentity
 from memory_extproc.doctor import chain_problems
+from memory_extproc.doctor import validate_envoy as validate
 from tests.deploy_files import envoy_configs, http_filters
 
 pytestmark = pytest.mark.integration

@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from memory_extproc.devstack import replay
-from memory_extproc.devstack.milvus import MilvusProcess
-from memory_extproc.devstack.mock_llm import MockLLM, Reply
-from memory_extproc.devstack.tokens import DevIdentity
+from devstack.milvus import MilvusProcess
+from devstack.mock_llm import MockLLM, Reply
+from devstack.tokens import DevIdentity
+from eval import replay
 from tests.integration.conftest import Stack, open_store, running_stack
 from tests.integration.test_response_path import EXTRACTOR, active, chat, llm_settings, until
 

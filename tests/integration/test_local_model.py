@@ -14,13 +14,13 @@ from pathlib import Path
 import aiohttp
 import pytest
 
+from devstack.gateway import Gateway
+from devstack.local_llm import MODEL_NAME, LocalLlmProcess
+from devstack.milvus import MilvusProcess
+from devstack.mock_llm import MockLLM
+from devstack.ports import free_port
+from devstack.tokens import DevIdentity
 from memory_extproc.config import ExternalModel, LlmEndpoint
-from memory_extproc.devstack.gateway import Gateway
-from memory_extproc.devstack.local_llm import MODEL_NAME, LocalLlmProcess
-from memory_extproc.devstack.milvus import MilvusProcess
-from memory_extproc.devstack.mock_llm import MockLLM
-from memory_extproc.devstack.ports import free_port
-from memory_extproc.devstack.tokens import DevIdentity
 from memory_extproc.doctor import check_llm
 from scenarios.cases import SCENARIOS, verdict
 from scenarios.runner import CHAT_MODEL, ChatAnswers, Run, memory_settings

@@ -9,7 +9,7 @@ import uuid
 import pytest
 from pymilvus import MilvusClient
 
-from memory_extproc.devstack.milvus import MilvusProcess
+from devstack.milvus import MilvusProcess
 from memory_extproc.store.model import new_memory_id
 from tests.integration.conftest import Stack
 

@@ -9,7 +9,7 @@ import uuid
 import orjson
 import pytest
 
-from memory_extproc.devstack.mock_llm import Reply, memory_lines
+from devstack.mock_llm import Reply, memory_lines
 from memory_extproc.store.milvus import MilvusStore
 from tests.integration.conftest import Stack
 

@@ -16,9 +16,9 @@ from typing import Any
 import orjson
 import pytest
 
-from memory_extproc.devstack.milvus import MilvusProcess
-from memory_extproc.devstack.mock_llm import MockLLM, Reply
-from memory_extproc.devstack.tokens import DevIdentity
+from devstack.milvus import MilvusProcess
+from devstack.mock_llm import MockLLM, Reply
+from devstack.tokens import DevIdentity
 from memory_extproc.store.milvus import MilvusStore
 from memory_extproc.store.model import Memory
 from tests.integration.conftest import Stack, open_store, running_stack, until

@@ -10,9 +10,9 @@ from datetime import datetime
 
 import pytest
 
-from memory_extproc.devstack.milvus import MilvusProcess
-from memory_extproc.devstack.mock_llm import MockLLM
-from memory_extproc.devstack.tokens import DevIdentity
+from devstack.milvus import MilvusProcess
+from devstack.mock_llm import MockLLM
+from devstack.tokens import DevIdentity
 from memory_extproc.embedding import OnnxEmbedder
 from memory_extproc.store.model import Memory
 from tests.integration.conftest import Stack, open_store, running_stack, until

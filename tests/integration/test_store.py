@@ -8,18 +8,12 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from memory_extproc.devstack.milvus import MilvusProcess
+from devstack.milvus import MilvusProcess
+from memory_extproc.clock import now_ms
 from memory_extproc.embedding import OnnxEmbedder
 from memory_extproc.store.memory import InMemoryStore
 from memory_extproc.store.milvus import MilvusStore, SchemaMismatchError
-from memory_extproc.store.model import (
-    Memory,
-    MemoryType,
-    SearchRequest,
-    Store,
-    content_hash,
-    now_ms,
-)
+from memory_extproc.store.model import Memory, MemoryType, SearchRequest, Store, content_hash
 from tests.integration.conftest import open_store
 
 pytestmark = pytest.mark.integration

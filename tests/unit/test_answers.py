@@ -7,11 +7,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memory_extproc.devstack.mock_llm import (
-    _chat_events,
-    _chat_json,
-    _responses_events,
-    _responses_json,
+from devstack.mock_llm import (
+    chat_events,
+    chat_json,
+    responses_events,
+    responses_json,
 )
 from memory_extproc.llm_api.answers import (
     MAX_BODY_BYTES,
@@ -27,13 +27,13 @@ TEXT = "Your budget is $10,000 ✅ — have a great trip! 日本"
 
 
 def test_chat_json_answer() -> None:
-    answer = answer_from_json(Api.CHAT_COMPLETIONS, orjson.dumps(_chat_json(TEXT)))
+    answer = answer_from_json(Api.CHAT_COMPLETIONS, orjson.dumps(chat_json(TEXT)))
     assert answer is not None
     assert answer.text == TEXT
 
 
 def test_responses_json_answer_and_id() -> None:
-    body = _responses_json(TEXT)
+    body = responses_json(TEXT)
     answer = answer_from_json(Api.RESPONSES, orjson.dumps(body))
     assert answer is not None
     assert answer.text == TEXT
@@ -56,7 +56,7 @@ def test_chat_bodies_without_assistant_text(body: bytes) -> None:
 
 
 def test_incomplete_responses_answer_is_ignored() -> None:
-    body = {**_responses_json(TEXT), "status": "incomplete"}
+    body = {**responses_json(TEXT), "status": "incomplete"}
     assert answer_from_json(Api.RESPONSES, orjson.dumps(body)) is None
 
 
@@ -76,7 +76,7 @@ def one_byte_at_a_time(events: list[bytes]) -> list[bytes]:
 
 @pytest.mark.parametrize("split", [lambda e: e, one_byte_at_a_time])
 def test_chat_stream_split_anywhere(split) -> None:  # type: ignore[no-untyped-def]
-    reader = stream_in(split(_chat_events(TEXT)), Api.CHAT_COMPLETIONS)
+    reader = stream_in(split(chat_events(TEXT)), Api.CHAT_COMPLETIONS)
     answer = reader.answer()
     assert answer is not None
     assert answer.text == TEXT
@@ -84,7 +84,7 @@ def test_chat_stream_split_anywhere(split) -> None:  # type: ignore[no-untyped-d
 
 @pytest.mark.parametrize("split", [lambda e: e, one_byte_at_a_time])
 def test_responses_stream_split_anywhere(split) -> None:  # type: ignore[no-untyped-def]
-    answer = stream_in(split(_responses_events(TEXT)), Api.RESPONSES).answer()
+    answer = stream_in(split(responses_events(TEXT)), Api.RESPONSES).answer()
     assert answer is not None
     assert answer.text == TEXT
     assert answer.response_id.startswith("resp_")
@@ -92,7 +92,7 @@ def test_responses_stream_split_anywhere(split) -> None:  # type: ignore[no-unty
 
 @given(st.text(min_size=1, max_size=60), st.lists(st.integers(0, 400), max_size=6))
 def test_any_split_of_any_text_reads_back(text: str, cuts: list[int]) -> None:
-    data = b"".join(_chat_events(text))
+    data = b"".join(chat_events(text))
     points = sorted({min(c, len(data)) for c in cuts})
     chunks = [data[a:b] for a, b in zip([0, *points], [*points, len(data)], strict=True)]
     answer = stream_in(chunks, Api.CHAT_COMPLETIONS).answer()
@@ -104,47 +104,45 @@ def test_any_split_of_any_text_reads_back(text: str, cuts: list[int]) -> None:
 
 
 def test_crlf_framing_and_empty_final_chunk() -> None:
-    events = [e.replace(b"\n", b"\r\n") for e in _chat_events(TEXT)]
+    events = [e.replace(b"\n", b"\r\n") for e in chat_events(TEXT)]
     answer = stream_in([*events, b""], Api.CHAT_COMPLETIONS).answer()
     assert answer is not None
     assert answer.text == TEXT
 
 
 def test_a_stream_cut_short_has_no_answer() -> None:
-    events = _chat_events(TEXT)
+    events = chat_events(TEXT)
     partial = stream_in(events[:2], Api.CHAT_COMPLETIONS)
     assert not partial.finished
     assert partial.answer() is None
-    responses = stream_in(_responses_events(TEXT)[:-1], Api.RESPONSES)
+    responses = stream_in(responses_events(TEXT)[:-1], Api.RESPONSES)
     assert responses.answer() is None
 
 
 def test_error_events_discard_the_answer() -> None:
     error = b'data: {"error": {"message": "overloaded"}}\n\n'
     assert (
-        stream_in(
-            [_chat_events(TEXT)[1], error, b"data: [DONE]\n\n"], Api.CHAT_COMPLETIONS
-        ).answer()
+        stream_in([chat_events(TEXT)[1], error, b"data: [DONE]\n\n"], Api.CHAT_COMPLETIONS).answer()
         is None
     )
     failed = b'event: response.failed\ndata: {"type": "response.failed"}\n\n'
-    assert stream_in([*_responses_events(TEXT)[:-1], failed], Api.RESPONSES).answer() is None
+    assert stream_in([*responses_events(TEXT)[:-1], failed], Api.RESPONSES).answer() is None
 
 
 def test_garbage_in_a_stream_is_skipped() -> None:
-    events = [b": keep-alive comment\n\n", b"data: {not json\n\n", *_chat_events(TEXT)]
+    events = [b": keep-alive comment\n\n", b"data: {not json\n\n", *chat_events(TEXT)]
     answer = stream_in(events, Api.CHAT_COMPLETIONS).answer()
     assert answer is not None
     assert answer.text == TEXT
 
 
 def test_gzip_bodies_and_streams() -> None:
-    body = orjson.dumps(_chat_json(TEXT))
+    body = orjson.dumps(chat_json(TEXT))
     assert decode_body(gzip.compress(body), "gzip") == body
     assert decode_body(body, "") == body
     assert decode_body(b"garbage", "gzip") is None
     assert decode_body(body, "br") is None
-    packed = gzip.compress(b"".join(_chat_events(TEXT)))
+    packed = gzip.compress(b"".join(chat_events(TEXT)))
     inflater = GzipStream()
     reader = stream_in(
         [inflater.feed(packed[i : i + 7]) for i in range(0, len(packed), 7)], Api.CHAT_COMPLETIONS
@@ -163,7 +161,7 @@ def test_one_huge_event_is_dropped_quickly_and_the_answer_not_learned() -> None:
     for _ in range(640):
         reader.feed(chunk)
     reader.feed(b'"}}]}\n\n')
-    for event in _chat_events(TEXT):
+    for event in chat_events(TEXT):
         reader.feed(event)
     reader.close()
     assert reader.too_large
@@ -171,7 +169,7 @@ def test_one_huge_event_is_dropped_quickly_and_the_answer_not_learned() -> None:
 
 
 def test_a_separator_split_across_one_character_chunks_still_ends_the_event() -> None:
-    events = b"".join(_chat_events(TEXT)).replace(b"\n", b"\r\n")
+    events = b"".join(chat_events(TEXT)).replace(b"\n", b"\r\n")
     answer = stream_in([events[i : i + 1] for i in range(len(events))], Api.CHAT_COMPLETIONS)
     assert answer.answer() is not None
 

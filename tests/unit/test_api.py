@@ -24,7 +24,7 @@ from memory_extproc.api.routes import (
 )
 from memory_extproc.api.service import MemoryApi
 from memory_extproc.embedding import EmbeddingBatcher, OnnxEmbedder
-from memory_extproc.extraction.writer import MemoryWriter
+from memory_extproc.memories.writer import MemoryWriter
 from memory_extproc.store.memory import InMemoryStore
 from memory_extproc.store.model import MemoryType, new_memory_id
 from tests.openapi_contract import check_request, check_response, operations

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memory_extproc.changes import Change, compare, corrected, ended_object, same_amount
+from memory_extproc.memories.changes import Change, compare, corrected, ended_object, same_amount
 
 HAWAII = "My budget for the Hawaii trip is $10,000"
 

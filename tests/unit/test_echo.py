@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from memory_extproc.extraction.echo import adds_information, is_request, statements, strip_echoes
-from memory_extproc.extraction.episodic import qa_chunk, statement
+from memory_extproc.memories.notes import statement
+from memory_extproc.worker.echo import adds_information, is_request, statements, strip_echoes
+from memory_extproc.worker.episodic import qa_chunk
 
 HAWAII = "My budget for the Hawaii trip is $10,000"
 NOTE = f'On 2026-11-22 the user said: "{HAWAII}" Answer: "Noted, have fun!"'

@@ -9,9 +9,9 @@ import gzip
 import orjson
 import pytest
 
+from devstack.mock_llm import chat_events
 from memory_extproc._proto.envoy.config.core.v3 import base_pb2
 from memory_extproc.config import IdentityConfig, SignalsConfig
-from memory_extproc.devstack.mock_llm import _chat_events
 from memory_extproc.embedding import EmbeddingBatcher, OnnxEmbedder
 from memory_extproc.extproc import protocol as p
 from memory_extproc.extproc.exchange import Exchange, ProcessorDeps
@@ -298,7 +298,7 @@ async def test_a_gzipped_answer_is_read(learning) -> None:  # type: ignore[no-un
 
 async def test_an_sse_answer_is_captured_when_it_ends(learning) -> None:  # type: ignore[no-untyped-def]
     deps, captures = learning
-    events = b"".join(_chat_events("Streamed answer"))
+    events = b"".join(chat_events("Streamed answer"))
     chunks = [events[i : i + 10] for i in range(0, len(events), 10)] + [b""]
     _, mode = await answered(deps, {":status": "200", "content-type": "text/event-stream"}, chunks)
     assert mode == p.RESPONSE_BODY_STREAMED
@@ -316,7 +316,7 @@ async def test_an_aborted_stream_captures_nothing(learning) -> None:  # type: ig
             "response_headers", {":status": "200", "content-type": "text/event-stream"}
         ),
     )
-    await run(exchange, body_message("response_body", _chat_events("partial")[1], end=False))
+    await run(exchange, body_message("response_body", chat_events("partial")[1], end=False))
     exchange.close()  # Envoy ended the stream without end_of_stream
     assert captures.turns == []
 

@@ -6,18 +6,18 @@ from typing import Any
 import orjson
 import pytest
 
-from memory_extproc.extraction.episodic import qa_chunk
-from memory_extproc.extraction.facts import (
+from memory_extproc.memories.facts import (
     ExtractionParseError,
     Fact,
     FactLimits,
     is_instruction_like,
     parse_facts,
-    parse_judgment,
     read_json,
     ungrounded,
 )
+from memory_extproc.memories.judge import parse_judgment
 from memory_extproc.store.model import MemoryType
+from memory_extproc.worker.episodic import qa_chunk
 
 LIMITS = FactLimits(min_chars=8, max_chars=120, max_facts=3)
 

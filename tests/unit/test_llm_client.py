@@ -8,10 +8,10 @@ from collections.abc import AsyncIterator
 import orjson
 import pytest
 
+from devstack.mock_llm import MockLLM, Reply
+from devstack.ports import free_port
 from memory_extproc.config import ExternalModel, LlmEndpoint
-from memory_extproc.devstack.mock_llm import MockLLM, Reply
-from memory_extproc.devstack.ports import free_port
-from memory_extproc.extraction.llm_client import ChatClient, JsonSchema, LlmError
+from memory_extproc.llm_client import ChatClient, JsonSchema, LlmError
 
 
 @pytest.fixture

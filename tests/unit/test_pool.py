@@ -4,7 +4,7 @@ import asyncio
 
 from prometheus_client import REGISTRY
 
-from memory_extproc.extraction.pool import WorkerPool
+from memory_extproc.worker.pool import WorkerPool
 
 
 def dropped(reason: str) -> float:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from memory_extproc.retention.usage import UsageTracker, due
+from memory_extproc.memories.retention import UsageTracker, due
 from memory_extproc.store.model import Memory, evictions, is_alive, last_used, renewed
 
 T0 = 1_700_000_000_000

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from memory_extproc.extraction.turns import CONTEXT_MESSAGES, CapturedTurn, TurnTracker
+from memory_extproc.learning.turns import CONTEXT_MESSAGES, CapturedTurn, TurnTracker
 from memory_extproc.llm_api.requests import Turn
 
 

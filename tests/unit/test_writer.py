@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import pytest
 
+from memory_extproc.clock import now_ms
 from memory_extproc.embedding import EmbeddingBatcher, OnnxEmbedder
-from memory_extproc.extraction.episodic import qa_chunk
-from memory_extproc.extraction.facts import Fact
-from memory_extproc.extraction.llm_client import JsonSchema, LlmError
-from memory_extproc.extraction.writer import MemoryWriter, Written
+from memory_extproc.llm_client import JsonSchema, LlmError
+from memory_extproc.memories.facts import Fact
+from memory_extproc.memories.writer import MemoryWriter, Written
 from memory_extproc.store.memory import InMemoryStore
-from memory_extproc.store.model import Memory, MemoryType, now_ms
+from memory_extproc.store.model import Memory, MemoryType
+from memory_extproc.worker.episodic import qa_chunk
 
 T0 = 1_700_000_000_000
 DAY = 86_400_000

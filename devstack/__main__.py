@@ -1,6 +1,6 @@
 """`make run`: Milvus standalone, the processor, Envoy on :8080, the local extraction model and,
 without LLM_BASE_URL, a demo LLM, all local; Ctrl-C stops every one of them.
-`python -m memory_extproc.devstack token alice` prints a token.
+`python -m devstack token alice` prints a token.
 
 How answers are learned from:
 * default: facts extracted by the local model (local_llm.py), started at nice 19;
@@ -17,13 +17,13 @@ import signal
 import sys
 from pathlib import Path
 
-from memory_extproc.devstack.envoy import EnvoyProcess, Upstream, render
-from memory_extproc.devstack.local_llm import LocalLlmProcess
-from memory_extproc.devstack.milvus import MilvusProcess
-from memory_extproc.devstack.mock_llm import MockLLM, statement_extractor
-from memory_extproc.devstack.ports import free_port, port_is_free
-from memory_extproc.devstack.processor import ProcessorProcess, write_config
-from memory_extproc.devstack.tokens import DevIdentity
+from devstack.envoy import EnvoyProcess, Upstream, render
+from devstack.local_llm import LocalLlmProcess
+from devstack.milvus import MilvusProcess
+from devstack.mock_llm import MockLLM, statement_extractor
+from devstack.ports import free_port, port_is_free
+from devstack.processor import ProcessorProcess, write_config
+from devstack.tokens import DevIdentity
 
 RUN_DIR = Path(os.environ.get("MEMORY_EXTPROC_RUN_DIR", ".run"))
 LEARN_MODES = ("model", "notes")
@@ -145,7 +145,7 @@ memory-extproc is running: Envoy on :{port} → memory-extproc → {llm}
   learning from answers with {learning}
   metrics:   http://127.0.0.1:{metrics_port}/metrics      logs: {RUN_DIR}/*.log
 
-Tokens (valid 7 days; more with `.venv/bin/python -m memory_extproc.devstack token NAME`):
+Tokens (valid 7 days; more with `.venv/bin/python -m devstack token NAME`):
   export ALICE={alice}
   export BOB={bob}
 
@@ -170,7 +170,7 @@ Ctrl-C stops everything.""",
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(prog="python -m memory_extproc.devstack")
+    parser = argparse.ArgumentParser(prog="python -m devstack")
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("run", help="run the local stack until Ctrl-C")
     token = commands.add_parser("token", help="print a development JWT for a user")

@@ -16,7 +16,7 @@ from pathlib import Path
 import yaml
 from milvus import MilvusServer, MilvusServerConfig
 
-from memory_extproc.devstack.ports import free_port
+from devstack.ports import free_port
 
 
 class _Config(MilvusServerConfig):

@@ -1,4 +1,9 @@
-"""Renewal by use, without a write per retrieval.
+"""Retention: when a memory expires, renewal by use, pruning; the per-user cap is the writer's.
+
+Expiry counts from when a memory was learned (``expires_at``), never from a replayed turn's date.
+Search ignores expired memories (store/filters.py); the worker prunes them now and then.
+
+Renewal by use, without a write per retrieval:
 
 A memory injected into a request should not expire while it keeps being useful. Writing on every
 retrieval would put a Milvus delete + insert behind each request (Milvus 2.3 has no partial
@@ -10,11 +15,21 @@ delete and one insert per 500 memories.
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from memory_extproc import metrics
-from memory_extproc.store.model import Memory, MemoryUse
+from memory_extproc.clock import now_ms
+from memory_extproc.store.model import Memory, MemoryUse, Store, StoreUnavailableError
+
+log = logging.getLogger(__name__)
+
+
+def expires_at(ttl_ms: int) -> int:
+    """The expiry of a memory learned now (0: never)."""
+    return now_ms() + ttl_ms if ttl_ms else 0
 
 
 def due(memory: Memory, at_ms: int, ttl_ms: int) -> bool:
@@ -48,3 +63,27 @@ class UsageTracker:
         batch = UsageBatch(tuple((u, m, n) for (u, m), n in self._counts.items()))
         self._counts = {}
         return batch
+
+
+async def renew(store: Store, batch: UsageBatch, ttl_ms: int) -> None:
+    """Count the uses and push the expiry of the memories in ``batch`` (worker side)."""
+    try:
+        renewed = await store.record_use(batch.uses, now_ms(), ttl_ms)
+    except StoreUnavailableError as exc:
+        log.warning("Memory renewals not written: %s", type(exc.__cause__).__name__)
+        return
+    metrics.MEMORIES_RENEWED.inc(renewed)
+
+
+async def prune(store: Store, interval_s: float) -> None:
+    """Delete expired memories every ``interval_s``, forever (search already ignores them)."""
+    while True:
+        try:
+            pruned = await store.prune_expired(now_ms())
+        except StoreUnavailableError as exc:
+            log.warning("Expired memories not pruned: %s", type(exc.__cause__).__name__)
+        else:
+            metrics.MEMORIES_REMOVED.labels("expired").inc(pruned)
+            if pruned:
+                log.info("Expired memories pruned", extra={"pruned": pruned})
+        await asyncio.sleep(interval_s)

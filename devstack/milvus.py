@@ -8,7 +8,7 @@ from pathlib import Path
 
 from pymilvus import MilvusClient
 
-from memory_extproc.devstack.process import ManagedProcess
+from devstack.process import ManagedProcess
 
 
 class MilvusProcess:
@@ -18,7 +18,7 @@ class MilvusProcess:
         data_dir.mkdir(parents=True, exist_ok=True)
         self._process = ManagedProcess(
             "milvus",
-            [sys.executable, "-m", "memory_extproc.devstack.milvus_child",
+            [sys.executable, "-m", "devstack.milvus_child",
              "--data", str(data_dir), "--port", str(port)],
             data_dir / "milvus-wrapper.log",
         )  # fmt: skip

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from memory_extproc.changes import Change, compare
+from memory_extproc.memories.changes import Change, compare
 from memory_extproc.store.model import MemoryType, content_hash
 from memory_extproc.words import numbers, terms
 
@@ -179,17 +179,6 @@ def _fact(item: Any, limits: FactLimits, repairs: list[str]) -> tuple[Fact | Non
     if is_instruction_like(content):
         return None, "instruction_like"
     return Fact(MemoryType(kind), content), ""
-
-
-def parse_judgment(text: str) -> bool:
-    """The answer to "is the old fact still true?": {"still_true": true|false}."""
-    value = read_json(text).value
-    answer = value.get("still_true") if isinstance(value, dict) else None
-    if isinstance(answer, str) and answer.strip().lower() in ("true", "yes", "false", "no"):
-        answer = answer.strip().lower() in ("true", "yes")
-    if not isinstance(answer, bool):
-        raise ExtractionParseError("wrong_shape", 'no boolean "still_true"')
-    return answer
 
 
 def ungrounded(fact: str, said: str, known: Sequence[str]) -> str | None:

@@ -17,7 +17,7 @@ from typing import Any
 
 import orjson
 
-from memory_extproc.devstack.mock_llm import Reply
+from devstack.mock_llm import Reply
 from memory_extproc.words import sentences
 
 # ../shared next to the repository (never copied into it); LOCOMO_PATH points elsewhere

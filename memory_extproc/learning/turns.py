@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from memory_extproc.llm_api.requests import Turn
+from memory_extproc.worker.inbox import Batch
 
 CONTEXT_MESSAGES = 5  # messages before the new turns, so the extractor knows what they refer to
 MAX_RECALLED = 50  # injected memories remembered per conversation until its next batch
@@ -31,31 +32,6 @@ class CapturedTurn:
     response_id: str = ""  # Responses API
     previous_response_id: str = ""
     recalled: tuple[str, ...] = ()  # memories injected into the request: never learned back
-
-
-@dataclass(frozen=True, slots=True)
-class Batch:
-    user_id: str
-    project_id: str
-    messages: tuple[Turn, ...]  # context, then the turns to extract
-    new_turns: int
-    at_ms: int
-    reason: str  # "every_n", "idle", or "recovered" (from the spool of an earlier run)
-    recalled: tuple[str, ...] = ()  # memories injected into these turns' requests
-    entry: str = ""  # its spool entry (extraction/spool.py): the worker says when it is done
-    attempt: int = 0  # failed jobs for it so far (it is offered again, a few times)
-
-    @property
-    def said(self) -> str:
-        """What the user said in the new turns (the context before them is not new)."""
-        users = [t.text for t in self.messages if t.role == "user"]
-        return "\n".join(users[-self.new_turns :]) if self.new_turns else ""
-
-    @property
-    def last_exchange(self) -> tuple[str, str]:
-        """The last user message and the answer to it."""
-        question = next((t.text for t in reversed(self.messages) if t.role == "user"), "")
-        return question, self.messages[-1].text if self.messages else ""
 
 
 @dataclass

@@ -24,8 +24,18 @@ from prometheus_client import REGISTRY
 
 from memory_extproc import logs, metrics
 from memory_extproc.config import Config
-from memory_extproc.extraction.turns import Batch
-from memory_extproc.retention.usage import UsageBatch
+from memory_extproc.embedding import EmbeddingBatcher
+from memory_extproc.memories.retention import UsageBatch
+from memory_extproc.wiring import (
+    build_embedder,
+    build_store,
+    build_writer,
+    extraction_model,
+    fact_limits,
+)
+from memory_extproc.worker.inbox import Batch
+from memory_extproc.worker.jobs import LearningJobs
+from memory_extproc.worker.pool import WorkerPool
 
 log = logging.getLogger(__name__)
 
@@ -60,14 +70,33 @@ def main(config: Config, batches: Any, events: Any, stop: Any, parent: int) -> N
     asyncio.run(_serve(config, batches, events, stop, parent))
 
 
+def build_jobs(config: Config) -> LearningJobs:
+    """LLM extraction when a memory_extraction model is configured, else notes of every
+    substantive turn; with its own Milvus client and embedder."""
+    settings = config.memory.extraction
+    client = extraction_model(config)
+    store = build_store(config, "extraction")
+    embedder = EmbeddingBatcher(build_embedder(config), name="extraction")
+    return LearningJobs(
+        pool=WorkerPool(
+            queue_size=settings.queue_size,
+            concurrency=settings.concurrency,
+            job_timeout_s=settings.job_timeout_seconds,
+        ),
+        writer=build_writer(config, store, embedder, client),
+        store=store,
+        extractor=client,
+        limits=fact_limits(config),
+        retention=config.memory.retention,
+    )
+
+
 async def _serve(config: Config, batches: Any, events: Any, stop: Any, parent: int) -> None:
     """Take batches while the pool has room (the rest wait in the processor's spool) until the
     processor says stop, then drain within the grace period. Each finished batch is reported
     ("done", entry) so the spool can let it go; an unfinished one is delivered again later."""
-    from memory_extproc.server import build_processor  # the worker builds its own parts
-
-    processor = build_processor(config)
-    await processor.start()
+    jobs = build_jobs(config)
+    await jobs.start()
     pump = asyncio.get_running_loop().create_task(_send_metrics(events, parent))
 
     def done(entry: str, failed: bool) -> None:
@@ -83,15 +112,15 @@ async def _serve(config: Config, batches: Any, events: Any, stop: Any, parent: i
             stopping = stop.is_set()
             continue
         if isinstance(item, Batch):
-            while not processor.submit(item, done):  # full: wait for room
+            while not jobs.submit(item, done):  # full: wait for room
                 if stopping:
                     break  # the spool keeps it for the next start
-                await processor.room(0.5)
+                await jobs.room(0.5)
                 stopping = stop.is_set()
         elif isinstance(item, UsageBatch):
-            processor.record_use(item)
+            jobs.record_use(item)
         stopping = stopping or stop.is_set()
-    await processor.stop(config.memory.extraction.drain_seconds)
+    await jobs.stop(config.memory.extraction.drain_seconds)
     pump.cancel()
     with contextlib.suppress(asyncio.CancelledError):
         await pump

@@ -1,1 +1,0 @@
-"""Response path: turn conversations into consistent memories, off the request path."""

@@ -1,0 +1,64 @@
+"""Asking a model whether an old fact is still true after a new one (the writer's judge).
+
+One pair per call, worked examples as chat turns: the smallest decision there is, so that a small
+local model answers it well (memories/writer.py says when it is asked).
+"""
+
+from __future__ import annotations
+
+import orjson
+
+from memory_extproc.llm_client import JsonSchema
+from memory_extproc.memories.facts import ExtractionParseError, read_json
+from memory_extproc.words import one_line
+
+JUDGE_SYSTEM = """\
+You keep a user's memory up to date. You get an OLD fact and a NEW fact about the user.
+Question: after the NEW fact, is the OLD fact still true?
+- "still_true": false only when the NEW fact changes, corrects or ends exactly what the OLD \
+fact says (a new value for the same thing, or sold / quit / moved / no longer).
+- "still_true": true when the facts are about different things, or both can be true together \
+(a person can like many foods, have several relatives, hobbies, allergies).
+Answer with JSON only: {"still_true": true} or {"still_true": false}."""
+
+_JUDGE_EXAMPLES = (
+    ("User works as a nurse", "User works as a teacher", False),
+    ("User has a cat named Tom", "User has a dog named Rex", True),
+    ("User plays in a band", "User left the band", False),
+    ("User likes jazz", "User likes rock music", True),
+    ("User's son is called Ben", "User's niece is called Lily", True),
+    ("User's rent is $900 a month", "User's rent is $1,100 a month", False),
+)
+
+JUDGE_SCHEMA = JsonSchema(
+    "memory_still_true",
+    {
+        "type": "object",
+        "properties": {"still_true": {"type": "boolean"}},
+        "required": ["still_true"],
+        "additionalProperties": False,
+    },
+)
+
+
+def judge_messages(old: str, new: str) -> list[dict[str, str]]:
+    """Is ``old`` still true after ``new``? One pair per call: the smallest decision there is."""
+    messages = [{"role": "system", "content": JUDGE_SYSTEM}]
+    for example_old, example_new, still in _JUDGE_EXAMPLES:
+        messages += [
+            {"role": "user", "content": f"OLD: {example_old}\nNEW: {example_new}"},
+            {"role": "assistant", "content": orjson.dumps({"still_true": still}).decode()},
+        ]
+    messages.append({"role": "user", "content": f"OLD: {one_line(old)}\nNEW: {one_line(new)}"})
+    return messages
+
+
+def parse_judgment(text: str) -> bool:
+    """The answer to "is the old fact still true?": {"still_true": true|false}."""
+    value = read_json(text).value
+    answer = value.get("still_true") if isinstance(value, dict) else None
+    if isinstance(answer, str) and answer.strip().lower() in ("true", "yes", "false", "no"):
+        answer = answer.strip().lower() in ("true", "yes")
+    if not isinstance(answer, bool):
+        raise ExtractionParseError("wrong_shape", 'no boolean "still_true"')
+    return answer

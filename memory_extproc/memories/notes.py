@@ -1,0 +1,33 @@
+"""The format of a note, the memory the model-free mode keeps of a turn, and its way back.
+
+A note quotes what the user said (and the answer), dated; the truth rules and injection compare
+what was said (``statement``), not the frame around it.
+"""
+
+from __future__ import annotations
+
+import re
+
+_QUESTION_CHARS = 300
+_ANSWER_CHARS = 400
+_NOTE = re.compile(
+    r'^On \d{4}-\d{2}-\d{2} the user said: "(?P<said>.*?)"(?: Answer: "|$)', re.DOTALL
+)
+
+
+def _clip(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def note(question: str, answer: str, date: str) -> str:
+    asked = _clip(question, _QUESTION_CHARS)
+    if not answer:
+        return f'On {date} the user said: "{asked}"'
+    return f'On {date} the user said: "{asked}" Answer: "{_clip(answer, _ANSWER_CHARS)}"'
+
+
+def statement(content: str) -> str:
+    """What the user said, for a note; the memory itself for anything else."""
+    match = _NOTE.match(content)
+    return match.group("said") if match else content

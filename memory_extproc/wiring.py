@@ -1,0 +1,90 @@
+"""Builders shared by the two processes and the tools: the processor (server.py), the worker
+(worker/main.py), the CLI and the doctor each compose their parts from these."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memory_extproc.api.service import MemoryApi
+from memory_extproc.config import Config
+from memory_extproc.embedding import EmbeddingBatcher, OnnxEmbedder, model_files
+from memory_extproc.embedding.quantize import DEFAULT_CACHE, int8_model
+from memory_extproc.llm_client import ChatClient
+from memory_extproc.memories.facts import FactLimits
+from memory_extproc.memories.writer import MemoryWriter
+from memory_extproc.retrieval.plan import RetrievalPolicy
+from memory_extproc.retrieval.rank import RankPolicy
+from memory_extproc.retrieval.rewrite import QueryRewriter
+from memory_extproc.store.milvus import MilvusStore
+
+
+def build_embedder(config: Config) -> OnnxEmbedder:
+    emb = config.memory.embedding
+    files = model_files(emb.model_path, emb.tokenizer_path)
+    if emb.precision == "int8" and not emb.model_path:
+        files = int8_model(files, Path(emb.cache_dir) if emb.cache_dir else DEFAULT_CACHE)
+    return OnnxEmbedder(files, threads=emb.threads)
+
+
+def build_store(config: Config, client_name: str = "query") -> MilvusStore:
+    milvus = config.memory.milvus
+    return MilvusStore(
+        milvus.uri,
+        milvus.collection,
+        milvus.dimension,
+        token=milvus.token,
+        timeout_s=milvus.timeout_seconds,
+        client_name=client_name,
+    )
+
+
+def extraction_model(config: Config) -> ChatClient | None:
+    model = config.memory.model("memory_extraction")
+    return ChatClient(model, retries=config.memory.extraction.retries) if model else None
+
+
+def query_rewriter(config: Config) -> QueryRewriter | None:
+    """No retries: a rewrite that is not back within the budget is not waited for."""
+    model = config.memory.model("memory_rewrite")
+    return QueryRewriter(ChatClient(model, retries=0)) if model else None
+
+
+def fact_limits(config: Config) -> FactLimits:
+    settings = config.memory.extraction
+    return FactLimits(settings.min_fact_chars, settings.max_fact_chars, settings.max_facts)
+
+
+def build_writer(
+    config: Config, store: MilvusStore, embedder: EmbeddingBatcher, judge: ChatClient | None
+) -> MemoryWriter:
+    retention = config.memory.retention
+    return MemoryWriter(
+        store,
+        embedder,
+        judge,
+        ttl_ms=retention.ttl_ms,
+        max_per_user=retention.max_memories_per_user,
+    )
+
+
+def build_api(config: Config, store: MilvusStore, embedder: EmbeddingBatcher) -> MemoryApi:
+    """Explicit adds dedup (hash, restatement) but are not reconciled by a model: the user
+    said it, and an API call must not wait on an LLM."""
+    return MemoryApi(
+        store,
+        embedder,
+        build_writer(config, store, embedder, None),
+        default_threshold=config.memory.default_similarity_threshold,
+    )
+
+
+def retrieval_policy(config: Config) -> RetrievalPolicy:
+    memory = config.memory
+    return RetrievalPolicy(
+        limit=memory.default_retrieval_limit,
+        threshold=memory.default_similarity_threshold,
+        max_context_chars=memory.retrieval.max_context_chars,
+        excluded_paths=frozenset(memory.retrieval.excluded_paths),
+        excluded_models=frozenset(memory.retrieval.excluded_models),
+        ranking=RankPolicy(hybrid=memory.retrieval.hybrid),
+    )

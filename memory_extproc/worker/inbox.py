@@ -1,0 +1,33 @@
+"""What the processor hands the worker process: batches of turns to learn from (and usage
+counts, memories/retention.py). Pickled across the process boundary and kept in the spool."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from memory_extproc.llm_api.requests import Turn
+
+
+@dataclass(frozen=True, slots=True)
+class Batch:
+    user_id: str
+    project_id: str
+    messages: tuple[Turn, ...]  # context, then the turns to extract
+    new_turns: int
+    at_ms: int
+    reason: str  # "every_n", "idle", or "recovered" (from the spool of an earlier run)
+    recalled: tuple[str, ...] = ()  # memories injected into these turns' requests
+    entry: str = ""  # its spool entry (learning/spool.py): the worker says when it is done
+    attempt: int = 0  # failed jobs for it so far (it is offered again, a few times)
+
+    @property
+    def said(self) -> str:
+        """What the user said in the new turns (the context before them is not new)."""
+        users = [t.text for t in self.messages if t.role == "user"]
+        return "\n".join(users[-self.new_turns :]) if self.new_turns else ""
+
+    @property
+    def last_exchange(self) -> tuple[str, str]:
+        """The last user message and the answer to it."""
+        question = next((t.text for t in reversed(self.messages) if t.role == "user"), "")
+        return question, self.messages[-1].text if self.messages else ""

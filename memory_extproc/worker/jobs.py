@@ -1,0 +1,224 @@
+"""The worker's jobs: batches become memories, used memories are renewed, expired ones pruned.
+
+Runs in the worker process (main.py) with its own Milvus client, embedder and LLM client.
+Failures (LLM down, slow, garbage; Milvus down) end one job, are logged and counted, and store
+nothing half-made: the processor offers the batch again later.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import Counter
+from collections.abc import Callable, Sequence
+
+from memory_extproc import metrics
+from memory_extproc.clock import day
+from memory_extproc.config import RetentionConfig
+from memory_extproc.llm_api.requests import Turn
+from memory_extproc.llm_client import ChatClient, LlmError
+from memory_extproc.memories import retention
+from memory_extproc.memories.changes import CHANGE_MARKER
+from memory_extproc.memories.facts import (
+    ExtractionParseError,
+    Fact,
+    FactLimits,
+    parse_facts,
+    ungrounded,
+)
+from memory_extproc.memories.retention import UsageBatch
+from memory_extproc.memories.writer import MemoryWriter
+from memory_extproc.store.milvus import MilvusStore
+from memory_extproc.store.model import MemoryType, StoreUnavailableError
+from memory_extproc.worker.echo import adds_information, statements, strip_echoes
+from memory_extproc.worker.episodic import qa_chunk
+from memory_extproc.worker.inbox import Batch
+from memory_extproc.worker.pool import WorkerPool
+from memory_extproc.worker.prompts import extraction_messages, facts_schema, transcript
+
+log = logging.getLogger(__name__)
+_COPIED = ("rejected_stale_value", "rejected_echo", "rejected_ungrounded")
+
+
+class LearningJobs:
+    """The pool and everything it runs."""
+
+    def __init__(
+        self,
+        *,
+        pool: WorkerPool,
+        writer: MemoryWriter,
+        store: MilvusStore | None,  # started and closed here; None in tests that bring their own
+        extractor: ChatClient | None,
+        limits: FactLimits,
+        retention: RetentionConfig | None = None,
+    ) -> None:
+        self._pool = pool
+        self._writer = writer
+        self._store = store
+        self._extractor = extractor
+        self._limits = limits
+        self._retention = retention or RetentionConfig()
+        self._pruner: asyncio.Task[None] | None = None
+
+    @property
+    def mode(self) -> str:
+        return "llm" if self._extractor is not None else "episodic"
+
+    async def start(self) -> None:
+        if self._store is not None:
+            await self._store.start()
+            if self._retention.ttl_ms:
+                self._pruner = asyncio.get_running_loop().create_task(
+                    retention.prune(self._store, self._retention.prune_interval_seconds)
+                )
+        self._pool.start()
+
+    def submit(self, batch: Batch, done: Callable[[str, bool], None]) -> bool:
+        """False when the pool is full: the batch waits (it is kept in the processor).
+        ``done(entry, failed)`` when it ran: a failed batch is offered again later."""
+        return self._pool.submit(
+            batch.user_id, lambda: self.run(batch), name=f"{self.mode}:{batch.reason}",
+            on_done=lambda failed: done(batch.entry, failed),
+        )  # fmt: skip
+
+    async def room(self, timeout_s: float) -> None:
+        await self._pool.room(timeout_s)
+
+    def record_use(self, batch: UsageBatch) -> None:
+        self._pool.submit("usage", lambda: self._renew(batch), name="usage")
+
+    async def _renew(self, batch: UsageBatch) -> None:
+        if self._store is not None:
+            await retention.renew(self._store, batch, self._retention.ttl_ms)
+
+    async def stop(self, grace_s: float) -> None:
+        if self._pruner is not None:
+            self._pruner.cancel()
+        await self._pool.drain(grace_s)
+        if self._extractor is not None:
+            await self._extractor.close()
+        if self._store is not None:
+            await self._store.close()
+
+    async def run(self, batch: Batch) -> bool:
+        """True when learned; False when it failed (the model or Milvus down, slow or talking
+        garbage), to be tried again later: nothing half-made is stored either way."""
+        try:
+            if self._extractor is None:
+                outcomes = await self._episodic(batch)
+            else:
+                outcomes = await self._extract(batch, self._extractor)
+        except LlmError as exc:
+            metrics.EXTRACTION_JOBS.labels("llm_error").inc()
+            log.warning("Extraction failed: %s", exc)
+            return False
+        except ExtractionParseError as exc:
+            metrics.EXTRACTION_JOBS.labels("parse_error").inc()
+            log.warning("Extraction answer unusable: %s", exc)
+            return False
+        except StoreUnavailableError as exc:
+            metrics.EXTRACTION_JOBS.labels("store_error").inc()
+            log.warning("Memory store failed during extraction: %s", type(exc.__cause__).__name__)
+            return False
+        metrics.EXTRACTION_JOBS.labels("ok").inc()
+        for outcome, count in outcomes.items():
+            metrics.EXTRACTION_FACTS.labels(outcome).inc(count)
+        log.info(
+            "Memory: extraction done",
+            extra={"mode": self.mode, "reason": batch.reason, "turns": batch.new_turns, **outcomes},
+        )
+        return True
+
+    async def _extract(self, batch: Batch, extractor: ChatClient) -> Counter[str]:
+        """Facts from each new user message, one call each (a 1.5B model shown ten turns at
+        once wrote one fact; shown one message at a time, six in less time), with the
+        assistant's words around it as context: messages without their questions, answers
+        without what they echoed from memory. Told what memory already holds; checked against
+        the words it was shown before anything is written (facts.ungrounded)."""
+        turns = [
+            Turn(t.role, strip_echoes(t.text, batch.recalled))
+            if t.role == "assistant"
+            else Turn(t.role, statements(t.text))
+            for t in batch.messages
+        ]
+        users = [i for i, t in enumerate(batch.messages) if t.role == "user"]
+        outcomes: Counter[str] = Counter()
+        facts: list[Fact] = []
+        failed: ExtractionParseError | None = None
+        asked = failures = 0
+        for i in users[-batch.new_turns :] if batch.new_turns else []:
+            before = turns[i - 1] if i and turns[i - 1].role == "assistant" else None
+            after = (
+                turns[i + 1] if i + 1 < len(turns) and turns[i + 1].role == "assistant" else None
+            )
+            window = [t for t in (before, turns[i], after) if t is not None]
+            answer = after.text if after else ""
+            if not turns[i].text and not adds_information(
+                answer, batch.messages[i].text, batch.recalled
+            ):
+                outcomes["skipped_request_only"] += 1  # nothing stated, nothing new: no call
+                continue
+            asked += 1
+            try:
+                found, said = await self._facts(extractor, batch, window, batch.recalled)
+                if not found and batch.recalled and any(r in said for r in _COPIED):
+                    # A small model tends to copy what it was told is known instead of what
+                    # was said: asked once more without it, it has nothing to copy.
+                    said["retried_without_known"] += 1
+                    found, again = await self._facts(extractor, batch, window, ())
+                    said.update(again)
+            except ExtractionParseError as exc:
+                failed, failures = exc, failures + 1
+                outcomes[f"answer_{exc.reason}"] += 1
+                continue
+            outcomes.update(said)
+            facts.extend(found)
+        if failed is not None and failures == asked:
+            raise failed  # not one usable answer: the job failed
+        written = await self._writer.write_batch(
+            batch.user_id, batch.project_id, facts, batch.at_ms, source="conversation",
+            change_said=bool(CHANGE_MARKER.search(batch.said)),
+        )  # fmt: skip
+        outcomes.update(w.value for w in written)
+        return outcomes
+
+    async def _facts(
+        self, extractor: ChatClient, batch: Batch, turns: Sequence[Turn], known: Sequence[str]
+    ) -> tuple[list[Fact], Counter[str]]:
+        """The model's facts that come from the words it was shown, and what was refused."""
+        heard = "\n".join(t.text for t in turns)
+        answer = await extractor.complete(
+            extraction_messages(known, transcript(turns), day(batch.at_ms)),
+            schema=facts_schema(self._limits.max_facts, self._limits.max_chars),
+        )
+        try:
+            parsed = parse_facts(answer, self._limits)
+        except ExtractionParseError as exc:
+            metrics.LLM_ANSWERS.labels(extractor.role, exc.reason).inc()
+            raise
+        for repair in parsed.repairs or ("clean",):
+            metrics.LLM_ANSWERS.labels(extractor.role, repair).inc()
+        outcomes: Counter[str] = Counter({f"rejected_{r}": n for r, n in parsed.rejected.items()})
+        facts = []
+        for fact in parsed.facts:
+            reason = ungrounded(fact.content, heard, batch.recalled)
+            if reason is None:
+                facts.append(fact)
+            else:
+                outcomes[f"rejected_{reason}"] += 1
+        return facts, outcomes
+
+    async def _episodic(self, batch: Batch) -> Counter[str]:
+        question, answer = batch.last_exchange
+        chunk = qa_chunk(question, answer, day(batch.at_ms), batch.recalled)
+        if chunk is None:
+            return Counter({"skipped_not_substantive": 1})
+        written = await self._writer.write(
+            batch.user_id,
+            batch.project_id,
+            Fact(MemoryType.EPISODIC, chunk),
+            batch.at_ms,
+            source="conversation",
+        )
+        return Counter({written.value: 1})
