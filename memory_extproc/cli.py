@@ -5,19 +5,17 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
-from collections.abc import Awaitable, Callable
-from datetime import UTC, datetime
 from pathlib import Path
+from urllib.parse import urlencode
 
 import orjson
 
 from memory_extproc import config as config_module
 from memory_extproc import logs
-from memory_extproc.clock import now_ms
+from memory_extproc.api.service import ApiReply
 from memory_extproc.embedding.batcher import EmbeddingBatcher
-from memory_extproc.memories.facts import Fact
-from memory_extproc.store.milvus import MilvusStore
-from memory_extproc.store.model import Memory, MemoryType, SearchRequest, validate_scope_value
+from memory_extproc.store.model import MemoryType, validate_scope_value
+from memory_extproc.wiring import build_api, build_embedder, build_store
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -45,19 +43,30 @@ def main(argv: list[str] | None = None) -> int:
     add.add_argument("--type", default="semantic", choices=[t.value for t in MemoryType])
     add.add_argument("content")
     listing = memories.add_parser("list", help="a user's memories, newest first (JSON lines)")
-    listing.add_argument("--user", required=True)
     listing.add_argument("--limit", type=int, default=100)
     listing.add_argument("--type", choices=[t.value for t in MemoryType])
     search = memories.add_parser("search", help="a user's memories closest to a text (JSON lines)")
-    search.add_argument("--user", required=True)
     search.add_argument("--limit", type=int, default=5)
     search.add_argument("--threshold", type=float, help="default: the configured one")
+    search.add_argument("--type", choices=[t.value for t in MemoryType])
     search.add_argument("query")
-    forget = memories.add_parser("forget", help="delete one memory, or all of a user's")
-    forget.add_argument("--user", required=True)
+    update = memories.add_parser("update", help="edit one memory (its old text stays in history)")
+    update.add_argument("--id", required=True)
+    update.add_argument("--type", choices=[t.value for t in MemoryType])
+    update.add_argument("content")
+    memories.add_parser("history", help="the earlier texts of one memory").add_argument(
+        "--id", required=True
+    )
+    forget = memories.add_parser(
+        "forget", help="delete one memory, all of a user's, or all of one project of a user"
+    )
     target = forget.add_mutually_exclusive_group(required=True)
     target.add_argument("--id")
-    target.add_argument("--all", action="store_true")
+    target.add_argument("--all", action="store_true", help="everything, or only --project's")
+    for command in (add, listing, search, update, memories.choices["history"], forget):
+        if command is not add:
+            command.add_argument("--user", required=True)
+            command.add_argument("--project", default="", help="only this project's memories")
 
     args = parser.parse_args(argv)
     try:
@@ -91,8 +100,8 @@ async def _doctor(config: config_module.Config, args: argparse.Namespace) -> int
 
 
 async def _memories(config: config_module.Config, args: argparse.Namespace) -> int:
-    from memory_extproc.wiring import build_store
-
+    """The memory API's own operations, for one user, straight against Milvus: the same rules
+    (dedup, revision, verified deletes) and the same JSON for a memory as /v1/memory."""
     try:
         validate_scope_value(args.user)
     except ValueError as exc:
@@ -104,76 +113,65 @@ async def _memories(config: config_module.Config, args: argparse.Namespace) -> i
         await store.close()
         print(f"error: Milvus is not reachable at {config.memory.milvus.uri}", file=sys.stderr)
         return 1
-    commands: dict[str, Callable[[], Awaitable[int]]] = {
-        "add": lambda: _add(store, config, args),
-        "list": lambda: _list(store, args),
-        "search": lambda: _search(store, config, args),
-        "forget": lambda: _forget(store, args),
-    }
+    embedder = EmbeddingBatcher(build_embedder(config), name="cli")
+    api = build_api(config, store, embedder, source="cli")
     try:
-        return await commands[args.memories_command]()
+        reply = await api.respond(*_request(args), args.user, args.project)
     finally:
         await store.close()
+        embedder.close()
+    return _show(args, reply)
 
 
-def _embedder(config: config_module.Config) -> EmbeddingBatcher:
-    from memory_extproc.wiring import build_embedder
-
-    return EmbeddingBatcher(build_embedder(config), name="cli")
-
-
-async def _add(store: MilvusStore, config: config_module.Config, args: argparse.Namespace) -> int:
-    from memory_extproc.wiring import build_writer
-
-    content = args.content.strip()
-    if not content:
-        print("error: empty content", file=sys.stderr)
-        return 2
-    writer = build_writer(config, store, _embedder(config), None)
-    written, memory = await writer.add(
-        args.user, args.project, Fact(MemoryType(args.type), content), now_ms(), source="cli"
-    )
-    print(f"{memory.id} {written.value}")
-    return 0
-
-
-def _line(memory: Memory, **extra: object) -> str:
-    created = datetime.fromtimestamp(memory.created_at / 1000, tz=UTC).isoformat()
-    return orjson.dumps(
-        {"id": memory.id, "type": memory.type, "content": memory.content, "created": created,
-         "project_id": memory.project_id, **extra}
-    ).decode()  # fmt: skip
+def _request(args: argparse.Namespace) -> tuple[str, str, str, bytes]:
+    """The /v1/memory call a command stands for: the API parses and checks it as any other."""
+    command, base = args.memories_command, "/v1/memory"
+    fields = {"type": getattr(args, "type", None), "project_id": args.project or None}
+    if command == "add":
+        return "POST", base, "", _body(content=args.content, **fields)
+    if command == "list":
+        return "GET", base, urlencode({"limit": args.limit, **_given(fields)}), b""
+    if command == "search":
+        return (
+            "POST",
+            f"{base}/search",
+            "",
+            _body(query=args.query, limit=args.limit, threshold=args.threshold, **fields),
+        )
+    if command == "update":
+        return "PATCH", f"{base}/{args.id}", "", _body(content=args.content, type=args.type)
+    if command == "history":
+        return "GET", f"{base}/{args.id}/history", "", b""
+    if args.id:
+        return "DELETE", f"{base}/{args.id}", "", b""
+    scope = {"project_id": args.project} if args.project else {"scope": "user"}
+    return "DELETE", base, urlencode(scope), b""
 
 
-async def _list(store: MilvusStore, args: argparse.Namespace) -> int:
-    types = [MemoryType(args.type)] if args.type else []
-    for memory in await store.list(args.user, limit=args.limit, types=types):
-        print(_line(memory))
-    return 0
+def _given(fields: dict[str, object]) -> dict[str, object]:
+    return {k: v for k, v in fields.items() if v is not None}
 
 
-async def _search(
-    store: MilvusStore, config: config_module.Config, args: argparse.Namespace
-) -> int:
-    threshold = config.memory.default_similarity_threshold
-    vector = await _embedder(config).embed(args.query)
-    request = SearchRequest(
-        args.user, vector, limit=args.limit,
-        threshold=threshold if args.threshold is None else args.threshold,
-    )  # fmt: skip
-    for hit in await store.retrieve(request):
-        print(_line(hit.memory, score=round(hit.score, 4)))
-    return 0
+def _body(**fields: object) -> bytes:
+    return orjson.dumps(_given(fields))
 
 
-async def _forget(store: MilvusStore, args: argparse.Namespace) -> int:
-    if args.all:
-        print(f"deleted {await store.forget_by_scope(args.user)} memories")
-        return 0
-    if not await store.forget(args.user, args.id):
-        print("error: no such memory for this user", file=sys.stderr)
-        return 1
-    print("deleted")
+def _show(args: argparse.Namespace, reply: ApiReply) -> int:
+    """Errors on stderr (exit 1); memories as JSON lines, one per memory, as the API shows them."""
+    data = orjson.loads(reply.body) if reply.body else {}
+    if reply.status >= 400:
+        print(f"error: {data['error']['message']}", file=sys.stderr)
+        return 2 if reply.status == 400 else 1
+    command = args.memories_command
+    if command == "add":
+        print(f"{data['id']} {data['result']}")
+    elif command == "update":
+        print(orjson.dumps(data).decode())
+    elif command == "forget":
+        print(f"deleted {data['deleted']} rows, history included" if data else "deleted")
+    else:
+        for item in data["data"]:
+            print(orjson.dumps(item).decode())
     return 0
 
 

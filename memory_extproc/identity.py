@@ -17,17 +17,21 @@ _TRUE = frozenset({"true", "1", "yes", "on"})
 
 @dataclass(frozen=True, slots=True)
 class HeaderSignals:
+    """What one request's headers say, read once: who asks, and the signals memory obeys."""
+
     user_id: str  # "" when absent
-    project_id: str
-    invalid_identity: bool  # a header was present but unusable: treated as absent
-    opted_out: bool
-    fact_signal: bool
-    tool_signal: bool
+    path: str = ""  # canonical (api/routes.request_path)
+    project_id: str = ""
+    invalid_identity: bool = False  # a header was present but unusable: treated as absent
+    opted_out: bool = False
+    fact_signal: bool = False
+    tool_signal: bool = False
     at_ms: int | None = None  # the turn's date when the client says (replayed history)
 
 
 def read_headers(
     headers: dict[str, str],
+    path: str,
     identity: IdentityConfig,
     signals: SignalsConfig,
     date_header: str = "",
@@ -36,6 +40,7 @@ def read_headers(
     project_id, bad_project = _scope(headers.get(identity.project_header, ""), "project id")
     return HeaderSignals(
         user_id=user_id if not bad_project else "",
+        path=path,
         project_id=project_id,
         invalid_identity=bad_user or bad_project,
         opted_out=headers.get(signals.opt_out_header, "").strip().lower() in _TRUE,

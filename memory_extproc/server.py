@@ -18,8 +18,8 @@ from memory_extproc._proto.envoy.service.ext_proc.v3 import external_processor_p
 from memory_extproc.api.service import MemoryApi
 from memory_extproc.config import Config
 from memory_extproc.embedding import EmbeddingBatcher
-from memory_extproc.extproc.exchange import ProcessorDeps
-from memory_extproc.extproc.servicer import ExternalProcessor
+from memory_extproc.extproc.servicer import SERVICE_NAME, ExternalProcessor
+from memory_extproc.extproc.stream import ProcessorDeps
 from memory_extproc.learning.service import LearningService
 from memory_extproc.memories.retention import UsageTracker
 from memory_extproc.retrieval.service import MemoryRetrieval
@@ -33,7 +33,6 @@ from memory_extproc.wiring import (
 )
 
 log = logging.getLogger(__name__)
-SERVICE_NAME = "envoy.service.ext_proc.v3.ExternalProcessor"
 
 
 def build_learning(config: Config, usage: UsageTracker | None = None) -> LearningService:
@@ -50,8 +49,8 @@ async def serve(config: Config) -> None:
     store: MilvusStore | None = None
     batcher: EmbeddingBatcher | None = None
     retrieval = None
-    extraction: LearningService | None = None
-    worker: LearningService | None = None
+    learning: LearningService | None = None  # learns from answers (auto_store)
+    worker: LearningService | None = None  # runs even when nothing is learned: retention
     api: MemoryApi | None = None
     if memory.enabled:
         batcher = EmbeddingBatcher(build_embedder(config), name="query")
@@ -73,7 +72,7 @@ async def serve(config: Config) -> None:
         worker = build_learning(config, usage)
         await worker.start()
         if memory.auto_store:
-            extraction = worker
+            learning = worker
     else:
         log.warning("memory.enabled is false: every request passes through unchanged")
 
@@ -89,7 +88,7 @@ async def serve(config: Config) -> None:
         retrieval=retrieval,
         identity=memory.identity,
         signals=memory.signals,
-        extraction=extraction,
+        learning=learning,
         date_header=memory.extraction.date_header,
         api=api,
     )
@@ -110,7 +109,7 @@ async def serve(config: Config) -> None:
             "grpc_port": port,
             "admin_port": metrics_server.server_port,
             "memory": "enabled" if memory.enabled else "disabled",
-            "learning": extraction.mode if extraction is not None else "off",
+            "learning": learning.mode if learning is not None else "off",
         },
     )
 

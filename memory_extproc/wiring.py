@@ -67,7 +67,9 @@ def build_writer(
     )
 
 
-def build_api(config: Config, store: MilvusStore, embedder: EmbeddingBatcher) -> MemoryApi:
+def build_api(
+    config: Config, store: MilvusStore, embedder: EmbeddingBatcher, source: str = "api"
+) -> MemoryApi:
     """Explicit adds dedup (hash, restatement) but are not reconciled by a model: the user
     said it, and an API call must not wait on an LLM."""
     return MemoryApi(
@@ -75,6 +77,7 @@ def build_api(config: Config, store: MilvusStore, embedder: EmbeddingBatcher) ->
         embedder,
         build_writer(config, store, embedder, None),
         default_threshold=config.memory.default_similarity_threshold,
+        source=source,
     )
 
 

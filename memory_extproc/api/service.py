@@ -6,7 +6,6 @@ looks exactly like one that does not exist (404), so ids cannot be probed.
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 from dataclasses import dataclass
 from typing import Any
@@ -37,7 +36,6 @@ from memory_extproc.store.model import (
     SearchRequest,
     Store,
     StoreUnavailableError,
-    content_hash,
     is_alive,
     replaced_at,
 )
@@ -91,7 +89,9 @@ class MemoryApi:
         writer: MemoryWriter,
         *,
         default_threshold: float,
+        source: str = "api",  # recorded on what it adds: "api", or "cli"
     ) -> None:
+        self._source = source
         self._store = store
         self._embedder = embedder
         self._writer = writer
@@ -100,24 +100,33 @@ class MemoryApi:
     async def respond(
         self, method: str, path: str, query: str, body: bytes, user_id: str, project_id: str
     ) -> ApiReply:
-        """Never raises: every failure is a JSON error with a stable code."""
+        """An HTTP call of the memory API. Never raises: every failure is a JSON error with a
+        stable code."""
         try:
             if not user_id:
                 raise ApiError(401, "unauthenticated", "the memory API needs an authenticated user")
             call = parse_call(method, path, query, body)
-            if not self._store.available:
-                raise StoreUnavailableError("store not connected")
-            reply = await self._run(call, user_id, project_id)
         except ApiError as exc:
             reply = error_reply(exc.status, exc.code, exc.message)
-        except StoreUnavailableError:
-            reply = error_reply(503, "unavailable", "memory storage is unavailable, try again")
-        except Exception:
-            log.exception("memory API call failed")
-            reply = error_reply(500, "internal", "unexpected error")
+        else:
+            reply = await self._execute(call, user_id, project_id)
         label = method if method in _METHODS else "other"
         metrics.API_REQUESTS.labels(label, str(reply.status)).inc()
         return reply
+
+    async def _execute(self, call: Call, user_id: str, project_id: str) -> ApiReply:
+        """One operation for one user: the API's after parsing, and the CLI's. Never raises."""
+        try:
+            if not self._store.available:
+                raise StoreUnavailableError("store not connected")
+            return await self._run(call, user_id, project_id)
+        except ApiError as exc:
+            return error_reply(exc.status, exc.code, exc.message)
+        except StoreUnavailableError:
+            return error_reply(503, "unavailable", "memory storage is unavailable, try again")
+        except Exception:
+            log.exception("memory API call failed")
+            return error_reply(500, "internal", "unexpected error")
 
     async def _run(self, call: Call, user_id: str, project_id: str) -> ApiReply:
         store = self._store
@@ -142,7 +151,7 @@ class MemoryApi:
             case AddMemory():
                 project = project_id if call.project_id is None else call.project_id
                 written, memory = await self._writer.add(
-                    user_id, project, Fact(call.type, call.content), now_ms(), source="api"
+                    user_id, project, Fact(call.type, call.content), now_ms(), source=self._source
                 )
                 status = 201 if written is Written.STORED else 200
                 return _json(status, {**memory_json(memory), "result": written.value})
@@ -158,18 +167,10 @@ class MemoryApi:
                 data = [{**memory_json(h.memory), "score": round(h.score, 4)} for h in hits]
                 return _json(200, {"data": data})
             case UpdateMemory():
-                current = await self._active(user_id, call.memory_id)
-                content = current.content if call.content is None else call.content
-                revised = dataclasses.replace(
-                    current,
-                    content=content,
-                    content_hash=content_hash(content),
-                    type=call.type or current.type,
-                    updated_at=now_ms(),
-                )
-                if not await store.revise(revised, await self._embedder.embed(content), "edited"):
-                    raise _not_found()  # forgotten while we edited it
-                return _json(200, memory_json(revised))
+                edited = await self._writer.edit(user_id, call.memory_id, call.content, call.type)
+                if edited is None:
+                    raise _not_found()
+                return _json(200, memory_json(edited))
             case DeleteMemory():
                 if not await store.forget(user_id, call.memory_id):
                     raise _not_found()

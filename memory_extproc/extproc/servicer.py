@@ -1,4 +1,7 @@
-"""The gRPC service Envoy calls: exactly one reply of the matching kind per message, always."""
+"""The gRPC service Envoy calls: exactly one reply of the matching kind per message, always.
+
+It only translates and fails open; the stream (stream.py) decides what each message means.
+"""
 
 from __future__ import annotations
 
@@ -10,9 +13,10 @@ import grpc
 from memory_extproc import metrics
 from memory_extproc._proto.envoy.service.ext_proc.v3 import external_processor_pb2_grpc as pb_grpc
 from memory_extproc.extproc import protocol as p
-from memory_extproc.extproc.exchange import Exchange, ProcessorDeps
+from memory_extproc.extproc.stream import ProcessorDeps, Stream
 
 log = logging.getLogger(__name__)
+SERVICE_NAME = "envoy.service.ext_proc.v3.ExternalProcessor"  # for gRPC health checks
 
 
 class ExternalProcessor(pb_grpc.ExternalProcessorServicer):
@@ -25,7 +29,7 @@ class ExternalProcessor(pb_grpc.ExternalProcessorServicer):
         context: grpc.aio.ServicerContext,
     ) -> AsyncIterator[p.ProcessingResponse]:
         metrics.EXTPROC_STREAMS.inc()
-        exchange = Exchange(self._deps)
+        exchange = Stream(self._deps)
         try:
             async for reply in self._replies(exchange, request_iterator):
                 yield reply
@@ -33,7 +37,7 @@ class ExternalProcessor(pb_grpc.ExternalProcessorServicer):
             exchange.close()
 
     async def _replies(
-        self, exchange: Exchange, request_iterator: AsyncIterator[p.ProcessingRequest]
+        self, exchange: Stream, request_iterator: AsyncIterator[p.ProcessingRequest]
     ) -> AsyncIterator[p.ProcessingResponse]:
         async for message in request_iterator:
             kind = message.WhichOneof("request")

@@ -31,6 +31,7 @@ from enum import StrEnum
 import numpy as np
 
 from memory_extproc import metrics
+from memory_extproc.clock import now_ms
 from memory_extproc.embedding.batcher import EmbeddingBatcher
 from memory_extproc.llm_client import ChatClient, LlmError
 from memory_extproc.memories import retention
@@ -45,7 +46,15 @@ from memory_extproc.memories.changes import (
 from memory_extproc.memories.facts import ExtractionParseError, Fact
 from memory_extproc.memories.judge import JUDGE_SCHEMA, judge_messages, parse_judgment
 from memory_extproc.memories.notes import statement
-from memory_extproc.store.model import Memory, ScoredMemory, SearchRequest, Store, content_hash
+from memory_extproc.store.model import (
+    Memory,
+    MemoryType,
+    ScoredMemory,
+    SearchRequest,
+    Store,
+    content_hash,
+    is_alive,
+)
 
 log = logging.getLogger(__name__)
 
@@ -86,6 +95,17 @@ def _ending(target: ScoredMemory, text: str, reason: str) -> _Revision:
     answers neither "Where do I work?" (cosine 0.14) nor which job it was."""
     before = statement(target.memory.content).split(_PREVIOUSLY, 1)[0].strip()
     return _Revision(target, f"{text}{_PREVIOUSLY}{before})", reason)
+
+
+def _revised(memory: Memory, text: str, at_ms: int, kind: MemoryType | None = None) -> Memory:
+    """The memory with a new text (same id and creation time), dated ``at_ms``."""
+    return dataclasses.replace(
+        memory,
+        content=text,
+        content_hash=content_hash(text),
+        type=kind or memory.type,
+        updated_at=at_ms,
+    )
 
 
 class MemoryWriter:
@@ -202,6 +222,19 @@ class MemoryWriter:
         await self._enforce_cap(user_id)
         return Written.STORED, memory
 
+    async def edit(
+        self, user_id: str, memory_id: str, content: str | None, kind: MemoryType | None
+    ) -> Memory | None:
+        """An explicit edit (API, CLI): the memory as told, its old text kept as history; None
+        when there is no such live memory (or it was forgotten meanwhile)."""
+        current = await self._store.get(user_id, memory_id)
+        if current is None or not is_alive(current, now_ms()):
+            return None
+        text = current.content if content is None else content
+        revised = _revised(current, text, now_ms(), kind)
+        ok = await self._store.revise(revised, await self._embedder.embed(text), "edited")
+        return revised if ok else None
+
     async def _place(
         self,
         user_id: str,
@@ -314,10 +347,5 @@ class MemoryWriter:
             return None
         if revision.content != text:
             vector = await self._embedder.embed(revision.content)
-        revised = dataclasses.replace(
-            current,
-            content=revision.content,
-            content_hash=content_hash(revision.content),
-            updated_at=max(at_ms, current.updated_at),
-        )
+        revised = _revised(current, revision.content, max(at_ms, current.updated_at))
         return revised if await self._store.revise(revised, vector, revision.reason) else None

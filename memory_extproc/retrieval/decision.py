@@ -1,10 +1,14 @@
-"""Should this request search memory? A pure decision with a named reason for every skip."""
+"""Should this request search memory, and may its answer be learned from? Pure decisions; every
+skip of a search has a named reason."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 from enum import StrEnum
+
+from memory_extproc.identity import HeaderSignals
+from memory_extproc.llm_api.requests import ChatRequest
 
 
 class Skip(StrEnum):
@@ -80,3 +84,16 @@ def decide(facts: DecisionInput) -> Skip | None:
     if is_greeting(facts.query):
         return Skip.GREETING
     return None
+
+
+def learns_from_answer(headers: HeaderSignals, request: ChatRequest) -> bool:
+    """An answer is learned from only for a known user who did not opt out or switch memory (or
+    storing) off, and not in a tool loop: the same consent the search asks for."""
+    options = request.options
+    return (
+        bool(headers.user_id)
+        and not headers.opted_out
+        and options.enabled is not False
+        and options.auto_store is not False
+        and not request.ends_with_tool_output
+    )

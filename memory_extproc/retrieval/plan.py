@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from memory_extproc.identity import HeaderSignals
 from memory_extproc.llm_api.requests import ChatRequest
 from memory_extproc.retrieval.decision import DecisionInput, Skip, decide
 from memory_extproc.retrieval.query import build_search_query, is_self_contained
@@ -24,18 +25,6 @@ class RetrievalPolicy:
 
 
 @dataclass(frozen=True, slots=True)
-class RequestSignals:
-    """What the request headers said (identity is resolved and validated before this)."""
-
-    path: str
-    user_id: str
-    project_id: str = ""
-    opted_out: bool = False
-    tool_signal: bool = False
-    fact_signal: bool = False
-
-
-@dataclass(frozen=True, slots=True)
 class SearchPlan:
     query: str
     limit: int
@@ -45,7 +34,7 @@ class SearchPlan:
 
 
 def plan_retrieval(
-    request: ChatRequest, signals: RequestSignals, policy: RetrievalPolicy
+    request: ChatRequest, signals: HeaderSignals, policy: RetrievalPolicy
 ) -> Skip | SearchPlan:
     options = request.options
     limit = policy.limit

@@ -15,6 +15,7 @@ from enum import StrEnum
 from memory_extproc import metrics
 from memory_extproc.clock import now_ms
 from memory_extproc.embedding.batcher import EmbeddingBatcher
+from memory_extproc.identity import HeaderSignals
 from memory_extproc.llm_api.json_splice import SpliceError
 from memory_extproc.llm_api.requests import (
     ChatRequest,
@@ -25,7 +26,6 @@ from memory_extproc.memories.retention import UsageTracker
 from memory_extproc.retrieval.context import format_context
 from memory_extproc.retrieval.decision import Skip
 from memory_extproc.retrieval.plan import (
-    RequestSignals,
     RetrievalPolicy,
     SearchPlan,
     plan_retrieval,
@@ -76,7 +76,7 @@ class MemoryRetrieval:
         self._usage = usage
         self._rewriter = rewriter
 
-    async def process(self, request: ChatRequest, signals: RequestSignals) -> RetrievalResult:
+    async def process(self, request: ChatRequest, signals: HeaderSignals) -> RetrievalResult:
         decision = plan_retrieval(request, signals, self.policy)
         if isinstance(decision, Skip):
             return self._finish(request, decision)
@@ -120,7 +120,7 @@ class MemoryRetrieval:
         return self._finish(request, Outcome.INJECTED, started, body=body, recalled=recalled)
 
     async def _search(
-        self, plan: SearchPlan, signals: RequestSignals, request: ChatRequest, started: float
+        self, plan: SearchPlan, signals: HeaderSignals, request: ChatRequest, started: float
     ) -> list[ScoredMemory]:
         query = plan.query
         if plan.vague and self._rewriter is not None:

@@ -59,6 +59,32 @@ async def test_memories_add_dedups_then_list_search_forget(stack: Stack, user: s
     assert "no such memory" in err
 
 
+async def test_memories_update_history_and_forget_a_project_as_the_api_does(
+    stack: Stack, user: str
+) -> None:
+    config = stack.config_path
+    _, out, _ = await cli("memories", "add", "--user", user, "--project", "home",
+                          "User's cat is Miso", config=config)  # fmt: skip
+    memory_id = out.split()[0]
+    await cli("memories", "add", "--user", user, "User works at Acme", config=config)
+    code, out, _ = await cli("memories", "update", "--user", user, "--id", memory_id,
+                             "User's cat is Mochi", config=config)  # fmt: skip
+    edited = orjson.loads(out)
+    assert (code, edited["id"], edited["content"]) == (0, memory_id, "User's cat is Mochi")
+    assert set(edited) >= {"created_at", "updated_at", "expires_at", "source", "project_id"}
+    _, out, _ = await cli("memories", "history", "--user", user, "--id", memory_id, config=config)
+    assert [orjson.loads(line)["content"] for line in out.splitlines()] == ["User's cat is Miso"]
+    code, out, _ = await cli("memories", "forget", "--user", user, "--all", "--project", "home",
+                             config=config)  # fmt: skip
+    assert (code, out.strip()) == (0, "deleted 2 rows, history included")  # Miso, then Mochi
+    _, out, _ = await cli("memories", "list", "--user", user, config=config)
+    assert [orjson.loads(line)["content"] for line in out.splitlines()] == ["User works at Acme"]
+    code, _, err = await cli("memories", "update", "--user", user, "--id", "nope", "x",
+                             config=config)  # fmt: skip
+    assert code == 2
+    assert "memory id must look like" in err
+
+
 async def test_doctor_says_what_works_and_what_to_fix(
     stack: Stack, llm: MockLLM, tmp_path: Path
 ) -> None:

@@ -14,7 +14,7 @@ from memory_extproc._proto.envoy.config.core.v3 import base_pb2
 from memory_extproc.config import IdentityConfig, SignalsConfig
 from memory_extproc.embedding import EmbeddingBatcher, OnnxEmbedder
 from memory_extproc.extproc import protocol as p
-from memory_extproc.extproc.exchange import Exchange, ProcessorDeps
+from memory_extproc.extproc.stream import ProcessorDeps, Stream
 from memory_extproc.retrieval.plan import RetrievalPolicy
 from memory_extproc.retrieval.service import MemoryRetrieval
 from memory_extproc.store.memory import InMemoryStore
@@ -56,14 +56,14 @@ ASK = orjson.dumps(
 )
 
 
-async def run(exchange: Exchange, message: p.ProcessingRequest) -> p.ProcessingResponse:
+async def run(exchange: Stream, message: p.ProcessingRequest) -> p.ProcessingResponse:
     return await exchange.handle(message.WhichOneof("request"), message)
 
 
 async def test_chat_request_as_alice_gets_alices_memory_and_a_matching_length(
     deps: ProcessorDeps,
 ) -> None:
-    exchange = Exchange(deps)
+    exchange = Stream(deps)
     reply = await run(
         exchange,
         headers_message(
@@ -87,24 +87,25 @@ async def test_chat_request_as_alice_gets_alices_memory_and_a_matching_length(
 
 
 async def test_without_identity_the_body_is_untouched(deps: ProcessorDeps) -> None:
-    exchange = Exchange(deps)
+    exchange = Stream(deps)
     await run(exchange, headers_message("request_headers", CHAT))
     reply = await run(exchange, body_message("request_body", ASK))
     assert reply == p.CONTINUE_REQUEST_BODY
 
 
-async def test_hostile_identity_header_is_treated_as_absent(deps: ProcessorDeps) -> None:
-    exchange = Exchange(deps)
+async def test_hostile_identity_header_is_treated_as_absent(
+    deps: ProcessorDeps, caplog: pytest.LogCaptureFixture
+) -> None:
+    exchange = Stream(deps)
     await run(
         exchange, headers_message("request_headers", {**CHAT, "x-authz-user-id": "alice\x00"})
     )
-    assert exchange.headers is not None
-    assert exchange.headers.invalid_identity
+    assert "Unusable identity header" in caplog.text
     assert await run(exchange, body_message("request_body", ASK)) == p.CONTINUE_REQUEST_BODY
 
 
 async def test_non_llm_path_passes_through_and_asks_for_nothing_more(deps: ProcessorDeps) -> None:
-    exchange = Exchange(deps)
+    exchange = Stream(deps)
     for method, path in [
         ("GET", "/v1/models"),
         ("GET", "/v1/chat/completions"),
@@ -123,7 +124,7 @@ async def test_non_llm_path_passes_through_and_asks_for_nothing_more(deps: Proce
 
 
 async def test_malformed_json_is_passed_untouched(deps: ProcessorDeps) -> None:
-    exchange = Exchange(deps)
+    exchange = Stream(deps)
     await run(exchange, headers_message("request_headers", {**CHAT, "x-authz-user-id": "alice"}))
     assert (
         await run(exchange, body_message("request_body", b'{"messages": ['))
@@ -132,7 +133,7 @@ async def test_malformed_json_is_passed_untouched(deps: ProcessorDeps) -> None:
 
 
 async def test_memory_fields_are_stripped_even_when_memory_is_skipped(deps: ProcessorDeps) -> None:
-    exchange = Exchange(deps)
+    exchange = Stream(deps)
     await run(exchange, headers_message("request_headers", {**CHAT, "x-authz-user-id": "alice"}))
     body = orjson.dumps(
         {"messages": [{"role": "user", "content": "hi"}], "memory_config": {"enabled": True}}
@@ -152,7 +153,7 @@ async def test_memory_fields_are_stripped_even_when_memory_is_skipped(deps: Proc
 async def test_response_modes(
     deps: ProcessorDeps, content_type: str, expected: p.ProcessingResponse
 ) -> None:
-    exchange = Exchange(deps)
+    exchange = Stream(deps)
     await run(exchange, headers_message("request_headers", {**CHAT, "x-authz-user-id": "alice"}))
     reply = await run(
         exchange,
@@ -166,7 +167,7 @@ async def test_response_modes(
 
 
 async def test_every_other_kind_gets_a_continue_of_its_own_kind(deps: ProcessorDeps) -> None:
-    exchange = Exchange(deps)
+    exchange = Stream(deps)
     assert (
         await run(exchange, body_message("response_body", b"data: x\n\n", end=False))
         == p.CONTINUE_RESPONSE_BODY
@@ -187,7 +188,7 @@ async def test_retrieval_past_its_budget_forwards_the_request_unchanged(
     retrieval = MemoryRetrieval(
         EmbeddingBatcher(embedder, name="test"), SlowStore(), RetrievalPolicy(), budget_s=0.05
     )
-    exchange = Exchange(ProcessorDeps(retrieval, IdentityConfig(), SignalsConfig()))
+    exchange = Stream(ProcessorDeps(retrieval, IdentityConfig(), SignalsConfig()))
     await run(exchange, headers_message("request_headers", {**CHAT, "x-authz-user-id": "alice"}))
     started = asyncio.get_running_loop().time()
     assert await run(exchange, body_message("request_body", ASK)) == p.CONTINUE_REQUEST_BODY
@@ -216,7 +217,7 @@ class Captures:
 @pytest.fixture
 def learning(deps: ProcessorDeps) -> tuple[ProcessorDeps, Captures]:
     captures = Captures()
-    return dataclasses.replace(deps, extraction=captures, date_header="x-memory-date"), captures  # type: ignore[arg-type]
+    return dataclasses.replace(deps, learning=captures, date_header="x-memory-date"), captures  # type: ignore[arg-type]
 
 
 async def answered(
@@ -225,8 +226,8 @@ async def answered(
     chunks: list[bytes],
     request_headers: dict[str, str] | None = None,
     body: bytes = ASK,
-) -> tuple[Exchange, p.ProcessingResponse]:
-    exchange = Exchange(deps)
+) -> tuple[Stream, p.ProcessingResponse]:
+    exchange = Stream(deps)
     await run(
         exchange,
         headers_message(
@@ -307,7 +308,7 @@ async def test_an_sse_answer_is_captured_when_it_ends(learning) -> None:  # type
 
 async def test_an_aborted_stream_captures_nothing(learning) -> None:  # type: ignore[no-untyped-def]
     deps, captures = learning
-    exchange = Exchange(deps)
+    exchange = Stream(deps)
     await run(exchange, headers_message("request_headers", {**CHAT, "x-authz-user-id": "alice"}))
     await run(exchange, body_message("request_body", ASK))
     await run(

@@ -8,15 +8,16 @@ import pytest
 from prometheus_client import REGISTRY
 
 from memory_extproc.embedding import EmbeddingBatcher, OnnxEmbedder
+from memory_extproc.identity import HeaderSignals
 from memory_extproc.llm_api.requests import Api, parse_request
 from memory_extproc.retrieval.decision import Skip
-from memory_extproc.retrieval.plan import RequestSignals, RetrievalPolicy
+from memory_extproc.retrieval.plan import RetrievalPolicy
 from memory_extproc.retrieval.service import MemoryRetrieval, Outcome
 from memory_extproc.store.memory import InMemoryStore
 from memory_extproc.store.model import Memory, StoreUnavailableError
 
 ASK = {"messages": [{"role": "user", "content": "What's my budget for the Hawaii trip?"}]}
-ALICE = RequestSignals(path="/v1/chat/completions", user_id="alice")
+ALICE = HeaderSignals("alice", path="/v1/chat/completions")
 
 
 def request(extra: dict | None = None):  # type: ignore[no-untyped-def]
@@ -108,8 +109,8 @@ async def test_project_header_scopes_the_search(
     text = "My budget for the Hawaii trip is $10,000"
     await store.store(Memory.new("alice", text, project_id="travel"), embedder.embed([text])[0])
     retrieval = MemoryRetrieval(batcher, store, RetrievalPolicy(), 1.0)
-    in_project = RequestSignals(path="/v1/chat/completions", user_id="alice", project_id="travel")
-    other = RequestSignals(path="/v1/chat/completions", user_id="alice", project_id="work")
+    in_project = HeaderSignals("alice", path="/v1/chat/completions", project_id="travel")
+    other = HeaderSignals("alice", path="/v1/chat/completions", project_id="work")
     assert len((await retrieval.process(request(), in_project)).recalled) == 1
     assert (await retrieval.process(request(), other)).outcome is Outcome.NO_RESULTS
     assert (

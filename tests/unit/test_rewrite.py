@@ -9,14 +9,15 @@ import orjson
 import pytest
 
 from memory_extproc.embedding import EmbeddingBatcher, OnnxEmbedder
+from memory_extproc.identity import HeaderSignals
 from memory_extproc.llm_api.requests import Api, parse_request
-from memory_extproc.retrieval.plan import RequestSignals, RetrievalPolicy
+from memory_extproc.retrieval.plan import RetrievalPolicy
 from memory_extproc.retrieval.rewrite import QueryRewriter, parse_rewrite, rewrite_messages
 from memory_extproc.retrieval.service import MemoryRetrieval, Outcome
 from memory_extproc.store.memory import InMemoryStore
 from memory_extproc.store.model import Memory
 
-ALICE = RequestSignals(path="/v1/chat/completions", user_id="alice")
+ALICE = HeaderSignals("alice", path="/v1/chat/completions")
 BUDGET = "User's budget for the Hawaii trip is $10,000"
 
 

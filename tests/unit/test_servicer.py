@@ -12,8 +12,8 @@ from memory_extproc._proto.envoy.config.core.v3 import base_pb2
 from memory_extproc._proto.envoy.service.ext_proc.v3 import external_processor_pb2_grpc as pb_grpc
 from memory_extproc.config import IdentityConfig, SignalsConfig
 from memory_extproc.extproc import protocol as p
-from memory_extproc.extproc.exchange import ProcessorDeps
 from memory_extproc.extproc.servicer import ExternalProcessor
+from memory_extproc.extproc.stream import ProcessorDeps
 
 pb = p.pb
 

@@ -1,21 +1,17 @@
-"""One HTTP exchange as seen over one ext_proc stream: its state and a reply per message.
+"""An LLM API call (Chat Completions or Responses) over one ext_proc stream.
 
-Created inside ``Process()`` for each stream, so nothing request-specific outlives the stream or
-leaks between streams.
+Request phase: memories injected into the body. Response phase: the answer passes through
+untouched and, when it may be learned from, is read on the side and captured for the worker.
 """
 
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
 
 from memory_extproc import metrics
-from memory_extproc.api.routes import MAX_BODY_BYTES, is_api_path, request_path
-from memory_extproc.api.service import MemoryApi, error_reply
 from memory_extproc.clock import now_ms
-from memory_extproc.config import IdentityConfig, SignalsConfig
 from memory_extproc.extproc import protocol as p
-from memory_extproc.identity import HeaderSignals, read_headers
+from memory_extproc.identity import HeaderSignals
 from memory_extproc.learning.service import LearningService
 from memory_extproc.learning.turns import CapturedTurn
 from memory_extproc.llm_api.answers import (
@@ -26,45 +22,32 @@ from memory_extproc.llm_api.answers import (
     answer_from_json,
     decode_body,
 )
-from memory_extproc.llm_api.requests import (
-    Api,
-    ChatRequest,
-    InvalidRequestBody,
-    parse_request,
-)
-from memory_extproc.retrieval.decision import Skip
-from memory_extproc.retrieval.plan import RequestSignals
+from memory_extproc.llm_api.requests import Api, ChatRequest, InvalidRequestBody, parse_request
+from memory_extproc.retrieval.decision import Skip, learns_from_answer
 from memory_extproc.retrieval.service import MemoryRetrieval, Outcome
 
 log = logging.getLogger(__name__)
 
-_LLM_ROUTES = {
-    ("POST", "/v1/chat/completions"): Api.CHAT_COMPLETIONS,
-    ("POST", "/v1/responses"): Api.RESPONSES,
-}
 _GZIP = ("gzip", "x-gzip", "deflate")
 # JSON answers up to this size (by content-length) are buffered in Envoy, read in one message;
 # far below Envoy's default 1 MiB buffer limit, so no listener configuration can make it a 500.
 BUFFERED_ANSWER_BYTES = 256 * 1024
 
 
-@dataclass(frozen=True, slots=True)
-class ProcessorDeps:
-    retrieval: MemoryRetrieval | None  # None: memory disabled by configuration
-    identity: IdentityConfig
-    signals: SignalsConfig
-    extraction: LearningService | None = None  # None: nothing is learned from answers
-    date_header: str = ""
-    api: MemoryApi | None = None  # None: memory disabled, /v1/memory answers 503
-
-
-class Exchange:
-    def __init__(self, deps: ProcessorDeps) -> None:
-        self._deps = deps
-        self.api: Api | None = None
-        self.path = ""
-        self.request_id = ""
-        self.headers: HeaderSignals | None = None
+class LlmExchange:
+    def __init__(
+        self,
+        api: Api,
+        headers: HeaderSignals,
+        request_id: str,
+        retrieval: MemoryRetrieval | None,  # None: memory disabled by configuration
+        learning: LearningService | None,  # None: nothing is learned from answers
+    ) -> None:
+        self.api = api
+        self.headers = headers
+        self._request_id = request_id
+        self._retrieval = retrieval
+        self._learning = learning
         self.request: ChatRequest | None = None
         self._sse: SseAnswerReader | None = None
         self._gzip: GzipStream | None = None
@@ -72,15 +55,13 @@ class Exchange:
         self._content_encoding = ""
         self._awaiting_answer = False
         self._recalled: tuple[str, ...] = ()  # memories injected into this request
-        self._api_request: tuple[str, str, str] | None = None  # method, path, query
-        self._api_body = bytearray()
 
     async def handle(self, kind: str, message: p.ProcessingRequest) -> p.ProcessingResponse:
         if kind == "request_headers":
-            return await self._request_headers(message.request_headers)
+            if self.headers.invalid_identity:
+                log.warning("Unusable identity header, memory skipped", extra=self._log_extra())
+            return p.LLM_REQUEST_HEADERS
         if kind == "request_body":
-            if self._api_request is not None:
-                return await self._api_body_part(message.request_body)
             return await self._request_body(message.request_body)
         if kind == "response_headers":
             return self._response_headers(message.response_headers)
@@ -96,34 +77,9 @@ class Exchange:
 
     # request phase
 
-    async def _request_headers(self, message: p.pb.HttpHeaders) -> p.ProcessingResponse:
-        headers = p.header_dict(message.headers)
-        raw_path, _, query = headers.get(":path", "").partition("?")
-        self.path = request_path(raw_path)
-        self.request_id = headers.get("x-request-id", "")
-        if is_api_path(self.path):
-            metrics.REQUESTS.labels("memory_api").inc()
-            self.headers = read_headers(headers, self._deps.identity, self._deps.signals)
-            self._api_request = (headers.get(":method", ""), self.path, query)
-            if message.end_of_stream:
-                return await self._api_reply()
-            return p.CONTINUE_REQUEST_HEADERS
-        self.api = _LLM_ROUTES.get((headers.get(":method", ""), self.path))
-        metrics.REQUESTS.labels(self.api.value if self.api else "other").inc()
-        if self.api is None:
-            return p.PASS_THROUGH
-        self.headers = read_headers(
-            headers, self._deps.identity, self._deps.signals, self._deps.date_header
-        )
-        if self.headers.invalid_identity:
-            log.warning("Unusable identity header, memory skipped", extra=self._log_extra())
-        return p.LLM_REQUEST_HEADERS
-
     async def _request_body(self, message: p.pb.HttpBody) -> p.ProcessingResponse:
-        retrieval = self._deps.retrieval
-        if self.api is None or self.headers is None or retrieval is None:
-            return p.CONTINUE_REQUEST_BODY
-        if not message.end_of_stream:  # only BUFFERED bodies are rewritten
+        retrieval = self._retrieval
+        if retrieval is None or not message.end_of_stream:  # only BUFFERED bodies are rewritten
             return p.CONTINUE_REQUEST_BODY
         try:
             request = parse_request(self.api, message.body)
@@ -132,15 +88,7 @@ class Exchange:
             log.info("Unreadable LLM request passed through: %s", exc, extra=self._log_extra())
             return p.CONTINUE_REQUEST_BODY
         self.request = request
-        signals = RequestSignals(
-            path=self.path,
-            user_id=self.headers.user_id,
-            project_id=self.headers.project_id,
-            opted_out=self.headers.opted_out,
-            tool_signal=self.headers.tool_signal,
-            fact_signal=self.headers.fact_signal,
-        )
-        result = await retrieval.process(request, signals)
+        result = await retrieval.process(request, self.headers)
         self._recalled = result.recalled
         if result.outcome not in (Skip.NO_USER, Skip.GREETING):
             log.info(
@@ -152,52 +100,16 @@ class Exchange:
             return p.CONTINUE_REQUEST_BODY
         return p.replace_request_body(result.body)
 
-    # memory API: answered here, never forwarded
-
-    async def _api_body_part(self, message: p.pb.HttpBody) -> p.ProcessingResponse:
-        if len(self._api_body) <= MAX_BODY_BYTES:
-            self._api_body += message.body[: MAX_BODY_BYTES + 1 - len(self._api_body)]
-        if not message.end_of_stream:
-            return p.CONTINUE_REQUEST_BODY
-        return await self._api_reply()
-
-    async def _api_reply(self) -> p.ProcessingResponse:
-        assert self._api_request is not None
-        assert self.headers is not None
-        method, path, query = self._api_request
-        api = self._deps.api
-        if api is None:
-            reply = error_reply(503, "memory_disabled", "memory is disabled on this gateway")
-        else:
-            reply = await api.respond(
-                method, path, query, bytes(self._api_body),
-                self.headers.user_id, self.headers.project_id,
-            )  # fmt: skip
-        log.info(
-            "Memory API %s %s: %d",
-            method, path.split("/mem_")[0], reply.status, extra=self._log_extra(),
-        )  # fmt: skip
-        return p.immediate(reply.status, reply.body)
-
     # response phase
-
-    def _learns_from_answer(self) -> bool:
-        headers, request = self.headers, self.request
-        return (
-            self._deps.extraction is not None
-            and headers is not None
-            and request is not None
-            and bool(headers.user_id)
-            and not headers.opted_out
-            and request.options.enabled is not False
-            and request.options.auto_store is not False
-            and not request.ends_with_tool_output
-        )
 
     def _response_headers(self, message: p.pb.HttpHeaders) -> p.ProcessingResponse:
         headers = p.header_dict(message.headers)
         sse = headers.get("content-type", "").startswith("text/event-stream")
-        learning = self._learns_from_answer()
+        learning = (
+            self._learning is not None
+            and self.request is not None
+            and learns_from_answer(self.headers, self.request)
+        )
         if learning and not headers.get(":status", "").startswith("2"):
             metrics.TURNS.labels("not_2xx").inc()  # errors are never remembered
             learning = False
@@ -220,7 +132,7 @@ class Exchange:
         return p.RESPONSE_BODY_STREAMED
 
     def _response_body(self, message: p.pb.HttpBody) -> p.ProcessingResponse:
-        if not self._awaiting_answer or self.api is None:
+        if not self._awaiting_answer:
             return p.CONTINUE_RESPONSE_BODY
         if self._sse is not None:
             chunk = self._gzip.feed(message.body) if self._gzip else message.body
@@ -237,18 +149,17 @@ class Exchange:
         return p.CONTINUE_RESPONSE_BODY
 
     def _finish_json(self, raw: bytes, *, too_large: bool = False) -> None:
-        assert self.api is not None
         body = None if too_large else decode_body(raw, self._content_encoding)
         answer = answer_from_json(self.api, body) if body is not None else None
         self._finish(answer, too_large=too_large)  # undecodable (br, corrupt gzip): no_text
 
     def _finish(self, answer: Answer | None, *, too_large: bool = False) -> None:
         self._awaiting_answer = False
-        extraction, headers, request = self._deps.extraction, self.headers, self.request
-        if answer is None or extraction is None or headers is None or request is None:
+        learning, headers, request = self._learning, self.headers, self.request
+        if answer is None or learning is None or request is None:
             metrics.TURNS.labels("too_large" if too_large else "no_text").inc()
             return
-        extraction.capture(
+        learning.capture(
             CapturedTurn(
                 user_id=headers.user_id,
                 project_id=headers.project_id,
@@ -262,4 +173,4 @@ class Exchange:
         )
 
     def _log_extra(self) -> dict[str, str]:
-        return {"request_id": self.request_id, "api": self.api.value if self.api else "other"}
+        return {"request_id": self._request_id, "api": self.api.value}

@@ -1,0 +1,89 @@
+"""One ext_proc stream, one HTTP exchange: the request headers pick who handles the rest.
+
+An LLM API call (llm_exchange.py), a memory API call answered here (memory_api_call.py), or
+anything else, passed through untouched. Created inside ``Process()`` for each stream, so nothing
+request-specific outlives the stream or leaks between streams.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from memory_extproc import metrics
+from memory_extproc.api.routes import is_api_path, request_path
+from memory_extproc.api.service import MemoryApi
+from memory_extproc.config import IdentityConfig, SignalsConfig
+from memory_extproc.extproc import protocol as p
+from memory_extproc.extproc.llm_exchange import LlmExchange
+from memory_extproc.extproc.memory_api_call import MemoryApiCall
+from memory_extproc.identity import read_headers
+from memory_extproc.learning.service import LearningService
+from memory_extproc.llm_api.requests import Api
+from memory_extproc.retrieval.service import MemoryRetrieval
+
+_LLM_ROUTES = {
+    ("POST", "/v1/chat/completions"): Api.CHAT_COMPLETIONS,
+    ("POST", "/v1/responses"): Api.RESPONSES,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class ProcessorDeps:
+    retrieval: MemoryRetrieval | None  # None: memory disabled by configuration
+    identity: IdentityConfig
+    signals: SignalsConfig
+    learning: LearningService | None = None  # None: nothing is learned from answers
+    date_header: str = ""
+    api: MemoryApi | None = None  # None: memory disabled, /v1/memory answers 503
+
+
+class Exchange(Protocol):
+    async def handle(self, kind: str, message: p.ProcessingRequest) -> p.ProcessingResponse: ...
+
+    def close(self) -> None: ...
+
+
+class PassThrough:
+    """Not ours: Envoy is told to send nothing more."""
+
+    async def handle(self, kind: str, message: p.ProcessingRequest) -> p.ProcessingResponse:
+        return p.PASS_THROUGH if kind == "request_headers" else p.CONTINUE_BY_KIND[kind]
+
+    def close(self) -> None:
+        return None
+
+
+class Stream:
+    def __init__(self, deps: ProcessorDeps) -> None:
+        self._deps = deps
+        self._exchange: Exchange | None = None
+
+    async def handle(self, kind: str, message: p.ProcessingRequest) -> p.ProcessingResponse:
+        if self._exchange is None:
+            self._exchange = self._open(kind, message)
+        return await self._exchange.handle(kind, message)
+
+    def close(self) -> None:
+        if self._exchange is not None:
+            self._exchange.close()
+
+    def _open(self, kind: str, message: p.ProcessingRequest) -> Exchange:
+        if kind != "request_headers":  # Envoy always starts with them; anything else: not ours
+            return PassThrough()
+        deps = self._deps
+        headers = p.header_dict(message.request_headers.headers)
+        raw_path, _, query = headers.get(":path", "").partition("?")
+        path = request_path(raw_path)
+        method = headers.get(":method", "")
+        request_id = headers.get("x-request-id", "")
+        if is_api_path(path):
+            metrics.REQUESTS.labels("memory_api").inc()
+            signals = read_headers(headers, path, deps.identity, deps.signals)
+            return MemoryApiCall(deps.api, method, query, signals, request_id)
+        api = _LLM_ROUTES.get((method, path))
+        metrics.REQUESTS.labels(api.value if api else "other").inc()
+        if api is None:
+            return PassThrough()
+        signals = read_headers(headers, path, deps.identity, deps.signals, deps.date_header)
+        return LlmExchange(api, signals, request_id, deps.retrieval, deps.learning)
