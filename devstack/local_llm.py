@@ -24,6 +24,7 @@ import argparse
 import hashlib
 import importlib.metadata
 import os
+import runpy
 import signal
 import sys
 import tempfile
@@ -45,6 +46,7 @@ CONTEXT_TOKENS = (
 # Two threads at nice 19 with no spin-polling: the hot path (nice 0) always comes first, and an
 # idle model costs nothing. `make bench` measures what learning with it costs retrievals.
 THREADS = min(2, os.cpu_count() or 1)
+SERVING_SCRIPT = Path(__file__).resolve().parents[1] / "deploy" / "extraction_model.py"
 
 
 def gguf_path(cache_dir: Path = DEFAULT_CACHE) -> Path:
@@ -93,27 +95,11 @@ def _assemble(target: Path) -> None:
 
 
 def serve(model: Path, port: int, threads: int) -> None:
-    """Serve until SIGTERM/SIGINT (llama.cpp's HTTP server runs on its own threads)."""
-    import xllamacpp  # the devstack's only user of it
-
+    """On loopback at nice 19, served as the extraction-model image serves it (one home for the
+    llama.cpp parameters: deploy/extraction_model.py, a script, loaded from its file)."""
     os.nice(19)
-    params = xllamacpp.CommonParams()
-    params.model.path = str(model)
-    params.model_alias = {MODEL_NAME}
-    params.hostnames = ["127.0.0.1"]
-    params.port = port
-    params.n_ctx = CONTEXT_TOKENS
-    params.n_parallel = 1
-    for cpu in (params.cpuparams, params.cpuparams_batch):
-        cpu.n_threads = threads
-        cpu.poll = 0  # sleep when idle instead of spinning
-    stop = {signal.SIGTERM, signal.SIGINT}
-    signal.pthread_sigmask(signal.SIG_BLOCK, stop)  # the server's threads inherit the mask
-    server = xllamacpp.Server(params)
-    print(f"serving {MODEL_NAME} on 127.0.0.1:{port}", flush=True)
-    signal.sigwait(stop)
-    del server
-    os._exit(0)  # llama.cpp's teardown adds nothing a process exit does not
+    serve_model = runpy.run_path(str(SERVING_SCRIPT))["serve_model"]
+    serve_model(model, MODEL_NAME, CONTEXT_TOKENS, "127.0.0.1", port, threads)
 
 
 class LocalLlmProcess:

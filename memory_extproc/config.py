@@ -1,4 +1,5 @@
-"""Configuration: one YAML file (design §10 under ``memory:``, plus ``server:``), validated.
+"""Configuration: one YAML file, ``memory:`` (the keys of semantic-router's agentic memory, plus
+our own) and ``server:``, validated.
 
 Every mistake is reported with its path and what would be valid, and the service refuses to
 start on any of them: a typo silently ignored is a memory feature silently off.
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import logging
 import math
 import os
 import typing
@@ -19,6 +21,8 @@ from typing import Any
 import yaml
 
 from memory_extproc.embedding.model import DIMENSION as MODEL_DIMENSION
+
+log = logging.getLogger(__name__)
 
 
 class ConfigError(ValueError):
@@ -45,7 +49,6 @@ class MilvusConfig:
 @dataclass(frozen=True)
 class EmbeddingConfig:
     model: str = "all-MiniLM-L6-v2"
-    dimension: int = field(default=384, metadata=_range(1, 32768))
     model_path: str = ""  # your own ONNX export instead of the packaged one (used as is)
     tokenizer_path: str = ""  # its tokenizer.json
     threads: int = field(default=1, metadata=_range(1, 64))
@@ -63,8 +66,7 @@ class LlmEndpoint:
 
 @dataclass(frozen=True)
 class ExternalModel:
-    model_role: str = ""  # memory_extraction | memory_rewrite
-    llm_provider: str = "openai"
+    model_role: str = ""  # memory_extraction | memory_rewrite (any OpenAI-compatible endpoint)
     llm_endpoint: LlmEndpoint = field(default_factory=LlmEndpoint)
     llm_model_name: str = ""
     llm_timeout_seconds: float = field(default=30.0, metadata=_range(0.1, 600))
@@ -98,7 +100,7 @@ class RetrievalConfig:
 
 @dataclass(frozen=True)
 class ExtractionConfig:
-    """The response path's worker pool and limits (our keys, next to design §10's)."""
+    """The response path's worker pool and limits."""
 
     queue_size: int = field(default=1000, metadata=_range(1, 1_000_000))
     concurrency: int = field(default=2, metadata=_range(1, 64))
@@ -237,15 +239,11 @@ def parse(data: Any) -> Config:
 def validate(config: Config) -> Config:
     """Checks that span several keys."""
     memory = config.memory
-    dims = {
-        "memory.embedding.dimension": memory.embedding.dimension,
-        "memory.milvus.dimension": memory.milvus.dimension,
-    }
-    if not memory.embedding.model_path:
-        dims[f"the packaged {memory.embedding.model} model"] = MODEL_DIMENSION
-    if len(set(dims.values())) > 1:
-        detail = ", ".join(f"{k} is {v}" for k, v in dims.items())
-        raise ConfigError(f"embedding dimensions disagree: {detail}")
+    if memory.milvus.dimension != MODEL_DIMENSION:
+        raise ConfigError(
+            f"memory.milvus.dimension is {memory.milvus.dimension} but the embedding model "
+            f"produces {MODEL_DIMENSION}-d vectors"
+        )
     if memory.embedding.precision not in ("int8", "float"):
         raise ConfigError(
             f"memory.embedding.precision: {memory.embedding.precision!r} is not int8 or float"
@@ -271,6 +269,14 @@ def validate(config: Config) -> Config:
     return config
 
 
+# Keys of semantic-router's memory configuration that nothing here needs: a file that has them
+# loads, and the log says they change nothing.
+_IGNORED = {
+    ("EmbeddingConfig", "dimension"): "the model has its own (memory.milvus.dimension must match)",
+    ("ExternalModel", "llm_provider"): "every endpoint is spoken to as OpenAI-compatible",
+}
+
+
 def _build(cls: type, data: Any, path: str) -> Any:
     if not isinstance(data, dict):
         raise ConfigError(f"{path or 'the file'}: expected a mapping, got {_kind(data)}")
@@ -281,6 +287,9 @@ def _build(cls: type, data: Any, path: str) -> Any:
         where = f"{path}.{key}" if path else str(key)
         if isinstance(raw, _EnvValue):
             where += f" (from {raw.variable})"
+        if (cls.__name__, key) in _IGNORED:
+            log.warning("%s is ignored: %s", where, _IGNORED[cls.__name__, key])
+            continue
         if key not in fields:
             near = difflib.get_close_matches(str(key), list(fields), n=1)
             hint = f" (did you mean {near[0]!r}?)" if near else ""

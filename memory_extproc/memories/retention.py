@@ -1,4 +1,4 @@
-"""Retention: when a memory expires, renewal by use, pruning; the per-user cap is the writer's.
+"""Retention: when a memory expires, renewal by use, pruning, and the per-user cap.
 
 Expiry counts from when a memory was learned (``expires_at``), never from a replayed turn's date.
 Search ignores expired memories (store/filters.py); the worker prunes them now and then.
@@ -87,3 +87,14 @@ async def prune(store: Store, interval_s: float) -> None:
             if pruned:
                 log.info("Expired memories pruned", extra={"pruned": pruned})
         await asyncio.sleep(interval_s)
+
+
+async def enforce_cap(store: Store, user_id: str, max_per_user: int) -> None:
+    """Past ``max_per_user`` (0: no cap), the least recently used memories go."""
+    if not max_per_user:
+        return
+    evicted = await store.trim(user_id, max_per_user)
+    if evicted:
+        metrics.MEMORIES_REMOVED.labels("over_user_cap").inc(evicted)
+        log.info("Per-user cap reached: least recently used memories removed",
+                 extra={"evicted": evicted})  # fmt: skip

@@ -189,7 +189,7 @@ class MemoryWriter:
             results[i] = outcome
         await self._store.store_many(new)
         if new:
-            await self._enforce_cap(user_id)
+            await retention.enforce_cap(self._store, user_id, self._max_per_user)
         return results
 
     async def add(
@@ -219,7 +219,7 @@ class MemoryWriter:
                 return Written.UPDATED, revised
         memory = self._new(user_id, project_id, fact, at_ms, source)
         await self._store.store(memory, vector)
-        await self._enforce_cap(user_id)
+        await retention.enforce_cap(self._store, user_id, self._max_per_user)
         return Written.STORED, memory
 
     async def edit(
@@ -329,14 +329,6 @@ class MemoryWriter:
             user_id, fact.content, fact.type, project_id=project_id, source=source,
             created_at=at_ms, expires_at=retention.expires_at(self._ttl_ms),
         )  # fmt: skip
-
-    async def _enforce_cap(self, user_id: str) -> None:
-        if self._max_per_user:
-            evicted = await self._store.trim(user_id, self._max_per_user)
-            if evicted:
-                metrics.MEMORIES_REMOVED.labels("over_user_cap").inc(evicted)
-                log.info("Per-user cap reached: least recently used memories removed",
-                         extra={"evicted": evicted})  # fmt: skip
 
     async def _revise(
         self, revision: _Revision, vector: np.ndarray, text: str, at_ms: int

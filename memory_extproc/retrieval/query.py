@@ -38,8 +38,8 @@ def key_terms(text: str, limit: int = _MAX_TERMS_PER_MESSAGE) -> list[str]:
 
 
 def build_search_query(query: str, earlier_user_messages: Sequence[str]) -> str:
-    """Design §5 option A, context prepend: the message, then key terms of the last 3 user
-    messages before it (the current message is never counted twice)."""
+    """Context prepend: the message, then key terms of the last 3 user messages before it (the
+    current message is never counted twice); a model rewrite is the slower alternative."""
     query = query.strip()[:MAX_QUERY_CHARS]
     if is_self_contained(query) or not earlier_user_messages:
         return query

@@ -51,7 +51,7 @@ T = TypeVar("T")
 SCHEMA_TAG = "memory-extproc schema v1"
 _OUTPUT_FIELDS = [
     "id", "user_id", "project_id", "type", "content", "source", "created_at", "updated_at",
-    "access_count", "importance", "content_hash", "superseded_by", "expires_at", "meta",
+    "access_count", "content_hash", "superseded_by", "expires_at", "meta",
 ]  # fmt: skip
 _MEMORY_FIELDS = frozenset(f.name for f in dataclasses.fields(Memory))
 # What injection needs; fewer fields is measurably cheaper to fetch and decode on the hot path.
@@ -104,7 +104,7 @@ def _schema(dimension: int) -> Any:
     schema.add_field("created_at", DataType.INT64)
     schema.add_field("updated_at", DataType.INT64)
     schema.add_field("access_count", DataType.INT64)
-    schema.add_field("importance", DataType.FLOAT)
+    schema.add_field("importance", DataType.FLOAT)  # unused; kept so v1 collections stay valid
     schema.add_field("content_hash", DataType.VARCHAR, max_length=64)
     schema.add_field("superseded_by", DataType.VARCHAR, max_length=40)
     schema.add_field("expires_at", DataType.INT64)
@@ -124,7 +124,7 @@ def _row(memory: Memory, vector: np.ndarray) -> dict[str, Any]:
         "created_at": memory.created_at,
         "updated_at": memory.updated_at,
         "access_count": memory.access_count,
-        "importance": memory.importance,
+        "importance": 0.0,
         "content_hash": memory.content_hash,
         "superseded_by": memory.superseded_by,
         "expires_at": memory.expires_at,

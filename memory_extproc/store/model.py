@@ -75,7 +75,6 @@ class Memory:
     created_at: int = 0  # epoch milliseconds
     updated_at: int = 0
     access_count: int = 0
-    importance: float = 0.5
     content_hash: str = ""
     superseded_by: str = ""  # set when a newer memory replaced this one; excluded from search
     expires_at: int = 0  # epoch milliseconds; 0 = never
@@ -91,7 +90,6 @@ class Memory:
         project_id: str = "",
         source: str = "",
         created_at: int | None = None,
-        importance: float = 0.5,
         meta: Mapping[str, Any] | None = None,
         expires_at: int = 0,
     ) -> Memory:
@@ -105,7 +103,6 @@ class Memory:
             source=source,
             created_at=ts,
             updated_at=ts,
-            importance=importance,
             content_hash=content_hash(content),
             expires_at=expires_at,
             meta=dict(meta or {}),

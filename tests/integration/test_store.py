@@ -61,7 +61,7 @@ async def test_a_complete_search_returns_whole_memories(
     alice = f"alice-{uuid.uuid4().hex[:6]}"
     mine = await put(
         store, embedder, alice, "I keep my passport in the blue drawer", source="api",
-        importance=0.75, meta={"origin": "test"},
+        meta={"origin": "test"},
     )  # fmt: skip
     (found,) = await store.retrieve(search(embedder, alice, "Where is my passport?", complete=True))
     assert found.memory == mine

@@ -7,17 +7,19 @@ import pytest
 from memory_extproc import config
 
 
-def test_defaults_mirror_the_design() -> None:
+def test_defaults_are_those_of_semantic_router() -> None:
     cfg = config.load(None)
     assert cfg.memory.default_retrieval_limit == 5
     assert cfg.memory.default_similarity_threshold == 0.6
     assert cfg.memory.extraction_batch_size == 10
-    assert cfg.memory.milvus.dimension == cfg.memory.embedding.dimension == 384
+    assert cfg.memory.milvus.dimension == 384
     assert cfg.memory.identity.user_header == "x-authz-user-id"
     assert cfg.memory.milvus.uri == "http://127.0.0.1:19530"
 
 
-def test_design_section_10_file_loads(tmp_path: Path) -> None:
+def test_a_semantic_router_memory_config_loads(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     path = tmp_path / "config.yaml"
     path.write_text(
         """
@@ -42,6 +44,9 @@ memory:
     cfg = config.load(path)
     assert cfg.memory.milvus.uri == "http://milvus:19530"
     assert cfg.memory.external_models[0].llm_endpoint.address == "qwen"
+    # semantic-router's keys nothing needs load, and the log says they change nothing
+    assert "memory.embedding.dimension is ignored" in caplog.text
+    assert "memory.external_models[0].llm_provider is ignored" in caplog.text
 
 
 @pytest.mark.parametrize(
@@ -54,7 +59,7 @@ memory:
         ({"memory": {"milvus": {"dimension": 768}}}, "memory.milvus.dimension is 768"),
         (
             {"memory": {"embedding": {"dimension": 1024}, "milvus": {"dimension": 1024}}},
-            "the packaged all-MiniLM-L6-v2 model is 384",
+            "the embedding model produces 384-d vectors",
         ),
         ({"memory": {"external_models": [{"model_role": "chat"}]}}, "model_role: 'chat'"),
         ({"memory": {"identity": {"user_header": "X-User"}}}, "lower-case header name"),

@@ -2,9 +2,19 @@ from __future__ import annotations
 
 import dataclasses
 
+import orjson
 import pytest
 
-from memory_extproc.retrieval.decision import DecisionInput, Skip, decide, is_greeting, is_personal
+from memory_extproc.identity import HeaderSignals
+from memory_extproc.llm_api.requests import Api, ChatRequest, parse_request
+from memory_extproc.retrieval.decision import (
+    DecisionInput,
+    Skip,
+    decide,
+    is_greeting,
+    is_personal,
+    learns_from_answer,
+)
 
 BASE = DecisionInput(
     has_user=True,
@@ -81,3 +91,35 @@ def test_personal(text: str) -> None:
 @pytest.mark.parametrize("text", ["capital of France", "Minecraft servers", "Imagine"])
 def test_not_personal(text: str) -> None:
     assert not is_personal(text)
+
+
+def _asked(body: dict[str, object]) -> ChatRequest:
+    return parse_request(Api.CHAT_COMPLETIONS, orjson.dumps({"model": "m", **body}))
+
+
+ASKED = {"messages": [{"role": "user", "content": "I moved to Lisbon last week"}]}
+TOOL_LOOP = {
+    "messages": [
+        {"role": "user", "content": "Weather in Lisbon?"},
+        {"role": "assistant", "tool_calls": [{"id": "c1", "type": "function",
+                                               "function": {"name": "w", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": "sunny"},
+    ]
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("headers", "body", "learned"),
+    [
+        (HeaderSignals("alice"), ASKED, True),
+        (HeaderSignals(""), ASKED, False),  # nobody to learn for
+        (HeaderSignals("alice", opted_out=True), ASKED, False),
+        (HeaderSignals("alice"), {**ASKED, "memory_config": {"enabled": False}}, False),
+        (HeaderSignals("alice"), {**ASKED, "memory_config": {"auto_store": False}}, False),
+        (HeaderSignals("alice"), TOOL_LOOP, False),
+    ],
+)
+def test_an_answer_is_learned_from_only_with_the_users_consent(
+    headers: HeaderSignals, body: dict[str, object], learned: bool
+) -> None:
+    assert learns_from_answer(headers, _asked(body)) is learned

