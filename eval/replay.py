@@ -24,7 +24,7 @@ from memory_extproc.words import sentences
 LOCOMO = Path(
     os.environ.get(
         "LOCOMO_PATH",
-        Path(__file__).resolve().parents[3] / "shared" / "data" / "locomo" / "locomo-dev.json",
+        Path(__file__).resolve().parents[2] / "shared" / "data" / "locomo" / "locomo-dev.json",
     )
 )
 

@@ -70,7 +70,7 @@ async def test_the_request_arrives_byte_for_byte_but_for_the_memory_message(
     them; the memory fields cut out; one system message added."""
     await remember(user, BUDGET)
     head = b'{ "seed" : 123456789012345678901234567890, "x-vendor": {"t": 1.50E+2},\n "model":"m",'
-    question = b'{"role": "user", "content": "What\u0027s my budget for the Hawaii trip?"}'
+    question = rb'{"role": "user", "content": "What\u0027s my budget for the Hawaii trip?"}'
     raw = head + b' "memory_config": {"enabled": true}, "messages": [ ' + question + b" ] }"
     status, _, received = await stack.post("/v1/chat/completions", raw, user=user)
     assert status == 200
