@@ -141,6 +141,12 @@ def session_cpu_seconds(leader: int) -> float:
     return total / ticks
 
 
+def process_cpu_seconds(pid: int) -> float:
+    """CPU (user + system) of one process, without its children."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 async def load_memories(uri: str, world: World) -> None:
     print(f"embedding {len(world.facts)} distinct facts …", flush=True)
     embedder = build_embedder(config_module.load(None))  # the service's own model
@@ -371,13 +377,18 @@ async def main() -> None:
                        "milvus": milvus._process.proc.pid, "llm": llm.proc.pid}  # fmt: skip
             if local is not None:
                 leaders["local_model"] = local._process.proc.pid
+            main = leaders["processor"]  # the session also holds its worker, which learns meanwhile
             for kind in KINDS:
                 before = {name: session_cpu_seconds(pid) for name, pid in leaders.items()}
+                alone = process_cpu_seconds(main)
                 await drive(http, urls, world, [kind] * CPU_BLOCK, Samples())
                 cpu[kind] = {
                     name: (session_cpu_seconds(pid) - before[name]) / CPU_BLOCK * 1000
                     for name, pid in leaders.items()
                 }
+                cpu[kind]["processor_alone"] = (
+                    (process_cpu_seconds(main) - alone) / CPU_BLOCK * 1000
+                )
 
             print("scaling: retrievals, closed loop, through 1 then 2 processor processes …")
             grpc_2, admin_2, scaled_port = free_port(), free_port(), free_port()
@@ -478,6 +489,7 @@ def report(
         "direct_p99_ms": round(p["direct"][99], 2),
         "passthrough_processor_cpu_ms": round(cpu["passthrough"]["processor"], 2),
         "retrieval_processor_cpu_ms": round(cpu["retrieval"]["processor"], 2),
+        "retrieval_processor_alone_cpu_ms": round(cpu["retrieval"]["processor_alone"], 2),
         "retrieval_milvus_cpu_ms": round(cpu["retrieval"]["milvus"] - cpu["direct"]["milvus"], 2),
         "retrieval_injected_share": round(samples.injected / max(1, samples.retrievals), 3),
         "response_added_p50_ms": round(p["learning"][50] - p["passthrough"][50], 2),
