@@ -58,9 +58,9 @@ eval: setup
 scenarios: setup
 	$(PY) -m scenarios
 
-# Faults and abuse against the real stack under steady traffic (~6 min): one JSON line at the end
+# Faults and abuse against the real stack under steady traffic (~4 min): one JSON line at the end
 chaos: setup
 	$(PY) -m chaos
 
 clean:
-	rm -rf $(VENV) $(PROTO_OUT) .run .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(PROTO_OUT) .run .pytest_cache .mypy_cache .ruff_cache .import_linter_cache .grimp_cache

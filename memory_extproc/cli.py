@@ -8,12 +8,16 @@ import sys
 from pathlib import Path
 from urllib.parse import urlencode
 
+import numpy as np
 import orjson
 
 from memory_extproc import config as config_module
 from memory_extproc import logs
-from memory_extproc.api.service import ApiReply
+from memory_extproc.api.routes import MAX_PAGE
+from memory_extproc.api.service import ApiReply, MemoryApi
+from memory_extproc.embedding import OnnxEmbedder
 from memory_extproc.embedding.batcher import EmbeddingBatcher
+from memory_extproc.embedding.model import DIMENSION
 from memory_extproc.store.model import MemoryType, validate_scope_value
 from memory_extproc.wiring import build_api, build_embedder, build_store
 
@@ -63,12 +67,13 @@ def main(argv: list[str] | None = None) -> int:
     target = forget.add_mutually_exclusive_group(required=True)
     target.add_argument("--id")
     target.add_argument("--all", action="store_true", help="everything, or only --project's")
-    for command in (add, listing, search, update, memories.choices["history"], forget):
-        if command is not add:
-            command.add_argument("--user", required=True)
-            command.add_argument("--project", default="", help="only this project's memories")
+    for command in (listing, search, update, memories.choices["history"], forget):
+        command.add_argument("--user", required=True)
+    for command in (listing, search, forget):
+        command.add_argument("--project", default="", help="only this project's memories")
 
     args = parser.parse_args(argv)
+    logs.setup("WARNING")  # what loading the configuration says is logged as JSON too
     try:
         if args.command == "config":
             config_module.load(args.file)
@@ -113,24 +118,56 @@ async def _memories(config: config_module.Config, args: argparse.Namespace) -> i
         await store.close()
         print(f"error: Milvus is not reachable at {config.memory.milvus.uri}", file=sys.stderr)
         return 1
-    embedder = EmbeddingBatcher(build_embedder(config), name="cli")
-    api = build_api(config, store, embedder, source="cli")
+    embedder = EmbeddingBatcher(_ModelOnFirstUse(config), name="cli")
     try:
-        reply = await api.respond(*_request(args), args.user, args.project)
+        return await _run(build_api(config, store, embedder, source="cli"), args)
     finally:
         await store.close()
         embedder.close()
-    return _show(args, reply)
+
+
+class _ModelOnFirstUse:
+    """The embedding model, loaded when a command first embeds: list, history and forget work
+    without it (forgetting a user must not depend on the model files)."""
+
+    dimension = DIMENSION
+
+    def __init__(self, config: config_module.Config) -> None:
+        self._config = config
+        self._model: OnnxEmbedder | None = None
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        if self._model is None:
+            self._model = build_embedder(self._config)
+        return self._model.embed(texts)
+
+
+async def _run(api: MemoryApi, args: argparse.Namespace) -> int:
+    """One API call; a list longer than a page of the API, page after page."""
+    if args.memories_command != "list":
+        return _show(args, await api.respond(*_request(args), args.user, ""))
+    left, cursor = args.limit, ""
+    while True:
+        query = {"limit": min(left, MAX_PAGE), "type": args.type, "project_id": args.project}
+        query = {**query, "cursor": cursor}
+        reply = await api.respond("GET", "/v1/memory", urlencode(_given(query)), b"", args.user, "")
+        if reply.status >= 400:
+            return _show(args, reply)
+        page = orjson.loads(reply.body)
+        for item in page["data"]:
+            print(orjson.dumps(item).decode())
+        left -= len(page["data"])
+        cursor = page["next_cursor"]
+        if not cursor or left <= 0:
+            return 0
 
 
 def _request(args: argparse.Namespace) -> tuple[str, str, str, bytes]:
     """The /v1/memory call a command stands for: the API parses and checks it as any other."""
     command, base = args.memories_command, "/v1/memory"
-    fields = {"type": getattr(args, "type", None), "project_id": args.project or None}
+    fields = {"type": getattr(args, "type", None), "project_id": getattr(args, "project", "")}
     if command == "add":
         return "POST", base, "", _body(content=args.content, **fields)
-    if command == "list":
-        return "GET", base, urlencode({"limit": args.limit, **_given(fields)}), b""
     if command == "search":
         return (
             "POST",
@@ -149,7 +186,7 @@ def _request(args: argparse.Namespace) -> tuple[str, str, str, bytes]:
 
 
 def _given(fields: dict[str, object]) -> dict[str, object]:
-    return {k: v for k, v in fields.items() if v is not None}
+    return {k: v for k, v in fields.items() if v not in (None, "")}
 
 
 def _body(**fields: object) -> bytes:
@@ -169,7 +206,7 @@ def _show(args: argparse.Namespace, reply: ApiReply) -> int:
         print(orjson.dumps(data).decode())
     elif command == "forget":
         print(f"deleted {data['deleted']} rows, history included" if data else "deleted")
-    else:
+    else:  # search, history
         for item in data["data"]:
             print(orjson.dumps(item).decode())
     return 0

@@ -20,7 +20,7 @@ class HeaderSignals:
     """What one request's headers say, read once: who asks, and the signals memory obeys."""
 
     user_id: str  # "" when absent
-    path: str = ""  # canonical (api/routes.request_path)
+    path: str  # canonical (api/routes.request_path): routes can be excluded from memory
     project_id: str = ""
     invalid_identity: bool = False  # a header was present but unusable: treated as absent
     opted_out: bool = False

@@ -50,8 +50,8 @@ async def serve(config: Config) -> None:
     batcher: EmbeddingBatcher | None = None
     retrieval = None
     learning: LearningService | None = None  # learns from answers (auto_store)
-    worker: LearningService | None = None  # runs even when nothing is learned: retention
-    api: MemoryApi | None = None
+    supervisor: LearningService | None = None  # of the worker, which also does retention
+    memory_api: MemoryApi | None = None
     if memory.enabled:
         batcher = EmbeddingBatcher(build_embedder(config), name="query")
         store = build_store(config)
@@ -66,13 +66,13 @@ async def serve(config: Config) -> None:
             usage=usage,
             rewriter=query_rewriter(config),
         )
-        api = build_api(config, store, batcher)
+        memory_api = build_api(config, store, batcher)
         # The worker process also renews used memories and prunes expired ones: it runs even
         # when nothing is learned from answers (auto_store: false).
-        worker = build_learning(config, usage)
-        await worker.start()
+        supervisor = build_learning(config, usage)
+        await supervisor.start()
         if memory.auto_store:
-            learning = worker
+            learning = supervisor
     else:
         log.warning("memory.enabled is false: every request passes through unchanged")
 
@@ -90,7 +90,7 @@ async def serve(config: Config) -> None:
         signals=memory.signals,
         learning=learning,
         date_header=memory.extraction.date_header,
-        api=api,
+        memory_api=memory_api,
     )
     pb_grpc.add_ExternalProcessorServicer_to_server(ExternalProcessor(deps), server)
     health_servicer = health.aio.HealthServicer()  # type: ignore[attr-defined]
@@ -123,8 +123,8 @@ async def serve(config: Config) -> None:
     for name in ("", SERVICE_NAME):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
     await server.stop(config.server.grace_seconds)
-    if worker is not None:
-        await worker.stop(memory.extraction.drain_seconds)
+    if supervisor is not None:
+        await supervisor.stop(memory.extraction.drain_seconds)
     metrics_server.shutdown()
     if store is not None:
         await store.close()

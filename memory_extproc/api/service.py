@@ -36,7 +36,7 @@ from memory_extproc.store.model import (
     SearchRequest,
     Store,
     StoreUnavailableError,
-    is_alive,
+    get_live,
     replaced_at,
 )
 
@@ -106,27 +106,19 @@ class MemoryApi:
             if not user_id:
                 raise ApiError(401, "unauthenticated", "the memory API needs an authenticated user")
             call = parse_call(method, path, query, body)
+            if not self._store.available:
+                raise StoreUnavailableError("store not connected")
+            reply = await self._run(call, user_id, project_id)
         except ApiError as exc:
             reply = error_reply(exc.status, exc.code, exc.message)
-        else:
-            reply = await self._execute(call, user_id, project_id)
+        except StoreUnavailableError:
+            reply = error_reply(503, "unavailable", "memory storage is unavailable, try again")
+        except Exception:
+            log.exception("memory API call failed")
+            reply = error_reply(500, "internal", "unexpected error")
         label = method if method in _METHODS else "other"
         metrics.API_REQUESTS.labels(label, str(reply.status)).inc()
         return reply
-
-    async def _execute(self, call: Call, user_id: str, project_id: str) -> ApiReply:
-        """One operation for one user: the API's after parsing, and the CLI's. Never raises."""
-        try:
-            if not self._store.available:
-                raise StoreUnavailableError("store not connected")
-            return await self._run(call, user_id, project_id)
-        except ApiError as exc:
-            return error_reply(exc.status, exc.code, exc.message)
-        except StoreUnavailableError:
-            return error_reply(503, "unavailable", "memory storage is unavailable, try again")
-        except Exception:
-            log.exception("memory API call failed")
-            return error_reply(500, "internal", "unexpected error")
 
     async def _run(self, call: Call, user_id: str, project_id: str) -> ApiReply:
         store = self._store
@@ -181,8 +173,8 @@ class MemoryApi:
                 return _json(200, {"deleted": deleted})
 
     async def _active(self, user_id: str, memory_id: str) -> Memory:
-        memory = await self._store.get(user_id, memory_id)
-        if memory is None or not is_alive(memory, now_ms()):
+        memory = await get_live(self._store, user_id, memory_id)
+        if memory is None:
             raise _not_found()
         return memory
 

@@ -104,7 +104,6 @@ class LlmExchange:
 
     def _response_headers(self, message: p.pb.HttpHeaders) -> p.ProcessingResponse:
         headers = p.header_dict(message.headers)
-        sse = headers.get("content-type", "").startswith("text/event-stream")
         learning = (
             self._learning is not None
             and self.request is not None
@@ -114,11 +113,10 @@ class LlmExchange:
             metrics.TURNS.labels("not_2xx").inc()  # errors are never remembered
             learning = False
         if not learning or self.request is None:
-            # Never hold an SSE answer (Envoy would buffer it to the end); ask for no body at all.
-            return p.RESPONSE_BODY_STREAMED if sse else p.RESPONSE_BODY_NONE
+            return p.answer_not_read(headers)
         self._content_encoding = headers.get("content-encoding", "").strip().lower()
         self._awaiting_answer = True
-        if sse:
+        if p.is_sse(headers):
             self._sse = SseAnswerReader(self.request.api)
             if self._content_encoding in _GZIP:
                 self._gzip = GzipStream()

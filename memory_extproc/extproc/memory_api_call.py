@@ -15,13 +15,13 @@ log = logging.getLogger(__name__)
 class MemoryApiCall:
     def __init__(
         self,
-        api: MemoryApi | None,  # None: memory disabled, the call answers 503
+        memory_api: MemoryApi | None,  # None: memory disabled, the call answers 503
         method: str,
         query: str,
         headers: HeaderSignals,
         request_id: str,
     ) -> None:
-        self._api = api
+        self._memory_api = memory_api
         self._method = method
         self._query = query
         self._headers = headers
@@ -47,10 +47,10 @@ class MemoryApiCall:
 
     async def _reply(self) -> p.ProcessingResponse:
         path, headers = self._headers.path, self._headers
-        if self._api is None:
+        if self._memory_api is None:
             reply = error_reply(503, "memory_disabled", "memory is disabled on this gateway")
         else:
-            reply = await self._api.respond(
+            reply = await self._memory_api.respond(
                 self._method, path, self._query, bytes(self._body),
                 headers.user_id, headers.project_id,
             )  # fmt: skip

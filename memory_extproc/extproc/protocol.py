@@ -75,6 +75,17 @@ RESPONSE_BODY_NONE = ProcessingResponse(
     response_headers=pb.HeadersResponse(), mode_override=_mode(Mode.NONE)
 )
 
+
+def is_sse(headers: dict[str, str]) -> bool:
+    return headers.get("content-type", "").startswith("text/event-stream")
+
+
+def answer_not_read(headers: dict[str, str]) -> ProcessingResponse:
+    """An answer memory does not read: no body at all, but an SSE answer streamed through, never
+    held (Envoy would buffer it to its end)."""
+    return RESPONSE_BODY_STREAMED if is_sse(headers) else RESPONSE_BODY_NONE
+
+
 CONTINUE_BY_KIND = {
     "request_headers": CONTINUE_REQUEST_HEADERS,
     "request_body": CONTINUE_REQUEST_BODY,

@@ -35,7 +35,7 @@ class ProcessorDeps:
     signals: SignalsConfig
     learning: LearningService | None = None  # None: nothing is learned from answers
     date_header: str = ""
-    api: MemoryApi | None = None  # None: memory disabled, /v1/memory answers 503
+    memory_api: MemoryApi | None = None  # None: memory disabled, /v1/memory answers 503
 
 
 class Exchange(Protocol):
@@ -45,10 +45,15 @@ class Exchange(Protocol):
 
 
 class PassThrough:
-    """Not ours: Envoy is told to send nothing more."""
+    """Not ours: Envoy is told to send nothing more (and should it still send the answer's
+    headers, the answer is not held)."""
 
     async def handle(self, kind: str, message: p.ProcessingRequest) -> p.ProcessingResponse:
-        return p.PASS_THROUGH if kind == "request_headers" else p.CONTINUE_BY_KIND[kind]
+        if kind == "request_headers":
+            return p.PASS_THROUGH
+        if kind == "response_headers":
+            return p.answer_not_read(p.header_dict(message.response_headers.headers))
+        return p.CONTINUE_BY_KIND[kind]
 
     def close(self) -> None:
         return None
@@ -80,7 +85,7 @@ class Stream:
         if is_api_path(path):
             metrics.REQUESTS.labels("memory_api").inc()
             signals = read_headers(headers, path, deps.identity, deps.signals)
-            return MemoryApiCall(deps.api, method, query, signals, request_id)
+            return MemoryApiCall(deps.memory_api, method, query, signals, request_id)
         api = _LLM_ROUTES.get((method, path))
         metrics.REQUESTS.labels(api.value if api else "other").inc()
         if api is None:

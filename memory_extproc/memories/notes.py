@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from memory_extproc.words import one_line
+
 _QUESTION_CHARS = 300
 _ANSWER_CHARS = 400
 _NOTE = re.compile(
@@ -16,7 +18,7 @@ _NOTE = re.compile(
 
 
 def _clip(text: str, limit: int) -> str:
-    text = " ".join(text.split())
+    text = one_line(text)
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 

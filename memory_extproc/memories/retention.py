@@ -1,7 +1,9 @@
 """Retention: when a memory expires, renewal by use, pruning, and the per-user cap.
 
 Expiry counts from when a memory was learned (``expires_at``), never from a replayed turn's date.
-Search ignores expired memories (store/filters.py); the worker prunes them now and then.
+Search ignores expired memories (store/filters.py); the worker prunes them now and then. What
+the store does row by row stays with the rows (store/model.py: ``is_alive``, ``renewed``,
+``evictions``): the store sits below this package and cannot call it.
 
 Renewal by use, without a write per retrieval:
 

@@ -53,7 +53,7 @@ from memory_extproc.store.model import (
     SearchRequest,
     Store,
     content_hash,
-    is_alive,
+    get_live,
 )
 
 log = logging.getLogger(__name__)
@@ -227,8 +227,8 @@ class MemoryWriter:
     ) -> Memory | None:
         """An explicit edit (API, CLI): the memory as told, its old text kept as history; None
         when there is no such live memory (or it was forgotten meanwhile)."""
-        current = await self._store.get(user_id, memory_id)
-        if current is None or not is_alive(current, now_ms()):
+        current = await get_live(self._store, user_id, memory_id)
+        if current is None:
             return None
         text = current.content if content is None else content
         revised = _revised(current, text, now_ms(), kind)

@@ -59,20 +59,33 @@ class DecisionInput:
     limit: int
 
 
+def _no_consent(
+    has_user: bool, opted_out: bool, enabled: bool | None, tool_output: bool
+) -> Skip | None:
+    """Memory serves a known user who did not opt out or switch it off, outside tool loops:
+    for searching a request and for learning from its answer alike."""
+    if not has_user:
+        return Skip.NO_USER
+    if opted_out:
+        return Skip.OPTED_OUT
+    if enabled is False:
+        return Skip.DISABLED_BY_REQUEST
+    if tool_output:
+        return Skip.TOOL_OUTPUT
+    return None
+
+
 def decide(facts: DecisionInput) -> Skip | None:
     """None means: search memory. Checks run cheapest and most certain first."""
-    if not facts.has_user:
-        return Skip.NO_USER
-    if facts.opted_out:
-        return Skip.OPTED_OUT
-    if facts.enabled_by_request is False:
-        return Skip.DISABLED_BY_REQUEST
+    skip = _no_consent(
+        facts.has_user, facts.opted_out, facts.enabled_by_request, facts.ends_with_tool_output
+    )
+    if skip is not None:
+        return skip
     if facts.path_excluded:
         return Skip.ROUTE_EXCLUDED
     if facts.model_excluded:
         return Skip.MODEL_EXCLUDED
-    if facts.ends_with_tool_output:
-        return Skip.TOOL_OUTPUT
     if facts.limit <= 0:
         return Skip.ZERO_LIMIT
     if not facts.query.strip():
@@ -87,13 +100,9 @@ def decide(facts: DecisionInput) -> Skip | None:
 
 
 def learns_from_answer(headers: HeaderSignals, request: ChatRequest) -> bool:
-    """An answer is learned from only for a known user who did not opt out or switch memory (or
-    storing) off, and not in a tool loop: the same consent the search asks for."""
+    """The search's consent, and storing not switched off by the request."""
     options = request.options
-    return (
-        bool(headers.user_id)
-        and not headers.opted_out
-        and options.enabled is not False
-        and options.auto_store is not False
-        and not request.ends_with_tool_output
+    consent = _no_consent(
+        bool(headers.user_id), headers.opted_out, options.enabled, request.ends_with_tool_output
     )
+    return consent is None and options.auto_store is not False

@@ -15,8 +15,8 @@ the candidates, so a word every candidate shares counts for little), and
 * orders the kept ones by cosine + ``keyword_weight`` x coverage.
 
 The cosine threshold keeps deciding whether anything is injected, and no mixed score is ever
-compared with it (docs/PEER_LESSONS: RRF scores vs a cosine threshold disabled a peer's
-memory). Pure: no I/O.
+compared with it (rank-fusion scores live on another scale: held against a cosine threshold they
+pass nothing, or everything). Pure: no I/O.
 """
 
 from __future__ import annotations

@@ -261,3 +261,9 @@ class Store(Protocol):
         ...
 
     async def close(self) -> None: ...
+
+
+async def get_live(store: Store, user_id: str, memory_id: str) -> Memory | None:
+    """The memory as the user sees it: None when absent, superseded or expired."""
+    memory = await store.get(user_id, memory_id)
+    return memory if memory is not None and is_alive(memory, now_ms()) else None

@@ -6,12 +6,16 @@ import asyncio
 import sys
 from pathlib import Path
 
+import numpy as np
 import orjson
 import pytest
 import yaml
 
 from devstack.envoy import Upstream, render
 from devstack.mock_llm import MockLLM
+from memory_extproc.api.routes import MAX_PAGE
+from memory_extproc.store.milvus import MilvusStore
+from memory_extproc.store.model import Memory
 from tests.integration.conftest import Stack
 
 pytestmark = pytest.mark.integration
@@ -83,6 +87,32 @@ async def test_memories_update_history_and_forget_a_project_as_the_api_does(
                              config=config)  # fmt: skip
     assert code == 2
     assert "memory id must look like" in err
+
+
+async def test_memories_list_goes_past_the_api_page_and_needs_no_model(
+    stack: Stack, store: MilvusStore, user: str, tmp_path: Path
+) -> None:
+    vector = np.zeros(384, dtype=np.float32)
+    vector[0] = 1.0
+    memories = [
+        Memory.new(user, f"fact number {i}", created_at=1_000 + i) for i in range(MAX_PAGE + 5)
+    ]
+    await store.store_many([(m, vector) for m in memories])
+    settings = yaml.safe_load(stack.config_path.read_text())
+    settings["memory"]["embedding"] = {  # no model at all
+        "model_path": str(tmp_path / "missing.onnx"),
+        "tokenizer_path": str(tmp_path / "missing.json"),
+    }
+    config = tmp_path / "config.yaml"
+    config.write_text(yaml.safe_dump(settings))
+    code, out, err = await cli("memories", "list", "--user", user, "--limit", "103", config=config)
+    assert code == 0, err
+    listed = [orjson.loads(line)["content"] for line in out.splitlines()]
+    assert listed == [m.content for m in reversed(memories)][:103]  # newest first, across pages
+    _, out, _ = await cli("memories", "list", "--user", user, "--limit", "500", config=config)
+    assert len(out.splitlines()) == MAX_PAGE + 5
+    code, out, _ = await cli("memories", "forget", "--user", user, "--all", config=config)
+    assert (code, out.strip()) == (0, f"deleted {MAX_PAGE + 5} rows, history included")
 
 
 async def test_doctor_says_what_works_and_what_to_fix(

@@ -97,6 +97,7 @@ def _asked(body: dict[str, object]) -> ChatRequest:
     return parse_request(Api.CHAT_COMPLETIONS, orjson.dumps({"model": "m", **body}))
 
 
+CHAT = "/v1/chat/completions"
 ASKED = {"messages": [{"role": "user", "content": "I moved to Lisbon last week"}]}
 TOOL_LOOP = {
     "messages": [
@@ -111,12 +112,12 @@ TOOL_LOOP = {
 @pytest.mark.parametrize(
     ("headers", "body", "learned"),
     [
-        (HeaderSignals("alice"), ASKED, True),
-        (HeaderSignals(""), ASKED, False),  # nobody to learn for
-        (HeaderSignals("alice", opted_out=True), ASKED, False),
-        (HeaderSignals("alice"), {**ASKED, "memory_config": {"enabled": False}}, False),
-        (HeaderSignals("alice"), {**ASKED, "memory_config": {"auto_store": False}}, False),
-        (HeaderSignals("alice"), TOOL_LOOP, False),
+        (HeaderSignals("alice", CHAT), ASKED, True),
+        (HeaderSignals("", CHAT), ASKED, False),  # nobody to learn for
+        (HeaderSignals("alice", CHAT, opted_out=True), ASKED, False),
+        (HeaderSignals("alice", CHAT), {**ASKED, "memory_config": {"enabled": False}}, False),
+        (HeaderSignals("alice", CHAT), {**ASKED, "memory_config": {"auto_store": False}}, False),
+        (HeaderSignals("alice", CHAT), TOOL_LOOP, False),
     ],
 )
 def test_an_answer_is_learned_from_only_with_the_users_consent(

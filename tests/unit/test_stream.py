@@ -1,4 +1,5 @@
-"""The ext_proc adapter on real proto messages, with the in-memory store and the real model."""
+"""The ext_proc stream (LLM exchange, memory API call, pass-through) on real proto messages, with
+the in-memory store and the real model."""
 
 from __future__ import annotations
 
@@ -349,3 +350,16 @@ async def test_no_learning_from_errors_opt_outs_or_anonymous_requests(
     )
     assert mode == p.RESPONSE_BODY_NONE
     assert captures.turns == []
+
+
+@pytest.mark.parametrize(
+    ("content_type", "expected"),
+    [("text/event-stream", p.RESPONSE_BODY_STREAMED), ("application/json", p.RESPONSE_BODY_NONE)],
+)
+async def test_an_answer_on_a_stream_that_lost_its_request_is_never_held(
+    deps: ProcessorDeps, content_type: str, expected: p.ProcessingResponse
+) -> None:
+    # request_headers failed (answered open by the servicer): Envoy goes on by its static modes
+    stream = Stream(deps)
+    headers = {":status": "200", "content-type": content_type}
+    assert await run(stream, headers_message("response_headers", headers)) == expected
