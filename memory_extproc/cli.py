@@ -148,9 +148,11 @@ async def _run(api: MemoryApi, args: argparse.Namespace) -> int:
         return _show(args, await api.respond(*_request(args), args.user, ""))
     left, cursor = args.limit, ""
     while True:
-        query = {"limit": min(left, MAX_PAGE), "type": args.type, "project_id": args.project}
-        query = {**query, "cursor": cursor}
-        reply = await api.respond("GET", "/v1/memory", urlencode(_given(query)), b"", args.user, "")
+        query = _given(
+            {"limit": min(left, MAX_PAGE), "type": args.type, "project_id": args.project,
+             "cursor": cursor}
+        )  # fmt: skip
+        reply = await api.respond("GET", "/v1/memory", urlencode(query), b"", args.user, "")
         if reply.status >= 400:
             return _show(args, reply)
         page = orjson.loads(reply.body)
@@ -194,7 +196,8 @@ def _body(**fields: object) -> bytes:
 
 
 def _show(args: argparse.Namespace, reply: ApiReply) -> int:
-    """Errors on stderr (exit 1); memories as JSON lines, one per memory, as the API shows them."""
+    """Errors on stderr (exit 2 for a refused call, else 1); memories as JSON lines, as the API
+    shows them."""
     data = orjson.loads(reply.body) if reply.body else {}
     if reply.status >= 400:
         print(f"error: {data['error']['message']}", file=sys.stderr)
