@@ -17,7 +17,10 @@ What counts, in the last line's JSON object:
 * ``cross_user_leaks``: markers of one user injected into another's chat or listed by the
   memory API for another;
 * ``memory_recovery_seconds_after_milvus_restart``: from restarting a killed Milvus to the first
-  chat that gets its memory injected again.
+  chat that gets its memory injected again;
+* ``forgotten_turns_learned``: markers a user said before forgetting everything (while their
+  turns queued behind a slow model, then sat in the spool across a SIGTERM) that are in their
+  memories at the end: a forget must cancel every pending turn.
 """
 
 from __future__ import annotations
@@ -46,6 +49,7 @@ from devstack.processor import ProcessorProcess, write_config
 from devstack.tokens import DevIdentity
 
 USERS = 6
+FORGETFUL = 5  # the user who forgets everything while turns are pending
 CHAT_PERIOD_S = 1.2  # per user: ~5 chats/s in all
 EXTRACTOR = "chaos-extractor"
 CHAT = "chaos-chat"
@@ -77,6 +81,7 @@ class Chaos:
     broken: set[str] = field(default_factory=set)  # markers answered hugely or brokenly
     leaks: int = 0
     kills: list[float] = field(default_factory=list)  # processor kill -9 moments
+    forget: tuple[float, float] = (0.0, 0.0)  # FORGETFUL's forget: sent, answered (monotonic)
     answers: int = 0
 
     async def extract(self, payload: dict[str, Any]) -> Reply:
@@ -191,7 +196,10 @@ class Stack:
             return
         seen: Counter[str] = Counter()
         for line in text.splitlines():
-            if line.startswith(("memory_turns_total{", "memory_extraction_dropped_total{")):
+            if line.startswith(
+                ("memory_turns_total{", "memory_extraction_dropped_total{",
+                 "memory_turns_forgotten_total{")
+            ):  # fmt: skip
                 name, value = line.rsplit(" ", 1)
                 seen[name] = int(float(value))
         self.metrics[self.runs] = seen
@@ -240,6 +248,32 @@ class Traffic:
             sent.ended = time.monotonic()
             self.statuses[sent.status] += 1
             await asyncio.sleep(CHAT_PERIOD_S)
+
+    async def forget(self, number: int) -> None:
+        """The user forgets everything (``DELETE /v1/memory?scope=user``)."""
+        token = self.stack.identity.token(f"chaos-user-{number}")
+        sent = time.monotonic()
+        async with self.http.delete(
+            f"{self.stack.url}/v1/memory?scope=user", headers={"authorization": f"Bearer {token}"}
+        ) as response:  # fmt: skip
+            assert response.status == 200, await response.text()
+        self.chaos.forget = (sent, time.monotonic())
+
+    async def memories(self, number: int) -> list[str]:
+        """Everything the API lists for the user, page after page."""
+        token = self.stack.identity.token(f"chaos-user-{number}")
+        contents: list[str] = []
+        cursor = ""
+        while True:
+            query = f"?limit=100&cursor={cursor}" if cursor else "?limit=100"
+            async with self.http.get(
+                f"{self.stack.url}/v1/memory{query}", headers={"authorization": f"Bearer {token}"}
+            ) as response:  # fmt: skip
+                page = orjson.loads(await response.read())
+            contents += [m["content"] for m in page["data"]]
+            cursor = page.get("next_cursor") or ""
+            if not cursor:
+                return contents
 
     async def api_checks(self) -> int:
         """Each user's memories, as the API lists and finds them: never another user's."""
@@ -358,6 +392,9 @@ async def main() -> int:
 
             chaos.extraction = "slow"
             await phase("turns queue up behind a slow model", 10, stack, http)
+            log(f"user {FORGETFUL} forgets everything, turns pending")
+            await traffic.forget(FORGETFUL)
+            await phase("turns queue up behind a slow model", 3, stack, http)
             await stack.read_metrics(http)
             log("processor SIGTERM with turns queued")
             await asyncio.to_thread(stack.processor.stop)
@@ -379,6 +416,8 @@ async def main() -> int:
             traffic.running = False
             await asyncio.gather(*users)
             leaks_api = await traffic.api_checks()
+            remembered = " ".join(await traffic.memories(FORGETFUL))
+            forgotten = [s.marker for s in traffic.sent if said_before_forget(s, chaos)]
             expected = [s for s in traffic.sent if learnable(s, chaos)]
             deadline = time.monotonic() + 180
             while time.monotonic() < deadline and any(
@@ -405,6 +444,9 @@ async def main() -> int:
         "memory_recovery_seconds_after_milvus_restart": recovery,
         "milvus_ready_seconds_after_restart": stack.milvus_ready_s,
         "cross_user_leaks": chaos.leaks + leaks_api,
+        "forgotten_turns_learned": sum(1 for m in forgotten if m in remembered),
+        "forgotten_turns_said": len(forgotten),
+        "turns_cancelled_by_the_forget": stack.total("memory_turns_forgotten_total"),
         "seconds": round(time.monotonic() - started),
         "logs": str(workdir),
     }  # fmt: skip
@@ -412,15 +454,22 @@ async def main() -> int:
     return 0
 
 
+def said_before_forget(sent: Sent, chaos: Chaos) -> bool:
+    return sent.user == FORGETFUL and sent.ended < chaos.forget[0]
+
+
 def learnable(sent: Sent, chaos: Chaos) -> bool:
     """A chat whose turn the processor must learn: answered normally with 200, its request read
-    by the processor, and not cut by the processor's own kill -9."""
+    by the processor, not cut by the processor's own kill -9, and not forgotten by its user (a
+    chat that overlapped the forget may go either way)."""
     cut = any(sent.started - 2 <= kill <= sent.ended + 1 for kill in chaos.kills)
+    forgotten = sent.user == FORGETFUL and sent.started <= chaos.forget[1]
     return (
         sent.status == 200
         and sent.marker in chaos.processed
         and sent.marker not in chaos.broken
         and not cut
+        and not forgotten
     )
 
 

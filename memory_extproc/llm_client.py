@@ -68,9 +68,10 @@ class ChatClient:
         """The first choice's text, asked for as JSON (of ``schema``, where the endpoint can)."""
         wanted = "json_schema" if schema else "json_object" if json_mode else "none"
         formats = [f for f in _FORMATS[_FORMATS.index(wanted) :] if f not in self._refused]
+        task = schema.name if schema else "chat"
         for kind in formats or ["none"]:
             try:
-                return await self._retried(self._payload(messages, kind, schema))
+                return await self._retried(self._payload(messages, kind, schema), task)
             except LlmError as exc:
                 if not exc.refused_format or kind == "none":
                     raise
@@ -97,18 +98,18 @@ class ChatClient:
             body["response_format"] = {"type": "json_object"}
         return orjson.dumps(body)
 
-    async def _retried(self, payload: bytes) -> str:
+    async def _retried(self, payload: bytes, task: str) -> str:
         attempt = 0
         while True:
             try:
-                return await self._once(payload)
+                return await self._once(payload, task)
             except LlmError as exc:
                 if not exc.transient or attempt >= self._retries:
                     raise
             await asyncio.sleep(self._backoff * 2**attempt * (0.5 + random.random()))
             attempt += 1
 
-    async def _once(self, payload: bytes) -> str:
+    async def _once(self, payload: bytes, task: str) -> str:
         session = self._session_for_loop()
         started = time.perf_counter()
         outcome = "error"
@@ -125,8 +126,10 @@ class ChatClient:
                         transient=False,
                         refused_format=response.status == 400 and _about_format(raw),
                     )
-            text = _first_choice(raw)
+            text, usage = _first_choice(raw)
             outcome = "ok"
+            for kind, tokens in usage.items():
+                metrics.LLM_TOKENS.labels(self.role, task, kind).inc(tokens)
             return text
         except TimeoutError as exc:
             outcome = "timeout"
@@ -135,7 +138,8 @@ class ChatClient:
             outcome = "connection"
             raise LlmError(f"{type(exc).__name__}: {exc}", transient=True) from exc
         finally:
-            metrics.LLM_SECONDS.labels(self.role, outcome).observe(time.perf_counter() - started)
+            elapsed = time.perf_counter() - started
+            metrics.LLM_SECONDS.labels(self.role, task, outcome).observe(elapsed)
 
     def _session_for_loop(self) -> aiohttp.ClientSession:
         if self._session is None or self._session.closed:
@@ -156,7 +160,8 @@ def _about_format(error: bytes) -> bool:
     return any(word in text for word in (b"response_format", b"json_schema", b"schema", b"grammar"))
 
 
-def _first_choice(raw: bytes) -> str:
+def _first_choice(raw: bytes) -> tuple[str, dict[str, int]]:
+    """The first choice's text, and the tokens the endpoint says it used."""
     try:
         data = orjson.loads(raw)
         content = data["choices"][0]["message"]["content"]
@@ -164,4 +169,22 @@ def _first_choice(raw: bytes) -> str:
         raise LlmError("not a chat completion", transient=False) from exc
     if not isinstance(content, str):
         raise LlmError("no text in the completion", transient=False)
-    return content
+    return content, _usage(data)
+
+
+def _usage(data: dict[str, Any]) -> dict[str, int]:
+    """OpenAI's usage (cached prompt tokens in prompt_tokens_details), or llama.cpp's timings
+    (cache_n: prompt tokens reused from its cache)."""
+    usage = _mapping(data.get("usage"))
+    details = _mapping(usage.get("prompt_tokens_details"))
+    timings = _mapping(data.get("timings"))
+    found = {
+        "prompt": usage.get("prompt_tokens"),
+        "completion": usage.get("completion_tokens"),
+        "cached_prompt": details.get("cached_tokens", timings.get("cache_n")),
+    }
+    return {k: v for k, v in found.items() if isinstance(v, int) and v >= 0}
+
+
+def _mapping(value: object) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}

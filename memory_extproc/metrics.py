@@ -97,6 +97,12 @@ TURNS = Counter(
     "Answers seen by the response path: captured, or why not (not_2xx, no_text, aborted, …)",
     ["outcome"],
 )
+TURNS_FORGOTTEN = Counter(
+    "memory_turns_forgotten_total",
+    "Captured turns a forget of their user or project cancelled before they were learned: "
+    "pending (dropped by the processor), job (skipped by the worker), written (taken back)",
+    ["stage"],
+)
 EXTRACTION_BATCHES = Counter(
     "memory_extraction_batches_total",
     "Batches of turns handed to the extraction worker, by trigger (every_n, idle)",
@@ -132,9 +138,22 @@ EXTRACTION_JOB_SECONDS = Histogram(
 )
 LLM_SECONDS = Histogram(
     "memory_llm_seconds",
-    "Calls to the memory models, by role and outcome",
-    ["role", "outcome"],
+    "Calls to the memory models, by role, task (the answer's schema: memory_facts, "
+    "memory_still_true, …) and outcome",
+    ["role", "task", "outcome"],
     buckets=(0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60),
+)
+LLM_TOKENS = Counter(
+    "memory_llm_tokens_total",
+    "Tokens of the memory models' calls as the endpoint reports them: prompt, cached_prompt "
+    "(the part served from its prompt cache), completion",
+    ["role", "task", "kind"],
+)
+LEARNING_LAG = Histogram(
+    "memory_learning_lag_seconds",
+    "From a turn's request until the worker has learned from it and its memories are "
+    "searchable (batching, queueing, extraction, writing)",
+    buckets=(1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 1800, 3600),
 )
 LLM_FORMAT_FALLBACKS = Counter(
     "memory_llm_format_fallbacks_total",

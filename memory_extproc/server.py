@@ -66,11 +66,11 @@ async def serve(config: Config) -> None:
             usage=usage,
             rewriter=query_rewriter(config),
         )
-        memory_api = build_api(config, store, batcher)
         # The worker process also renews used memories and prunes expired ones: it runs even
         # when nothing is learned from answers (auto_store: false).
         supervisor = build_learning(config, usage)
         await supervisor.start()
+        memory_api = build_api(config, store, batcher, on_forget=supervisor.forget)
         if memory.auto_store:
             learning = supervisor
     else:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memory_extproc.api.service import MemoryApi
+from memory_extproc.api.service import ForgetHook, MemoryApi
 from memory_extproc.config import Config
 from memory_extproc.embedding import EmbeddingBatcher, OnnxEmbedder, model_files
 from memory_extproc.embedding.quantize import DEFAULT_CACHE, int8_model
@@ -68,7 +68,11 @@ def build_writer(
 
 
 def build_api(
-    config: Config, store: MilvusStore, embedder: EmbeddingBatcher, source: str = "api"
+    config: Config,
+    store: MilvusStore,
+    embedder: EmbeddingBatcher,
+    source: str = "api",
+    on_forget: ForgetHook | None = None,
 ) -> MemoryApi:
     """Explicit adds dedup (hash, restatement) but are not reconciled by a model: the user
     said it, and an API call must not wait on an LLM."""
@@ -78,6 +82,7 @@ def build_api(
         build_writer(config, store, embedder, None),
         default_threshold=config.memory.default_similarity_threshold,
         source=source,
+        on_forget=on_forget,
     )
 
 

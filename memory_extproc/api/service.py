@@ -7,6 +7,7 @@ looks exactly like one that does not exist (404), so ids cannot be probed.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,6 +42,7 @@ from memory_extproc.store.model import (
 )
 
 log = logging.getLogger(__name__)
+ForgetHook = Callable[[str, str | None], None]  # (user, project or None: all of the user's)
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,8 +92,10 @@ class MemoryApi:
         *,
         default_threshold: float,
         source: str = "api",  # recorded on what it adds: "api", or "cli"
+        on_forget: ForgetHook | None = None,  # the processor drops the turns it holds
     ) -> None:
         self._source = source
+        self._on_forget = on_forget
         self._store = store
         self._embedder = embedder
         self._writer = writer
@@ -169,6 +173,8 @@ class MemoryApi:
                 return ApiReply(204, b"")
             case DeleteScope():
                 deleted = await store.forget_by_scope(user_id, call.project_id)
+                if self._on_forget is not None:
+                    self._on_forget(user_id, call.project_id)
                 log.info("Memories forgotten by scope", extra={"deleted": deleted})
                 return _json(200, {"deleted": deleted})
 

@@ -55,6 +55,7 @@ class LlmExchange:
         self._content_encoding = ""
         self._awaiting_answer = False
         self._recalled: tuple[str, ...] = ()  # memories injected into this request
+        self._received_ms = now_ms()  # a forget after this moment does not cover the turn
 
     async def handle(self, kind: str, message: p.ProcessingRequest) -> p.ProcessingResponse:
         if kind == "request_headers":
@@ -167,6 +168,7 @@ class LlmExchange:
                 response_id=answer.response_id,
                 previous_response_id=request.previous_response_id,
                 recalled=self._recalled,
+                received_ms=self._received_ms,
             )
         )
 

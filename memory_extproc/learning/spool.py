@@ -52,6 +52,7 @@ def decode(raw: bytes) -> Batch:
     data = entry["batch"]
     data["messages"] = tuple(Turn(**m) for m in data["messages"])
     data["recalled"] = tuple(data.get("recalled", ()))
+    data["received"] = tuple(data.get("received", ()))  # absent in entries of 0.1.0: unknown
     return Batch(**data)
 
 

@@ -32,6 +32,7 @@ class CapturedTurn:
     response_id: str = ""  # Responses API
     previous_response_id: str = ""
     recalled: tuple[str, ...] = ()  # memories injected into the request: never learned back
+    received_ms: int = 0  # wall clock when its request arrived (at_ms may be a replayed date)
 
 
 @dataclass
@@ -44,6 +45,7 @@ class _Conversation:
     at_ms: int
     last_seen: float
     recalled: list[str]  # injected since the last batch, bounded
+    received: list[int]  # received_ms of each turn not yet extracted, oldest first (0: unknown)
 
 
 def _dialogue(turns: tuple[Turn, ...]) -> list[Turn]:
@@ -106,6 +108,8 @@ class TurnTracker:
         if turn % self._every == 0:
             extracted = max(extracted, turn - self._every)
         recalled = state.recalled if state is not None else []
+        waiting = turn - extracted - 1  # turns before this one not yet extracted
+        earlier = state.received[-waiting:] if state is not None and waiting > 0 else []
         conversation = _Conversation(
             captured.user_id,
             captured.project_id,
@@ -115,12 +119,12 @@ class TurnTracker:
             captured.at_ms,
             now,
             list(dict.fromkeys([*recalled, *captured.recalled]))[-MAX_RECALLED:],
+            [0] * (waiting - len(earlier)) + earlier + [captured.received_ms],
         )
         batch = None
         if turn % self._every == 0 and turn > extracted:
             batch = _batch(conversation, "every_n")
-            conversation.extracted_upto = turn
-            conversation.recalled = []
+            _extracted(conversation)
         self._remember(key, conversation)
         if self._on_pending is not None:
             pending = conversation.turn > conversation.extracted_upto
@@ -141,8 +145,7 @@ class TurnTracker:
                 and conversation.turn > conversation.extracted_upto
             ):
                 batches.append(_batch(conversation, "idle"))
-                conversation.extracted_upto = conversation.turn
-                conversation.recalled = []
+                _extracted(conversation)
                 if self._on_pending is not None:
                     self._on_pending(key, None)
         return batches
@@ -151,11 +154,34 @@ class TurnTracker:
         """Everything not yet extracted (shutdown)."""
         return self.idle(float("inf"), 0.0)
 
+    def forget(self, user_id: str, project_id: str | None) -> int:
+        """Drop the user's turns not yet extracted (of one project, or all): a forget takes
+        what is pending too. The conversations stay known, so their later turns are learned
+        without these. Returns how many turns were dropped."""
+        dropped = 0
+        for key, conversation in self._conversations.items():
+            if conversation.user_id != user_id or project_id not in (
+                None,
+                conversation.project_id,
+            ):
+                continue
+            dropped += conversation.turn - conversation.extracted_upto
+            if conversation.turn > conversation.extracted_upto and self._on_pending is not None:
+                self._on_pending(key, None)
+            _extracted(conversation)
+        return dropped
+
     def _remember(self, key: str, conversation: _Conversation) -> None:
         self._conversations[key] = conversation
         self._conversations.move_to_end(key)
         while len(self._conversations) > self._max:
             self._conversations.popitem(last=False)
+
+
+def _extracted(conversation: _Conversation) -> None:
+    conversation.extracted_upto = conversation.turn
+    conversation.recalled = []
+    conversation.received = []
 
 
 def _bounded(messages: list[Turn], every: int) -> list[Turn]:
@@ -177,4 +203,5 @@ def _batch(conversation: _Conversation, reason: str) -> Batch:
         conversation.at_ms,
         reason,
         tuple(conversation.recalled),
+        received=tuple(conversation.received[-new_turns:]) if new_turns else (),
     )

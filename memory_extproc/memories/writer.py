@@ -134,7 +134,7 @@ class MemoryWriter:
         source: str,
         change_said: bool = False,
     ) -> Written:
-        (written,) = await self.write_batch(
+        ((written, _),) = await self.write_batch(
             user_id, project_id, [fact], at_ms, source=source, change_said=change_said
         )
         return written
@@ -148,14 +148,15 @@ class MemoryWriter:
         *,
         source: str,
         change_said: bool = False,
-    ) -> list[Written]:
+    ) -> list[tuple[Written, str]]:
         """One job's facts with few Milvus calls: one hash lookup, one search for all of them,
-        one insert (and visibility wait) for what is new; revisions one by one.
+        one insert (and visibility wait) for what is new; revisions one by one. Each fact's
+        outcome, with the id of the memory it stored or revised ("" when nothing was written).
 
         ``change_said``: the user's words said something changed ("now", "I meant" …)."""
         digests = [content_hash(f.content) for f in facts]
         existing = await self._store.existing_hashes(user_id, digests)
-        results: list[Written] = [Written.DEDUPED] * len(facts)
+        results: list[tuple[Written, str]] = [(Written.DEDUPED, "")] * len(facts)
         todo = [i for i, d in enumerate(digests) if d not in existing]
         vectors = list(await self._embedder.embed_many([facts[i].content for i in todo]))
         kept: list[tuple[int, np.ndarray]] = []
@@ -180,17 +181,29 @@ class MemoryWriter:
         updates = [facts[i].content for i, _, revision, _ in placed if revision is not None]
         new: list[tuple[Memory, np.ndarray]] = []
         for i, vector, revision, outcome in placed:
+            written = ""
             if revision is not None:
                 outcome = await self._apply(revision, vector, facts[i].content, at_ms)
+                written = revision.target.memory.id if outcome is Written.UPDATED else ""
             elif any(same_amount(facts[i].content, update) for update in updates):
                 outcome = Written.NOOP  # the job's update said twice ("went up to $1,350")
             elif outcome in (Written.STORED, Written.STORED_UNRECONCILED):
-                new.append((self._new(user_id, project_id, facts[i], at_ms, source), vector))
-            results[i] = outcome
+                memory = self._new(user_id, project_id, facts[i], at_ms, source)
+                new.append((memory, vector))
+                written = memory.id
+            results[i] = (outcome, written)
         await self._store.store_many(new)
         if new:
             await retention.enforce_cap(self._store, user_id, self._max_per_user)
         return results
+
+    async def forgotten_at(self, user_id: str, project_id: str, *, fresh: bool) -> int:
+        return await self._store.forgotten_at(user_id, project_id, fresh=fresh)
+
+    async def take_back(self, user_id: str, memory_ids: Sequence[str]) -> None:
+        """Delete what a job wrote from turns that a forget, arriving meanwhile, covers."""
+        for memory_id in dict.fromkeys(memory_ids):
+            await self._store.forget(user_id, memory_id)
 
     async def add(
         self, user_id: str, project_id: str, fact: Fact, at_ms: int, *, source: str

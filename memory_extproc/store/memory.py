@@ -19,6 +19,8 @@ from memory_extproc.store.model import (
     audit_copy,
     by_replacement,
     evictions,
+    forget_key,
+    forget_keys,
     is_alive,
     newest_first,
     renewed,
@@ -29,6 +31,7 @@ from memory_extproc.store.model import (
 class InMemoryStore:
     def __init__(self) -> None:
         self._rows: dict[str, tuple[Memory, np.ndarray]] = {}
+        self._forgets: dict[str, int] = {}  # forget_key → epoch ms
 
     @property
     def available(self) -> bool:
@@ -106,6 +109,7 @@ class InMemoryStore:
         return True
 
     async def forget_by_scope(self, user_id: str, project_id: str | None = None) -> int:
+        self._forgets[forget_key(user_id, project_id)] = now_ms()
         doomed = [
             m.id
             for m, _ in self._rows.values()
@@ -114,6 +118,9 @@ class InMemoryStore:
         for memory_id in doomed:
             del self._rows[memory_id]
         return len(doomed)
+
+    async def forgotten_at(self, user_id: str, project_id: str, *, fresh: bool = True) -> int:
+        return max(self._forgets.get(k, 0) for k in forget_keys(user_id, project_id))
 
     async def record_use(self, uses: Sequence[MemoryUse], at_ms: int, ttl_ms: int) -> int:
         changed = 0

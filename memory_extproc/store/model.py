@@ -64,6 +64,18 @@ def content_hash(content: str) -> str:
     return hashlib.sha256(normalized.encode("utf-8")).hexdigest()
 
 
+def forget_key(user_id: str, project_id: str | None) -> str:
+    """Where a forget of this scope (a project, or None: all the user's) is recorded: a digest,
+    so the record of a forget does not keep the user id in the clear."""
+    scope = "*" if project_id is None else f"p:{project_id}"
+    return hashlib.sha256(f"{user_id}\x00{scope}".encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def forget_keys(user_id: str, project_id: str) -> tuple[str, str]:
+    """The forgets that cover what the user says in this project: all of it, or the project."""
+    return forget_key(user_id, None), forget_key(user_id, project_id)
+
+
 @dataclass(frozen=True, slots=True)
 class Memory:
     id: str
@@ -245,7 +257,16 @@ class Store(Protocol):
         """Delete a memory and its audit rows for good; false if the user has no such memory."""
         ...
 
-    async def forget_by_scope(self, user_id: str, project_id: str | None = None) -> int: ...
+    async def forget_by_scope(self, user_id: str, project_id: str | None = None) -> int:
+        """Delete the user's memories (of one project, or all) with their history, after
+        recording when (``forgotten_at``): a turn captured before it is never learned."""
+        ...
+
+    async def forgotten_at(self, user_id: str, project_id: str, *, fresh: bool = True) -> int:
+        """When what the user says in this project was last forgotten (epoch ms; 0: never).
+        ``fresh``: including a forget recorded a moment ago by any process (a Strong read,
+        ~one Milvus time tick); otherwise as of a moment ago (cheap)."""
+        ...
 
     async def record_use(self, uses: Sequence[MemoryUse], at_ms: int, ttl_ms: int) -> int:
         """Apply ``renewed`` to the active memories among ``uses`` (each checked against its

@@ -3,6 +3,7 @@ counts, memories/retention.py). Pickled across the process boundary and kept in 
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from memory_extproc.llm_api.requests import Turn
@@ -19,6 +20,21 @@ class Batch:
     recalled: tuple[str, ...] = ()  # memories injected into these turns' requests
     entry: str = ""  # its spool entry (learning/spool.py): the worker says when it is done
     attempt: int = 0  # failed jobs for it so far (it is offered again, a few times)
+    # When each new turn's request arrived (wall clock, epoch ms, oldest first); 0: not known (a
+    # turn only seen in a later request's history, or a spool entry of an older release).
+    received: tuple[int, ...] = ()
+
+    def after(self, forgotten_at: int) -> Batch | None:
+        """The batch without the turns said at or before a forget of their user (None when
+        none is left): what a user asked to forget is never learned, however late its batch
+        runs. Turns of unknown time count as said before any forget."""
+        if forgotten_at <= 0:
+            return self
+        known = self.received[max(0, len(self.received) - self.new_turns) :]
+        later = tuple(t for t in known if t > forgotten_at)  # turns come in order
+        if not later:
+            return None
+        return dataclasses.replace(self, new_turns=len(later), received=later)
 
     @property
     def said(self) -> str:

@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 
 from memory_extproc import metrics
-from memory_extproc.clock import day
+from memory_extproc.clock import day, now_ms
 from memory_extproc.config import RetentionConfig
 from memory_extproc.llm_api.requests import Turn
 from memory_extproc.llm_client import ChatClient, LlmError
@@ -27,7 +27,7 @@ from memory_extproc.memories.facts import (
     ungrounded,
 )
 from memory_extproc.memories.retention import UsageBatch
-from memory_extproc.memories.writer import MemoryWriter
+from memory_extproc.memories.writer import MemoryWriter, Written
 from memory_extproc.store.milvus import MilvusStore
 from memory_extproc.store.model import MemoryType, StoreUnavailableError
 from memory_extproc.worker.echo import adds_information, statements, strip_echoes
@@ -105,10 +105,7 @@ class LearningJobs:
         """True when learned; False when it failed (the model or Milvus down, slow or talking
         garbage), to be tried again later: nothing half-made is stored either way."""
         try:
-            if self._extractor is None:
-                outcomes = await self._episodic(batch)
-            else:
-                outcomes = await self._extract(batch, self._extractor)
+            outcomes = await self._learn(batch)
         except LlmError as exc:
             metrics.EXTRACTION_JOBS.labels("llm_error").inc()
             log.warning("Extraction failed: %s", exc)
@@ -130,7 +127,38 @@ class LearningJobs:
         )
         return True
 
-    async def _extract(self, batch: Batch, extractor: ChatClient) -> Counter[str]:
+    async def _learn(self, batch: Batch) -> Counter[str]:
+        """What the user asked to forget is not learned: turns said before a forget of their
+        scope are dropped before the model sees them (a cheap read: a forget of the last
+        moment is caught after writing), and what was written from turns a forget covers is
+        taken back. The forget is recorded before it deletes, so a fresh read after the
+        writes sees it, or its delete comes after them."""
+        user, project = batch.user_id, batch.project_id
+        live = batch.after(await self._writer.forgotten_at(user, project, fresh=False))
+        if live is None:
+            metrics.TURNS_FORGOTTEN.labels("job").inc(batch.new_turns)
+            return Counter({"skipped_forgotten": batch.new_turns})
+        if live.new_turns < batch.new_turns:
+            metrics.TURNS_FORGOTTEN.labels("job").inc(batch.new_turns - live.new_turns)
+        if self._extractor is None:
+            outcomes, written = await self._episodic(live)
+        else:
+            outcomes, written = await self._extract(live, self._extractor)
+        ids = [memory_id for _, memory_id in written if memory_id]
+        if ids and live.after(await self._writer.forgotten_at(user, project, fresh=True)) != live:
+            await self._writer.take_back(user, ids)
+            metrics.TURNS_FORGOTTEN.labels("written").inc(live.new_turns)
+            return Counter({"taken_back_forgotten": len(ids)})
+        outcomes.update(w.value for w, _ in written)
+        learned_ms = now_ms()
+        for received in live.received:
+            if received:
+                metrics.LEARNING_LAG.observe(max(0, learned_ms - received) / 1000)
+        return outcomes
+
+    async def _extract(
+        self, batch: Batch, extractor: ChatClient
+    ) -> tuple[Counter[str], list[tuple[Written, str]]]:
         """Facts from each new user message, one call each (a 1.5B model shown ten turns at
         once wrote one fact; shown one message at a time, six in less time), with the
         assistant's words around it as context: messages without their questions, answers
@@ -180,8 +208,7 @@ class LearningJobs:
             batch.user_id, batch.project_id, facts, batch.at_ms, source="conversation",
             change_said=bool(CHANGE_MARKER.search(batch.said)),
         )  # fmt: skip
-        outcomes.update(w.value for w in written)
-        return outcomes
+        return outcomes, written
 
     async def _facts(
         self, extractor: ChatClient, batch: Batch, turns: Sequence[Turn], known: Sequence[str]
@@ -209,16 +236,16 @@ class LearningJobs:
                 outcomes[f"rejected_{reason}"] += 1
         return facts, outcomes
 
-    async def _episodic(self, batch: Batch) -> Counter[str]:
+    async def _episodic(self, batch: Batch) -> tuple[Counter[str], list[tuple[Written, str]]]:
         question, answer = batch.last_exchange
         chunk = qa_chunk(question, answer, day(batch.at_ms), batch.recalled)
         if chunk is None:
-            return Counter({"skipped_not_substantive": 1})
-        written = await self._writer.write(
+            return Counter({"skipped_not_substantive": 1}), []
+        written = await self._writer.write_batch(
             batch.user_id,
             batch.project_id,
-            Fact(MemoryType.EPISODIC, chunk),
+            [Fact(MemoryType.EPISODIC, chunk)],
             batch.at_ms,
             source="conversation",
         )
-        return Counter({written.value: 1})
+        return Counter(), written

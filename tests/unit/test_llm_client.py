@@ -131,3 +131,32 @@ async def test_an_endpoint_refusing_the_format_is_asked_again_without_it_and_rem
     await chat.complete(messages, schema=SCHEMA)  # remembered: asked without a format at once
     assert "response_format" not in orjson.loads(mock.recorded[-1].body)
     await chat.close()
+
+
+async def test_tokens_and_prompt_cache_hits_are_counted_by_task(mock: MockLLM) -> None:
+    """llama.cpp says how much of the prompt came from its cache (timings.cache_n), OpenAI in
+    usage.prompt_tokens_details: either way the fixed prompt part's hits can be seen."""
+    from memory_extproc import metrics
+
+    def tokens(kind: str) -> float:
+        value = metrics.REGISTRY.get_sample_value(
+            "memory_llm_tokens_total",
+            {"role": "memory_extraction", "task": "memory_facts", "kind": kind},
+        )
+        return value or 0.0
+
+    before = {k: tokens(k) for k in ("prompt", "cached_prompt", "completion")}
+    llama = {"choices": [{"message": {"content": "{}"}}], "timings": {"cache_n": 600},
+             "usage": {"prompt_tokens": 650, "completion_tokens": 9}}  # fmt: skip
+    openai = {"choices": [{"message": {"content": "{}"}}],
+              "usage": {"prompt_tokens": 700, "completion_tokens": 5,
+                        "prompt_tokens_details": {"cached_tokens": 640}}}  # fmt: skip
+    mock.script(Reply(body=orjson.dumps(llama)), Reply(body=orjson.dumps(openai)))
+    chat = client(mock.port)
+    schema = JsonSchema("memory_facts", {"type": "object"})
+    for _ in range(2):
+        await chat.complete([{"role": "user", "content": "hi"}], schema=schema)
+    assert tokens("prompt") - before["prompt"] == 1350
+    assert tokens("cached_prompt") - before["cached_prompt"] == 1240
+    assert tokens("completion") - before["completion"] == 14
+    await chat.close()

@@ -231,7 +231,14 @@ async def test_a_batch_is_deduplicated_within_itself_and_against_the_store(
         T0,
         source="c",
     )
-    assert results == [Written.DEDUPED, Written.STORED, Written.DEDUPED, Written.STORED]
+    assert [w for w, _ in results] == [
+        Written.DEDUPED, Written.STORED, Written.DEDUPED, Written.STORED,
+    ]  # fmt: skip
+    # each stored fact names the memory it became; nothing written names none
+    stored = {m.id: m.content for m in await store.list("alice")}
+    assert [stored.get(i, i) for _, i in results] == [
+        "", "User plays the cello in an orchestra", "", "User is allergic to kiwi",
+    ]  # fmt: skip
     assert await active(store) == [
         "User is allergic to kiwi", "User lives in Lisbon", "User plays the cello in an orchestra",
     ]  # fmt: skip
@@ -249,8 +256,10 @@ async def test_an_update_said_twice_in_one_job_is_one_memory(
          fact("User pays $1,350 a month for rent")],
         T0 + DAY, source="c", change_said=True,
     )  # fmt: skip
-    assert results == [Written.NOOP, Written.UPDATED]
-    assert await active(store) == ["User pays $1,350 a month for rent"]
+    assert [w for w, _ in results] == [Written.NOOP, Written.UPDATED]
+    (memory,) = await store.list("alice")
+    assert results[1][1] == memory.id  # the revised memory, by its id
+    assert memory.content == "User pays $1,350 a month for rent"
 
 
 async def test_retention_sets_expiry_and_caps_each_user(
