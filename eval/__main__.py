@@ -1,18 +1,22 @@
 """`make eval`: memory quality on LoCoMo (dev split), through Envoy, the processor and Milvus.
 
 For each mode — ``replay`` (the extraction model returns LoCoMo's gold observations of the turns
-it is shown) and ``episodic`` (no extraction model: Q/A notes) — every conversation is replayed
-turn by turn through Envoy as one user's chats, dated with its session dates. The processor is
-then stopped (SIGTERM extracts everything pending), started again, and every question of
-categories 1-4 is asked through Envoy as a new conversation; the stand-in LLM records what the
-processor injected. Reported per mode and category: hit@k, questions with nothing injected,
-injected tokens, retrieval latency, memories stored per conversation. The last line printed is
-one JSON object.
+it is shown, about the user) and ``episodic`` (no extraction model: Q/A notes) — every
+conversation is replayed turn by turn through Envoy from both sides: speaker A as one user's
+chats (B answering), speaker B as another user's (A answering), dated with its session dates.
+The processor is then stopped (SIGTERM extracts everything pending), started again, and every
+question of categories 1-4 is asked through Envoy as a new conversation by the speaker whose
+turns hold its evidence (eval/locomo.py); the stand-in LLM records what the processor injected.
+Reported per mode, category and evidence speaker: hit@k, answer recall, questions with nothing
+injected, injected tokens, retrieval latency, memories stored per user. The last line printed
+is one JSON object.
 
-Mode ``llm`` learns with the real local model (devstack/local_llm.py) from a slice that fits
-about 20 minutes here — the first ``EVAL_LLM_SESSIONS`` sessions of ``EVAL_LLM_SAMPLE`` — and
-asks the questions those sessions answer, next to replay mode on the same slice and questions.
-Its facts are in the model's words, so they are traced to turns by the words they share.
+Mode ``llm`` learns with the real local model (devstack/local_llm.py) from slices that fit a
+short run here — ``EVAL_LLM_SLICES``, e.g. ``conv-26:4,conv-30:4``: the first sessions of each
+conversation — and asks the questions those sessions answer, next to replay mode on the same
+slices and questions. Its facts are in the model's words, so they are traced to turns by the
+words they share. Every mode's questions and what was injected for each are kept in the results
+file (`make compare` scores them beside mem0's with the same code).
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ from devstack.ports import free_port
 from devstack.tokens import DevIdentity
 from eval import replay
 from eval.locomo import (
+    SIDES,
     Asked,
     Provenance,
     Question,
@@ -49,14 +54,22 @@ from eval.locomo import (
     questions,
     questions_within,
     score,
+    user_of,
 )
 from memory_extproc.embedding import model_files
 from memory_extproc.store.milvus import MilvusStore
 
 EXTRACTOR = "locomo-replay"
 MODES = ("replay", "episodic", "llm")
-LLM_SAMPLE = os.environ.get("EVAL_LLM_SAMPLE", "conv-26")
-LLM_SESSIONS = int(os.environ.get("EVAL_LLM_SESSIONS", "10"))
+LLM_SLICES = os.environ.get("EVAL_LLM_SLICES", "conv-26:4,conv-30:4")
+
+
+def llm_slices(spec: str = LLM_SLICES) -> list[tuple[str, int]]:
+    """``conv-26:4,conv-30:4`` → [("conv-26", 4), ("conv-30", 4)]: conversations and how many
+    of their first sessions the llm mode learns from."""
+    return [(name, int(count)) for name, count in (p.split(":") for p in spec.split(","))]
+
+
 _BLOCK = re.compile(r"<user_memories>.*?</user_memories>", re.DOTALL)
 _BUCKET = re.compile(r'^memory_retrieval_seconds_bucket\{le="([^"]+)"\} (\S+)$', re.MULTILINE)
 
@@ -65,10 +78,11 @@ _BUCKET = re.compile(r'^memory_retrieval_seconds_bucket\{le="([^"]+)"\} (\S+)$',
 class Mode:
     name: str
     results: list[Asked]
-    stored: dict[str, int]  # memories per conversation
+    stored: dict[str, int]  # memories per user
     latency_ms: dict[str, float]
     ingest_s: float
     seconds_per_job: float | None = None
+    extraction_seconds: float = 0.0  # all extraction jobs together
     attribute: bool = False  # memories in a model's own words: traced by shared words
 
 
@@ -115,21 +129,18 @@ def settings_for(
     return memory
 
 
-def user_of(sample_id: str) -> str:
-    return f"locomo-{sample_id}"
-
-
 async def ingest(
     http: aiohttp.ClientSession, stack: Gateway, llm: MockLLM, samples: list[dict], identity: Any,
     progress: Progress,
 ) -> None:  # fmt: skip
     done = 0
-    for sample in samples:
-        headers = {"authorization": f"Bearer {identity.token(user_of(sample['sample_id']))}"}
-        for chat in chats(sample):
+    for sample, side in ((s, side) for s in samples for side in SIDES):
+        user = user_of(sample["sample_id"], side)
+        headers = {"authorization": f"Bearer {identity.token(user)}"}
+        for chat in chats(sample, side):
             done += 1
             progress.update(done)
-            llm.script(Reply(text=chat.answer))  # speaker B answers
+            llm.script(Reply(text=chat.answer))  # the other speaker answers
             body = orjson.dumps({"model": "eval", "messages": chat.messages})
             sent = {**headers, "x-memory-date": chat.date, "content-type": "application/json"}
             async with http.post(stack.chat_url, data=body, headers=sent) as response:
@@ -150,7 +161,7 @@ async def ask(
     results = []
     for done, question in enumerate(asked, 1):
         progress.update(done)
-        token = identity.token(user_of(question.sample_id))
+        token = identity.token(user_of(question.sample_id, question.side))
         llm.script(Reply(text="ok"))
         before = len(llm.recorded)
         body = orjson.dumps(
@@ -206,9 +217,11 @@ async def metric(http: aiohttp.ClientSession, stack: Gateway, name: str) -> floa
     )
 
 
-async def extracted(http: aiohttp.ClientSession, stack: Gateway, label: str) -> float | None:
+async def extracted(
+    http: aiohttp.ClientSession, stack: Gateway, label: str
+) -> tuple[float | None, float]:
     """Wait until every batch handed to the worker has run (a slow model's queue), showing
-    progress; the mean seconds per job."""
+    progress; the mean seconds per job, and the seconds of all jobs."""
     progress = Progress(f"{label} extraction jobs", 0, every_s=30)
     quiet_since = time.monotonic()
     batches = -1.0
@@ -226,18 +239,16 @@ async def extracted(http: aiohttp.ClientSession, stack: Gateway, label: str) -> 
     progress.update(int(done), int(batches), force=True)
     jobs = await metric(http, stack, "memory_extraction_job_seconds_count")
     seconds = await metric(http, stack, "memory_extraction_job_seconds_sum")
-    return round(seconds / jobs, 1) if jobs else None
+    return (round(seconds / jobs, 1) if jobs else None), round(seconds, 1)
 
 
-async def stored_per_conversation(milvus: MilvusProcess, mode: str, samples: list[dict]) -> dict:
+async def stored_per_user(milvus: MilvusProcess, mode: str, samples: list[dict]) -> dict:
     store = MilvusStore(milvus.uri, f"eval_{mode}", 384)
     await store.start()
     await store.wait_available(120)
     try:
-        return {
-            s["sample_id"]: len(await store.list(user_of(s["sample_id"]), limit=16_000))
-            for s in samples
-        }
+        users = [user_of(s["sample_id"], side) for s in samples for side in SIDES]
+        return {user: len(await store.list(user, limit=16_000)) for user in users}
     finally:
         await store.close()
 
@@ -249,21 +260,21 @@ async def run_mode(
 ) -> Mode:  # fmt: skip
     settings = settings_for(name, kind, milvus, llm, local)
     stack = Gateway(workdir / name, settings, llm.port, identity)
-    per_job = None
+    per_job, job_seconds = None, 0.0
     try:
         await asyncio.to_thread(stack.start)
         async with aiohttp.ClientSession() as http:
             started = time.perf_counter()
-            total = sum(len(chats(s)) for s in samples)
+            total = sum(len(chats(s, side)) for s in samples for side in SIDES)
             print(f"[{name}] replaying {total} chats …", flush=True)
             await ingest(http, stack, llm, samples, identity, Progress(f"{name} chats", total))
             if kind == "llm":
                 print(f"[{name}] extracting with the local model …", flush=True)
-                per_job = await extracted(http, stack, name)
+                per_job, job_seconds = await extracted(http, stack, name)
             print(f"[{name}] extracting what is pending (SIGTERM drain) …", flush=True)
             await asyncio.to_thread(stack.stop_processor)
             ingest_s = time.perf_counter() - started
-            stored = await stored_per_conversation(milvus, name, samples)
+            stored = await stored_per_user(milvus, name, samples)
             await asyncio.to_thread(stack.start_processor, 2)
             print(f"[{name}] asking {len(asked)} questions …", flush=True)
             progress = Progress(f"{name} questions", len(asked))
@@ -271,36 +282,48 @@ async def run_mode(
             latency = await retrieval_latency(http, stack.admin_port)
     finally:
         await asyncio.to_thread(stack.stop)
-    return Mode(name, results, stored, latency, round(ingest_s, 1), per_job, kind == "llm")
+    return Mode(
+        name, results, stored, latency, round(ingest_s, 1), per_job, job_seconds, kind == "llm"
+    )
 
 
 def report(modes: list[Mode], provenance: Provenance, workdir: Path) -> dict[str, Any]:
     detail: dict[str, Any] = {}
-    print(f"\n{'mode':<9} {'category':<11} {'n':>4} {'hit@1':>6} {'hit@3':>6} {'hit@5':>6} "
-          f"{'empty':>6} {'tokens':>7} {'p95 tok':>7}")  # fmt: skip
+    print(f"\n{'mode':<12} {'group':<11} {'n':>4} {'hit@1':>6} {'hit@3':>6} {'hit@5':>6} "
+          f"{'answer':>6} {'empty':>6} {'tokens':>7} {'p95 tok':>7}")  # fmt: skip
     for mode in modes:
         scored = score(mode.results, provenance, attribute=mode.attribute)
         for name, row in scored.items():
             rates = " ".join(
-                f"{row[k]:>6.3f}" for k in ("hit_at_1", "hit_at_3", "hit_at_5", "nothing_injected")
+                f"{row[k]:>6.3f}"
+                for k in ("hit_at_1", "hit_at_3", "hit_at_5", "answer_recall", "nothing_injected")
             )
             tokens = f"{row['mean_injected_tokens']:>7.1f} {row['p95_injected_tokens']:>7}"
-            print(f"{mode.name:<9} {name:<11} {row['questions']:>4} {rates} {tokens}")
+            print(f"{mode.name:<12} {name:<11} {row['questions']:>4} {rates} {tokens}")
         detail[mode.name] = {
             "scores": scored,
-            "memories_per_conversation": mode.stored,
-            "mean_memories_per_conversation": round(statistics.fmean(mode.stored.values()), 1),
+            "memories_per_user": mode.stored,
+            "mean_memories_per_user": round(statistics.fmean(mode.stored.values()), 1),
             "retrieval_latency_ms": mode.latency_ms,
             "ingest_seconds": mode.ingest_s,
             "seconds_per_extraction_job": mode.seconds_per_job,
-        }
-        print(f"{mode.name:<9} memories per conversation {mode.stored}; retrieval latency "
+            "extraction_seconds": mode.extraction_seconds,
+            "asked": [
+                {"sample_id": a.question.sample_id, "side": a.question.side,
+                 "question": a.question.text, "category": a.question.category,
+                 "evidence": sorted(a.question.evidence), "answer": a.question.answer,
+                 "injected": a.injected, "tokens": a.tokens}
+                for a in mode.results
+            ],
+        }  # fmt: skip
+        print(f"{mode.name:<12} memories per user {mode.stored}; retrieval latency "
               f"p50 {mode.latency_ms['p50']} ms, p95 {mode.latency_ms['p95']} ms; "
               f"ingest + extraction {mode.ingest_s} s")  # fmt: skip
     summary = {
         f"{m.name}_{key}": detail[m.name]["scores"].get("all", {}).get(metric)
         for m in modes
         for key, metric in (("hit_at_1", "hit_at_1"), ("hit_at_5", "hit_at_5"),
+                            ("answer_recall", "answer_recall"),
                             ("mean_injected_tokens", "mean_injected_tokens"),
                             ("nothing_injected", "nothing_injected"))
     }  # fmt: skip
@@ -313,13 +336,17 @@ def report(modes: list[Mode], provenance: Provenance, workdir: Path) -> dict[str
         summary["llm_questions"] = detail["llm"]["scores"].get("all", {}).get("questions", 0)
         summary["replay_hit_at_5_same_questions"] = summary.pop("replay_slice_hit_at_5", None)
         summary["replay_hit_at_1_same_questions"] = summary.pop("replay_slice_hit_at_1", None)
+        summary["replay_answer_recall_same_questions"] = summary.pop(
+            "replay_slice_answer_recall", None
+        )
         summary["llm_seconds_per_job"] = detail["llm"]["seconds_per_extraction_job"]
-        summary["llm_memories"] = sum(detail["llm"]["memories_per_conversation"].values())
-        summary["llm_slice"] = f"{LLM_SAMPLE}, sessions 1-{LLM_SESSIONS}"
+        summary["llm_memories"] = sum(detail["llm"]["memories_per_user"].values())
+        summary["llm_slices"] = LLM_SLICES
         summary = {k: v for k, v in summary.items() if not k.startswith("replay_slice_")}
     results = Path("eval/results")
     results.mkdir(parents=True, exist_ok=True)
     path = results / f"eval-{time.strftime('%Y%m%d-%H%M%S')}.json"
+    summary["results_file"] = str(path)
     path.write_text(json.dumps({"summary": summary, **detail}, indent=2))
     print(f"(details in {path}, logs in {workdir})")
     return summary
@@ -349,11 +376,13 @@ async def main() -> int:
     runs = [(m, m, samples, [q for s in samples for q in questions(s)])
             for m in wanted if m != "llm"]  # fmt: skip
     if "llm" in wanted:
-        (whole,) = [s for s in everything if s["sample_id"] == LLM_SAMPLE]
-        cut = first_sessions(whole, LLM_SESSIONS)
-        slice_questions = questions_within(whole, LLM_SESSIONS)
-        runs += [("replay_slice", "replay", [cut], slice_questions),
-                 ("llm", "llm", [cut], slice_questions)]  # fmt: skip
+        wholes = {s["sample_id"]: s for s in everything}
+        cuts = [first_sessions(wholes[name], count) for name, count in llm_slices()]
+        slice_questions = [
+            q for name, count in llm_slices() for q in questions_within(wholes[name], count)
+        ]
+        runs += [("replay_slice", "replay", cuts, slice_questions),
+                 ("llm", "llm", cuts, slice_questions)]  # fmt: skip
     try:
         print("starting Milvus standalone …", flush=True)
         await asyncio.to_thread(milvus.wait_ready)

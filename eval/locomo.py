@@ -1,11 +1,18 @@
 """LoCoMo as traffic and as a yardstick: pure functions, no I/O.
 
-* ``chats``: a conversation replayed as the chat requests an application would send (speaker A is
-  the user, speaker B answers), each with its session date.
+A memory layer learns about its user, and a LoCoMo conversation is between two people: each is
+replayed from both sides, speaker A as one user (B's lines as the assistant's) and speaker B as
+another (A's lines as the assistant's). A question is asked by the speaker whose turns hold its
+evidence (evidence from both: asked by each, each scored on its own turns), so every mode is
+measured on what it could learn from its own user.
+
+* ``chats``: a conversation replayed as the chat requests an application of one speaker would
+  send, each with its session date.
 * ``Provenance``: which conversation turns a stored memory came from, so an injected memory can be
   checked against a question's evidence turns: a gold observation names its turns; an episodic
-  Q/A note quotes them.
-* ``score``: hit@k, empty injections and injected tokens per mode and category.
+  Q/A note quotes them; a model's fact is traced by the words it shares with its user's turns.
+* ``score``: hit@k, answer recall, empty injections and injected tokens per mode, category and
+  evidence speaker.
 """
 
 from __future__ import annotations
@@ -18,10 +25,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from eval.answer_recall import recalled
 from eval.replay import observations, sessions
 from memory_extproc.words import terms
 
 CATEGORIES = (1, 2, 3, 4)  # 5 is adversarial (no answer): left out, as LoCoMo's standard set does
+SIDES = ("a", "b")  # speaker_a, speaker_b: each one user
 _DIA = re.compile(r"D\d+:\d+")
 _DATE_PREFIX = re.compile(r"^\[\d{4}-\d{2}-\d{2}\] ")
 _QUOTE_CHARS = 60  # an episodic note quotes a turn if it holds the turn's first 60 characters
@@ -44,21 +53,46 @@ class Question:
     sample_id: str
     text: str
     category: int
-    evidence: frozenset[str]  # "conv-26/D1:3"
+    evidence: frozenset[str]  # "conv-26/D1:3": the asking speaker's evidence turns only
+    side: str = "a"  # who asks: the speaker whose turns hold that evidence
+    answer: str = ""  # LoCoMo's gold answer
+
+
+def user_of(sample_id: str, side: str) -> str:
+    """The user a speaker of a conversation is."""
+    return f"locomo-{sample_id}-{side}"
+
+
+def speaker(sample: dict[str, Any], side: str) -> str:
+    name: str = sample["conversation"][f"speaker_{side}"]
+    return name
+
+
+def sides_of_turns(sample: dict[str, Any]) -> dict[str, str]:
+    """Which side said each turn ("conv-26/D1:3" → "a")."""
+    names = {speaker(sample, side): side for side in SIDES}
+    prefix = sample["sample_id"]
+    return {
+        f"{prefix}/{turn['dia_id']}": names[turn["speaker"]]
+        for session in sessions(sample)
+        for turn in session.turns
+        if turn["speaker"] in names
+    }
 
 
 def session_date(text: str) -> str:
     return datetime.strptime(text, "%I:%M %p on %d %B, %Y").isoformat()
 
 
-def chats(sample: dict[str, Any]) -> list[Chat]:
-    """Every exchange of every session, in order; a session is a new conversation."""
-    speaker_a = sample["conversation"]["speaker_a"]
+def chats(sample: dict[str, Any], side: str = "a") -> list[Chat]:
+    """Every exchange of every session, in order, as speaker ``side`` sends them (the other
+    speaker answers); a session is a new conversation."""
+    user = speaker(sample, side)
     found = []
     for session in sessions(sample):
         history: list[dict[str, str]] = []
         for turn in session.turns:
-            role = "user" if turn["speaker"] == speaker_a else "assistant"
+            role = "user" if turn["speaker"] == user else "assistant"
             if role == "assistant" and history and history[-1]["role"] == "user":
                 found.append(
                     Chat(
@@ -70,17 +104,23 @@ def chats(sample: dict[str, Any]) -> list[Chat]:
 
 
 def questions(sample: dict[str, Any]) -> list[Question]:
+    """Each question of categories 1-4, asked by every speaker whose turns hold some of its
+    evidence, with that speaker's evidence turns."""
     prefix = sample["sample_id"]
-    return [
-        Question(
-            prefix,
-            qa["question"],
-            int(qa["category"]),
-            frozenset(f"{prefix}/{d}" for e in qa.get("evidence", []) for d in _DIA.findall(e)),
-        )
-        for qa in sample["qa"]
-        if int(qa["category"]) in CATEGORIES
-    ]
+    side_of = sides_of_turns(sample)
+    found = []
+    for qa in sample["qa"]:
+        if int(qa["category"]) not in CATEGORIES:
+            continue
+        evidence = {f"{prefix}/{d}" for e in qa.get("evidence", []) for d in _DIA.findall(e)}
+        for side in SIDES:
+            own = frozenset(e for e in evidence if side_of.get(e) == side)
+            if own:
+                found.append(
+                    Question(prefix, qa["question"], int(qa["category"]), own, side,
+                             str(qa.get("answer", "")))
+                )  # fmt: skip
+    return found
 
 
 @dataclass
@@ -89,48 +129,57 @@ class Provenance:
 
     observed: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
     quoted: list[tuple[str, str]] = field(default_factory=list)  # (turn opening, dia id)
-    covered: set[str] = field(default_factory=set)  # turns some observation comes from
-    said: list[tuple[set[str], str]] = field(default_factory=list)  # (turn words, dia id)
+    covered: set[str] = field(default_factory=set)  # turns an observation of their speaker cites
+    # (user, turn words, dia id): the turns each user (a speaker of a conversation) said
+    said: list[tuple[str, set[str], str]] = field(default_factory=list)
 
     @classmethod
     def of(cls, samples: Iterable[dict[str, Any]]) -> Provenance:
         provenance = cls()
         for sample in samples:
             prefix = sample["sample_id"]
-            for text, ids in observations(sample):
+            side_of = sides_of_turns(sample)
+            names = {speaker(sample, side): side for side in SIDES}
+            for about, text, ids in observations(sample):
                 turns = {f"{prefix}/{i}" for i in ids}
                 provenance.observed[norm(text)].update(turns)
-                provenance.covered.update(turns)
+                provenance.covered.update(t for t in turns if side_of.get(t) == names.get(about))
             for session in sessions(sample):
                 for turn in session.turns:
+                    dia = f"{prefix}/{turn['dia_id']}"
                     opening = norm(turn["text"])[:_QUOTE_CHARS]
                     if len(opening) >= 12:
-                        provenance.quoted.append((opening, f"{prefix}/{turn['dia_id']}"))
-                    provenance.said.append((terms(turn["text"]), f"{prefix}/{turn['dia_id']}"))
+                        provenance.quoted.append((opening, dia))
+                    if dia in side_of:
+                        user = user_of(prefix, side_of[dia])
+                        provenance.said.append((user, terms(turn["text"]), dia))
         return provenance
 
     def covers(self, question: Question) -> bool:
-        """A gold observation comes from one of the question's evidence turns: the question is
-        answerable from memory at all (LoCoMo has questions whose evidence no observation
-        covers; they are left out of hit@k, as in the baseline)."""
+        """A gold observation of the asking speaker comes from one of the question's evidence
+        turns: the question is answerable from that user's memory at all (LoCoMo has questions
+        whose evidence no observation covers; they are left out of hit@k, as in the baseline)."""
         return bool(question.evidence & self.covered)
 
-    def turns(self, injected_line: str, *, attribute: bool = False) -> set[str]:
+    def turns(self, injected_line: str, *, attribute: str = "") -> set[str]:
         """The turns a memory comes from: a gold observation's, the turns a note quotes, or
-        (``attribute``: a model's own wording) the turns that share most of its words."""
+        (``attribute``: a model's own wording, in this user's memory) the user's turns that
+        share most of its words."""
         content = norm(_DATE_PREFIX.sub("", injected_line))
         if content in self.observed:
             return set(self.observed[content])
         quoted = {dia for opening, dia in self.quoted if opening in content}
-        return quoted or (self.attributed(content) if attribute else set())
+        return quoted or (self.attributed(content, attribute) if attribute else set())
 
-    def attributed(self, content: str) -> set[str]:
-        """The turns sharing the most words with a fact, if they share at least two and 40% of
-        its words ("User attended an LGBTQ support group on 2023-05-07" → "I went to a LGBTQ
-        support group yesterday …")."""
+    def attributed(self, content: str, user: str) -> set[str]:
+        """The user's turns sharing the most words with a fact, if they share at least two and
+        40% of its words ("User attended an LGBTQ support group on 2023-05-07" → "I went to a
+        LGBTQ support group yesterday …")."""
         words = terms(content) - {"user"}
         best, turns = 0, set()
-        for said, dia in self.said:
+        for owner, said, dia in self.said:
+            if owner != user:
+                continue
             shared = len(words & said)
             if shared > best:
                 best, turns = shared, {dia}
@@ -147,9 +196,10 @@ class Asked:
 
 
 def hit_at(asked: Asked, k: int, provenance: Provenance, attribute: bool = False) -> bool:
+    question = asked.question
+    user = user_of(question.sample_id, question.side) if attribute else ""
     return any(
-        provenance.turns(line, attribute=attribute) & asked.question.evidence
-        for line in asked.injected[:k]
+        provenance.turns(line, attribute=user) & question.evidence for line in asked.injected[:k]
     )
 
 
@@ -160,14 +210,16 @@ def score(
     *,
     attribute: bool = False,
 ) -> dict:
-    """Per category and overall, over the questions a gold observation covers: hit@k, the share
-    with nothing injected, injected tokens. ``attribute``: memories in a model's own words are
-    traced to turns by the words they share (the llm mode)."""
+    """Overall, per category and per evidence speaker, over the questions a gold observation
+    of the asking speaker covers: hit@k, answer recall, the share with nothing injected,
+    injected tokens. ``attribute``: memories in a model's own words are traced to turns by the
+    words they share (the llm mode)."""
     groups: dict[str, list[Asked]] = defaultdict(list)
     for asked in results:
         if not provenance.covers(asked.question):
             continue
         groups[f"category_{asked.question.category}"].append(asked)
+        groups[f"speaker_{asked.question.side}"].append(asked)
         groups["all"].append(asked)
     report = {}
     for name, group in sorted(groups.items()):
@@ -180,6 +232,9 @@ def score(
                 )
                 for k in ks
             },
+            "answer_recall": round(
+                sum(recalled(a.question.answer, a.injected) for a in group) / len(group), 3
+            ),
             "nothing_injected": round(sum(not a.injected for a in group) / len(group), 3),
             "mean_injected_tokens": round(statistics.fmean(tokens), 1),
             "p95_injected_tokens": tokens[min(len(tokens) - 1, int(0.95 * len(tokens)))],

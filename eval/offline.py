@@ -15,7 +15,7 @@ import dataclasses
 import numpy as np
 
 from eval import replay
-from eval.locomo import Asked, Provenance, questions, score
+from eval.locomo import SIDES, Asked, Provenance, questions, score, speaker
 from memory_extproc.embedding import model_files
 from memory_extproc.embedding.onnx import OnnxEmbedder
 from memory_extproc.embedding.quantize import int8_model
@@ -42,11 +42,12 @@ def main() -> None:
     embedder = OnnxEmbedder(int8_model(model_files()))
     provenance = Provenance.of(samples)
     results = []
-    for sample in samples:
-        texts = sorted({text for text, _ in replay.observations(sample)})
+    for sample, side in ((s, side) for s in samples for side in SIDES):
+        about = speaker(sample, side)  # each speaker is a user with the observations about them
+        texts = sorted({text for who, text, _ in replay.observations(sample) if who == about})
         memories = [Memory.new("u", t, created_at=0) for t in texts]
         vectors = np.stack([embedder.embed([t])[0] for t in texts])
-        for question in questions(sample):
+        for question in (q for q in questions(sample) if q.side == side):
             cosines = vectors @ embedder.embed([question.text])[0]
             order = np.argsort(-cosines)[: policy.candidates]
             candidates = [

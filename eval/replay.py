@@ -1,9 +1,10 @@
 """LoCoMo replay: a stand-in extraction model that answers with the benchmark's gold observations.
 
 Given an extraction prompt, it finds which LoCoMo turns the transcript contains and returns the
-observations written from those turns, of both speakers, as a perfect extractor would. Asked
-whether an old fact is still true, it says yes (the observations are distinct facts). Used by
-the tests and `make eval`.
+observations written from those turns about the user (the speaker whose turns are the user's
+lines), as a perfect extractor would: what the other speaker says about themselves belongs to
+the other speaker's memory. Asked whether an old fact is still true, it says yes (the
+observations are distinct facts). Used by the tests and `make eval`.
 """
 
 from __future__ import annotations
@@ -58,29 +59,32 @@ def sessions(sample: dict[str, Any]) -> list[Session]:
     ]
 
 
-def observations(sample: dict[str, Any]) -> list[tuple[str, list[str]]]:
-    """(observation text, evidence dia_ids) for every observation of the sample."""
+def observations(sample: dict[str, Any]) -> list[tuple[str, str, list[str]]]:
+    """(the speaker it is about, observation text, evidence dia_ids) for every observation."""
     found = []
     for per_speaker in sample["observation"].values():
-        for facts in per_speaker.values():
+        for about, facts in per_speaker.items():
             for text, evidence in facts:
                 ids = evidence if isinstance(evidence, list) else [evidence]
-                found.append((_norm(text), [str(i) for i in ids]))
+                found.append((about, _norm(text), [str(i) for i in ids]))
     return found
 
 
 class ObservationReplay:
     def __init__(self, samples: list[dict[str, Any]]) -> None:
         self._by_text: dict[str, set[str]] = defaultdict(set)  # turn text → dia ids
-        self._by_dia: dict[str, list[str]] = defaultdict(list)  # dia id → observations
+        self._speaker: dict[str, str] = {}  # dia id → who said it
+        self._by_dia: dict[str, list[tuple[str, str]]] = defaultdict(list)  # → (about, text)
         for sample in samples:
             prefix = sample["sample_id"]
             for session in sessions(sample):
                 for turn in session.turns:
-                    self._by_text[_norm(turn["text"])].add(f"{prefix}/{turn['dia_id']}")
-            for text, evidence in observations(sample):
+                    dia = f"{prefix}/{turn['dia_id']}"
+                    self._by_text[_norm(turn["text"])].add(dia)
+                    self._speaker[dia] = turn["speaker"]
+            for about, text, evidence in observations(sample):
                 for dia in evidence:
-                    self._by_dia[f"{prefix}/{dia}"].append(text)
+                    self._by_dia[f"{prefix}/{dia}"].append((about, text))
 
     def _turns(self, shown: str) -> list[str]:
         """The turns a transcript line shows: the extractor sees a turn clipped, without its
@@ -101,10 +105,20 @@ class ObservationReplay:
         if "still_true" in system:
             return Reply(text='{"still_true": true}')
         transcript = payload["messages"][-1]["content"]
+        shown = [line.partition(": ") for line in transcript.splitlines()]
+        turns = [(role, self._turns(_norm(text))) for role, _, text in shown]
+        said = {role: {self._speaker[d] for r, dias in turns if r == role for d in dias}
+                for role in ("user", "assistant")}  # fmt: skip
+        # a short line ("Good to see you!") can match both speakers' turns: the user is who
+        # said the user's lines and not the assistant's
+        users = (said["user"] - said["assistant"]) or said["user"]
         facts: list[str] = []
-        for line in transcript.splitlines():
-            _, _, text = line.partition(": ")
-            for dia in self._turns(_norm(text)):
-                facts.extend(f for f in self._by_dia.get(dia, []) if f not in facts)
+        for _, dias in turns:
+            for dia in dias:
+                facts.extend(
+                    text
+                    for about, text in self._by_dia.get(dia, [])
+                    if about in users and text not in facts
+                )
         answer = {"facts": [{"type": "semantic", "content": f} for f in facts]}
         return Reply(text=orjson.dumps(answer).decode())

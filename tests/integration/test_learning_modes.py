@@ -147,9 +147,9 @@ async def test_locomo_sessions_replayed_through_envoy_store_their_gold_observati
         evidence = {f"D{s.number}:" for s in played}
         expected = {
             text
-            for text, ids in replay.observations(sample)
-            if any(i.startswith(tuple(evidence)) for i in ids)
-        }
+            for about, text, ids in replay.observations(sample)
+            if about == speaker_a and any(i.startswith(tuple(evidence)) for i in ids)
+        }  # what A said about themselves: B's observations are B's memory
         store = await open_store(milvus, "it_locomo")
 
         async def settled() -> list[str] | None:

@@ -1,8 +1,13 @@
-"""The LoCoMo harness's pure parts on a tiny synthetic conversation: chats, provenance, scores."""
+"""The LoCoMo harness's pure parts on a tiny synthetic conversation: each speaker a user, chats,
+provenance, scores, answer recall."""
 
 from __future__ import annotations
 
+import orjson
+
+from eval.answer_recall import content, recalled
 from eval.locomo import Asked, Provenance, chats, questions, score
+from eval.replay import ObservationReplay
 
 SAMPLE = {
     "sample_id": "conv-x",
@@ -39,24 +44,33 @@ SAMPLE = {
 }  # fmt: skip
 
 
-def test_chats_pair_each_answer_with_the_history_before_it() -> None:
-    found = chats(SAMPLE)
-    assert [(c.session, c.answer) for c in found] == [
+def test_each_speaker_replays_the_conversation_as_the_user() -> None:
+    as_ann = chats(SAMPLE, "a")
+    assert [(c.session, c.answer) for c in as_ann] == [
         (1, "Lovely! I started learning the cello."),
         (2, "Thanks, it went well."),
     ]
-    assert [m["role"] for m in found[0].messages] == ["user", "user"]
-    assert found[0].date == "2023-05-08T13:56:00"
-    assert found[1].messages == [
+    assert [m["role"] for m in as_ann[0].messages] == ["user", "user"]
+    assert as_ann[0].date == "2023-05-08T13:56:00"
+    assert as_ann[1].messages == [
         {"role": "assistant", "content": "I played my first cello concert."},
         {"role": "user", "content": "Congratulations on the concert!"},
     ]
+    as_bo = chats(SAMPLE, "b")  # Bo speaks, Ann answers
+    assert [(c.session, c.messages[-1]["content"], c.answer) for c in as_bo] == [
+        (1, "Lovely! I started learning the cello.", "Cello is hard, good luck with it."),
+        (2, "I played my first cello concert.", "Congratulations on the concert!"),
+    ]
 
 
-def test_questions_keep_categories_1_to_4_with_normalized_evidence() -> None:
+def test_questions_are_asked_by_the_speaker_whose_turns_hold_the_evidence() -> None:
     found = questions(SAMPLE)
-    assert [q.category for q in found] == [4, 2]
-    assert found[1].evidence == {"conv-x/D2:1", "conv-x/D2:2"}
+    assert [(q.category, q.side, sorted(q.evidence)) for q in found] == [
+        (4, "a", ["conv-x/D1:2"]),
+        (2, "a", ["conv-x/D2:2"]),  # evidence from both: asked by each, on its own turns
+        (2, "b", ["conv-x/D2:1"]),
+    ]
+    assert found[0].answer == "Miso"
 
 
 def test_provenance_of_observations_and_quoted_turns() -> None:
@@ -67,9 +81,16 @@ def test_provenance_of_observations_and_quoted_turns() -> None:
     assert provenance.turns("[2023-05-08] something else entirely") == set()
 
 
+def test_a_models_fact_is_traced_to_its_own_users_turns() -> None:
+    provenance = Provenance.of([SAMPLE])
+    fact = "[2023-06-09] User played their first cello concert"
+    assert provenance.turns(fact, attribute="locomo-conv-x-b") == {"conv-x/D2:1"}
+    assert provenance.turns(fact, attribute="locomo-conv-x-a") == set()  # Ann never said it
+
+
 def test_scores() -> None:
     provenance = Provenance.of([SAMPLE])
-    cat, concert = questions(SAMPLE)
+    cat, ann_concert, bo_concert = questions(SAMPLE)
     results = [
         Asked(
             cat,
@@ -79,21 +100,62 @@ def test_scores() -> None:
             ],
             60,
         ),
-        Asked(concert, [], 0),
+        Asked(ann_concert, [], 0),
+        Asked(bo_concert, [], 0),
     ]
     report = score(results, provenance)
     assert report["category_4"]["hit_at_1"] == 0.0
     assert report["category_4"]["hit_at_3"] == 1.0
     assert report["all"] == {
         "questions": 1, "hit_at_1": 0.0, "hit_at_3": 1.0, "hit_at_5": 1.0,
-        "nothing_injected": 0.0, "mean_injected_tokens": 60.0, "p95_injected_tokens": 60,
+        "answer_recall": 1.0, "nothing_injected": 0.0, "mean_injected_tokens": 60.0,
+        "p95_injected_tokens": 60,
     }  # fmt: skip
+    assert report["speaker_a"]["questions"] == 1
+    assert "speaker_b" not in report  # no observation of Bo covers his concert turn
 
 
-def test_questions_no_observation_covers_are_left_out() -> None:
+def test_questions_no_observation_of_their_speaker_covers_are_left_out() -> None:
     provenance = Provenance.of([SAMPLE])
-    cat, concert = questions(SAMPLE)  # no observation comes from session 2
+    cat, ann_concert, bo_concert = questions(SAMPLE)  # no observation comes from session 2
     assert provenance.covers(cat)
-    assert not provenance.covers(concert)
-    report = score([Asked(cat, [], 0), Asked(concert, [], 0)], provenance)
+    assert not provenance.covers(ann_concert)
+    assert not provenance.covers(bo_concert)
+    report = score([Asked(cat, [], 0), Asked(ann_concert, [], 0)], provenance)
     assert report["all"]["questions"] == 1
+
+
+def test_the_replayed_extractor_learns_only_about_the_user() -> None:
+    replay = ObservationReplay([SAMPLE])
+
+    def facts(transcript: str) -> list[str]:
+        payload = {"messages": [{"role": "system", "content": "x"},
+                                {"role": "user", "content": transcript}]}  # fmt: skip
+        answer = orjson.loads(replay(payload).text)
+        return [f["content"] for f in answer["facts"]]
+
+    cat, cello = "I adopted a cat called Miso last week.", "Lovely! I started learning the cello."
+    both = f"user: {cat}\nassistant: {cello}"
+    assert facts(both) == ["Ann adopted a cat called Miso."]
+    as_bo = f"assistant: {cat}\nuser: {cello}"
+    assert facts(as_bo) == ["Bo is learning the cello."]
+
+
+def test_answer_content_in_one_normal_form() -> None:
+    assert content("7 May 2023") == {"2023-05-07"}
+    assert content("May 7, 2023") == content("2023-05-07") == {"2023-05-07"}
+    assert content("Two cats") == {"2", "cat"}
+    assert content("$10,000") == {"10000"}
+    assert content("The sunday before 25 May 2023") == {"sunday", "2023-05-25"}
+
+
+def test_answer_recall_needs_every_content_word_in_the_block() -> None:
+    block = ["[2023-05-08] Caroline went to an LGBTQ support group on 2023-05-07",
+             "[2023-06-01] Caroline researched adoption agencies"]  # fmt: skip
+    assert recalled("7 May 2023", block)
+    assert recalled("May 2023", block)  # a month: any date of it
+    assert recalled("2023", block)
+    assert recalled("Adoption agencies", block)
+    assert not recalled("adoption agencies and lawyers", block)
+    assert not recalled("8 June 2023", block)
+    assert not recalled("", block)  # nothing to recall is not a recall
