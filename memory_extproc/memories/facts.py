@@ -20,7 +20,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from memory_extproc.memories.changes import Change, compare
 from memory_extproc.store.model import MemoryType, content_hash
 from memory_extproc.words import numbers, terms
 
@@ -162,15 +161,36 @@ def _fact_items(reading: Reading) -> list[Any]:
     raise ExtractionParseError("wrong_shape", 'no "facts" list')
 
 
+_MONTH = (
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
+    r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+)
+_DAY_DATE = re.compile(
+    rf"\b\d{{4}}-\d{{2}}-\d{{2}}\b|\b\d{{1,2}}(?:st|nd|rd|th)? {_MONTH}\b|\b{_MONTH} \d{{1,2}}\b",
+    re.IGNORECASE,
+)
+
+
+def kind_of(content: str) -> MemoryType:
+    """A fact's type, read from the fact (the model writes plain sentences): an event on a
+    day is episodic, how the user does something ("To release the app, user runs …")
+    procedural, anything else semantic."""
+    if content.lower().startswith("to "):
+        return MemoryType.PROCEDURAL
+    if _DAY_DATE.search(content):
+        return MemoryType.EPISODIC
+    return MemoryType.SEMANTIC
+
+
 def _fact(item: Any, limits: FactLimits, repairs: list[str]) -> tuple[Fact | None, str]:
-    if isinstance(item, str):  # a list of sentences instead of objects
-        item = {"content": item}
+    if isinstance(item, str):  # the asked-for shape: a sentence
+        item = {"content": item, "type": kind_of(item).value}
     if not isinstance(item, dict) or not isinstance(item.get("content"), str):
         return None, "malformed"
     kind = item.get("type")
     if kind not in _TYPES:
         repairs.append("defaulted_type")
-        kind = MemoryType.SEMANTIC.value
+        kind = kind_of(item["content"]).value
     content = " ".join(item["content"].split())
     if len(content) < limits.min_chars:
         return None, "too_short"
@@ -181,24 +201,32 @@ def _fact(item: Any, limits: FactLimits, repairs: list[str]) -> tuple[Fact | Non
     return Fact(MemoryType(kind), content), ""
 
 
-def ungrounded(fact: str, said: str, known: Sequence[str]) -> str | None:
-    """Why a fact was not said in the conversation (None: it was). ``said``: the conversation's
-    words, without what answers echoed from memory; a model that copies a known fact back, or
-    keeps its old value, is not heard.
+def ungrounded(fact: str, said: str, known: Sequence[str], others: str = "") -> str | None:
+    """Why a fact was not said by the user (None: it was). ``said``: the user's words, without
+    their questions; ``known``: the known facts the model was shown; ``others``: the
+    assistant's words shown around them, without what they echoed from memory. A model that
+    copies a known fact back, keeps its old value, writes what the assistant said as the
+    user's (a 1.5B model did: LoCoMo's other speaker's camping trip), or makes advice of a
+    question ("User should keep their budget in mind"), is not heard.
 
-    * ``ungrounded``: none of its words were said;
-    * ``stale_value``: it holds a number of a known memory that was not said;
-    * ``echo``: it restates a known memory and most of it was not said.
+    * ``assistant_said``: more of its words were said by the assistant alone than by the user;
+    * ``stale_value``: it holds a number of a known fact that was not said;
+    * ``echo``: of what the user said, it holds nothing a known fact did not already say;
+    * ``ungrounded``: fewer than half of its words were said by the user or the known facts.
     """
     words = terms(fact) - {"user"}
     heard = terms(said)
+    theirs = terms(others) - heard
     if words and not words & heard:
-        return "ungrounded"
+        return "assistant_said" if words & theirs else "ungrounded"
+    if len(words & theirs) > len(words & heard):
+        return "assistant_said"
     stale = numbers(fact) - numbers(said)
     if stale and any(stale & numbers(k) for k in known):
         return "stale_value"
-    if len(words & heard) * 2 < len(words) and any(
-        compare(fact, k) is Change.RESTATED for k in known
-    ):
+    told = set().union(*(terms(k) for k in known)) - {"user"}
+    if known and not words & (heard - told):
         return "echo"
+    if len(words & (heard | told)) * 2 < len(words):
+        return "ungrounded"
     return None

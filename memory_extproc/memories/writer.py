@@ -61,7 +61,10 @@ log = logging.getLogger(__name__)
 SAME_MEMORY = 0.9
 RELATED = 0.4
 CANDIDATES = 10
-JUDGED = 3  # candidates a model is asked about, best first
+JUDGED = 3  # candidates a model is asked about, best first, when the user said something changed
+# …and without a change word, only the closest: when it is still true, farther ones were too
+# (LoCoMo: ~40% fewer model calls per job, each a second or two on the local model)
+JUDGED_UNPROMPTED = 1
 # A model is asked about a pair without a change word only this close: small models answer "no
 # longer true" too readily, and unrelated pairs of one kind score high ("User likes pizza" /
 # "… sushi" 0.63, "has a cat named Tom" / "… a dog named Rex" 0.67; "lives in Boston" /
@@ -135,7 +138,7 @@ class MemoryWriter:
         change_said: bool = False,
     ) -> Written:
         ((written, _),) = await self.write_batch(
-            user_id, project_id, [fact], at_ms, source=source, change_said=change_said
+            user_id, project_id, [fact], at_ms, source=source, changes=[change_said]
         )
         return written
 
@@ -147,13 +150,15 @@ class MemoryWriter:
         at_ms: int,
         *,
         source: str,
-        change_said: bool = False,
+        changes: Sequence[bool] = (),
     ) -> list[tuple[Written, str]]:
         """One job's facts with few Milvus calls: one hash lookup, one search for all of them,
         one insert (and visibility wait) for what is new; revisions one by one. Each fact's
         outcome, with the id of the memory it stored or revised ("" when nothing was written).
 
-        ``change_said``: the user's words said something changed ("now", "I meant" …)."""
+        ``changes``: for each fact, whether the user's words it came from said something
+        changed ("now", "I meant" …); none said: all False."""
+        changed = list(changes) or [False] * len(facts)
         digests = [content_hash(f.content) for f in facts]
         existing = await self._store.existing_hashes(user_id, digests)
         results: list[tuple[Written, str]] = [(Written.DEDUPED, "")] * len(facts)
@@ -174,7 +179,7 @@ class MemoryWriter:
         )
         placed = [
             (i, vector, *await self._place(
-                user_id, project_id, facts[i].content, candidates, change_said=change_said
+                user_id, project_id, facts[i].content, candidates, change_said=changed[i]
             ))
             for (i, vector), candidates in zip(kept, similar, strict=True)
         ]  # fmt: skip
@@ -294,7 +299,7 @@ class MemoryWriter:
         self, text: str, said: str, candidates: list[ScoredMemory], changes: bool, *, ending: bool
     ) -> tuple[_Revision | None, Written]:
         assert self._judge is not None
-        for candidate in candidates[:JUDGED]:
+        for candidate in candidates[: JUDGED if changes else JUDGED_UNPROMPTED]:
             if candidate.score < CLOSE and not changes:
                 break  # too far apart for an unprompted "no longer true" to be believed
             try:

@@ -30,14 +30,21 @@ from memory_extproc.memories.retention import UsageBatch
 from memory_extproc.memories.writer import MemoryWriter, Written
 from memory_extproc.store.milvus import MilvusStore
 from memory_extproc.store.model import MemoryType, StoreUnavailableError
-from memory_extproc.worker.echo import adds_information, statements, strip_echoes
+from memory_extproc.worker.echo import statements, strip_echoes
 from memory_extproc.worker.episodic import qa_chunk
 from memory_extproc.worker.inbox import Batch
 from memory_extproc.worker.pool import WorkerPool
-from memory_extproc.worker.prompts import extraction_messages, facts_schema, transcript
+from memory_extproc.worker.prompts import (
+    MESSAGES_PER_CALL,
+    extraction_messages,
+    facts_schema,
+    known_for,
+    transcript,
+    windows,
+)
 
 log = logging.getLogger(__name__)
-_COPIED = ("rejected_stale_value", "rejected_echo", "rejected_ungrounded")
+_COPIED = ("rejected_stale_value", "rejected_echo", "rejected_ungrounded")  # of known facts
 
 
 class LearningJobs:
@@ -159,34 +166,26 @@ class LearningJobs:
     async def _extract(
         self, batch: Batch, extractor: ChatClient
     ) -> tuple[Counter[str], list[tuple[Written, str]]]:
-        """Facts from each new user message, one call each (a 1.5B model shown ten turns at
-        once wrote one fact; shown one message at a time, six in less time), with the
-        assistant's words around it as context: messages without their questions, answers
-        without what they echoed from memory. Told what memory already holds; checked against
-        the words it was shown before anything is written (facts.ungrounded)."""
+        """Facts from the new user messages, a few per call (prompts.windows), with the
+        assistant's words before and between them as context: messages without their
+        questions, answers without what they echoed from memory. Told what memory already
+        holds; checked against the words it was shown before anything is written
+        (facts.ungrounded). Whether a fact says something changed is read from its own
+        window's words, not the whole batch's."""
         turns = [
             Turn(t.role, strip_echoes(t.text, batch.recalled))
             if t.role == "assistant"
             else Turn(t.role, statements(t.text))
             for t in batch.messages
         ]
-        users = [i for i, t in enumerate(batch.messages) if t.role == "user"]
+        new = [t for t in turns if t.role == "user"][-batch.new_turns :] if batch.new_turns else []
         outcomes: Counter[str] = Counter()
+        outcomes["skipped_request_only"] += sum(1 for t in new if not t.text)  # no call for them
         facts: list[Fact] = []
+        changes: list[bool] = []
         failed: ExtractionParseError | None = None
         asked = failures = 0
-        for i in users[-batch.new_turns :] if batch.new_turns else []:
-            before = turns[i - 1] if i and turns[i - 1].role == "assistant" else None
-            after = (
-                turns[i + 1] if i + 1 < len(turns) and turns[i + 1].role == "assistant" else None
-            )
-            window = [t for t in (before, turns[i], after) if t is not None]
-            answer = after.text if after else ""
-            if not turns[i].text and not adds_information(
-                answer, batch.messages[i].text, batch.recalled
-            ):
-                outcomes["skipped_request_only"] += 1  # nothing stated, nothing new: no call
-                continue
+        for window in windows(turns, batch.new_turns, MESSAGES_PER_CALL):
             asked += 1
             try:
                 found, said = await self._facts(extractor, batch, window, batch.recalled)
@@ -202,21 +201,27 @@ class LearningJobs:
                 continue
             outcomes.update(said)
             facts.extend(found)
+            stated = " ".join(t.text for t in window if t.role == "user")
+            changes += [bool(CHANGE_MARKER.search(stated))] * len(found)
         if failed is not None and failures == asked:
             raise failed  # not one usable answer: the job failed
         written = await self._writer.write_batch(
             batch.user_id, batch.project_id, facts, batch.at_ms, source="conversation",
-            change_said=bool(CHANGE_MARKER.search(batch.said)),
+            changes=changes,
         )  # fmt: skip
+        outcomes -= Counter()  # drop zero counts
         return outcomes, written
 
     async def _facts(
         self, extractor: ChatClient, batch: Batch, turns: Sequence[Turn], known: Sequence[str]
     ) -> tuple[list[Fact], Counter[str]]:
         """The model's facts that come from the words it was shown, and what was refused."""
-        heard = "\n".join(t.text for t in turns)
+        heard = "\n".join(t.text for t in turns if t.role == "user")
+        others = "\n".join(t.text for t in turns if t.role != "user")
+        lines = transcript(turns)
+        shown = known_for(known, lines)
         answer = await extractor.complete(
-            extraction_messages(known, transcript(turns), day(batch.at_ms)),
+            extraction_messages(shown, lines, day(batch.at_ms)),
             schema=facts_schema(self._limits.max_facts, self._limits.max_chars),
         )
         try:
@@ -229,7 +234,7 @@ class LearningJobs:
         outcomes: Counter[str] = Counter({f"rejected_{r}": n for r, n in parsed.rejected.items()})
         facts = []
         for fact in parsed.facts:
-            reason = ungrounded(fact.content, heard, batch.recalled)
+            reason = ungrounded(fact.content, heard, shown, others)
             if reason is None:
                 facts.append(fact)
             else:

@@ -15,8 +15,9 @@ import orjson
 
 from memory_extproc.llm_api.requests import Turn
 from memory_extproc.llm_client import JsonSchema
-from memory_extproc.store.model import MemoryType
-from memory_extproc.words import one_line
+from memory_extproc.words import one_line, terms
+
+MESSAGES_PER_CALL = 1  # user messages shown to one extraction call (measured: eval/RESULTS.md)
 
 EXTRACTION_SYSTEM = """\
 You turn what a user says into short facts for the user's long-term memory.
@@ -27,47 +28,48 @@ Resolve relative dates ("yesterday", "last month") against the conversation's da
 The known facts are only there to understand corrections and changes: when the user changes, \
 corrects or ends a known fact, write the fact as it is NOW, never the old value.
 Questions, requests and small talk state no facts: answer {"facts": []}.
-Types: semantic (facts, preferences), procedural (how the user does something), episodic \
-(a dated event).
-Answer with JSON only."""
+Answer with JSON only: {"facts": ["User …", …]}."""
 
 # Worked examples, shown as earlier turns of the same task. Their topics are far from the usual
 # test conversations on purpose: a small model copies an example that looks like the input.
-_EXAMPLES: tuple[tuple[tuple[str, ...], tuple[str, ...], tuple[tuple[str, str], ...]], ...] = (
+_EXAMPLES: tuple[tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]], ...] = (
     # a change and a new fact in one message: without the second, a change next to a known fact
     # made the 1.5B model drop the new one ("I got a cat named Luna, and my rent is now …")
     (("User works as a nurse",),
-     ("user: I quit nursing, I'm a teacher now, and my brother Sam moved in with me.",
-      "assistant: Congratulations on the new job!"),
-     (("semantic", "User works as a teacher"),
-      ("semantic", "User's brother Sam lives with the user"))),
+     ("assistant: How was your week?",
+      "user: I quit nursing, I'm a teacher now, and my brother Sam moved in with me."),
+     ("User works as a teacher", "User's brother Sam lives with the user")),
     (("User's dog is called Rex",),
-     ("user: What's my dog's name again?", "assistant: Your dog is called Rex."), ()),
+     ("assistant: Your dog is called Rex.", "user: Right, thanks."), ()),
     (("User drinks coffee every morning",),
-     ("user: I switched to green tea.", "assistant: Green tea has less caffeine."),
-     (("semantic", "User drinks green tea every morning"),)),
-    ((), ("user: My daughter Mia turns 5 in May. Yesterday I ran my first half marathon!",
-          "assistant: Well done! Any plans for Mia's birthday?"),
-     (("semantic", "User's daughter Mia turns 5 in May 2024"),
-      ("episodic", "User ran their first half marathon on 2024-03-01"))),
+     ("user: I switched to green tea.",),
+     ("User drinks green tea every morning",)),
+    # an odd assistant line (a stand-in, a refusal, an error) changes nothing the user states
+    ((), ("assistant: (error) I cannot help with that request.",
+          "user: My daughter Mia turns 5 in May. Yesterday I ran my first half marathon!"),
+     ("User's daughter Mia turns 5 in May 2024",
+      "User ran their first half marathon on 2024-03-01")),
     (("User's gym is FitLife",),
-     ("user: Sorry, I said FitLife, I meant PowerGym.", "assistant: PowerGym, got it."),
-     (("semantic", "User's gym is PowerGym"),)),
+     ("user: Sorry, I said FitLife, I meant PowerGym.",),
+     ("User's gym is PowerGym",)),
     (("User plays bass in a band",),
-     ("user: I left the band last year. Can you recommend a teacher?",
-      "assistant: Try the Riverside Music School, they teach guitar and bass."),
-     (("semantic", "User no longer plays in the band (left in 2023)"),)),
-    ((), ("user: Which hotel is good in Rome?", "assistant: Hotel Artemide is central and quiet."),
-     ()),
-    ((), ("user: To release the app I run the tests, tag the commit, then push the tag.",
-          "assistant: A solid routine."),
-     (("procedural", "To release the app, user runs the tests, tags the commit, then pushes "
-                     "the tag"),)),
+     ("assistant: ```python\nprint('hello')\n```", "user: I left the band last year."),
+     ("User left the band in 2023",)),
+    # a statement and a question in one sentence: the statement is a fact, the question is not
+    # answered (the 1.5B model answered "anything to keep in mind about my rent?" instead)
+    ((), ("user: I'm repainting my kitchen, which colour goes well with oak cabinets?",),
+     ("User is repainting their kitchen", "User's kitchen has oak cabinets")),
+    ((), ("user: Which hotel is good in Rome?",), ()),
+    ((), ("user: To release the app I run the tests, tag the commit, then push the tag.",),
+     ("To release the app, user runs the tests, tags the commit, then pushes the tag",)),
 )  # fmt: skip
 _EXAMPLE_DATE = "2024-03-02"
 
 
 def facts_schema(max_facts: int, max_chars: int) -> JsonSchema:
+    """Facts as plain strings: every token of an answer is generated (a grammar does not skip
+    forced tokens), and {"type": …, "content": …} around each fact was ~40% of them; the type
+    is read from the fact itself (facts.kind_of)."""
     return JsonSchema(
         "memory_facts",
         {
@@ -76,21 +78,40 @@ def facts_schema(max_facts: int, max_chars: int) -> JsonSchema:
                 "facts": {
                     "type": "array",
                     "maxItems": max_facts,
-                    "items": {
-                        "type": "object",
-                        "properties": {
-                            "type": {"type": "string", "enum": [t.value for t in MemoryType]},
-                            "content": {"type": "string", "minLength": 1, "maxLength": max_chars},
-                        },
-                        "required": ["type", "content"],
-                        "additionalProperties": False,
-                    },
+                    "items": {"type": "string", "minLength": 1, "maxLength": max_chars},
                 }
             },
             "required": ["facts"],
             "additionalProperties": False,
         },
     )
+
+
+def known_for(known: Sequence[str], lines: Sequence[str], limit: int = 5) -> list[str]:
+    """The known facts a window may change or correct: those sharing a word with what the user
+    said in it, most shared first. All of them (up to 50 injected memories per conversation)
+    cost prompt tokens in every call and gave a small model more to copy."""
+    said = terms(" ".join(line for line in lines if line.startswith("user: "))) - {"user"}
+    shared = [(len(said & (terms(k) - {"user"})), k) for k in known]
+    ranked = sorted((item for item in shared if item[0]), key=lambda item: -item[0])
+    return [k for _, k in ranked[:limit]]
+
+
+def windows(turns: Sequence[Turn], new_turns: int, per_call: int) -> list[list[Turn]]:
+    """What each extraction call is shown: the last ``new_turns`` user messages that state
+    something (questions removed, empty ones left out), ``per_call`` at a time, each group
+    with the assistant's words before it and between its messages — not the answer to its
+    last message: what a user states must not hinge on what the assistant happened to answer
+    (after a demo stand-in's "I was given no memories", the 1.5B model dropped "I live in
+    Berlin"; it also made facts of such answers)."""
+    users = [i for i, t in enumerate(turns) if t.role == "user"]
+    stated = [i for i in (users[-new_turns:] if new_turns else []) if turns[i].text]
+    found = []
+    for k in range(0, len(stated), per_call):
+        first, last = stated[k], stated[min(k + per_call, len(stated)) - 1]
+        start = first - 1 if first and turns[first - 1].role == "assistant" else first
+        found.append(list(turns[start : last + 1]))
+    return found
 
 
 def transcript(turns: Sequence[Turn], limit: int = 600) -> list[str]:
@@ -115,7 +136,7 @@ def extraction_messages(
     """Facts from a conversation (``transcript`` lines) on ``date``, knowing ``known``."""
     messages = [{"role": "system", "content": EXTRACTION_SYSTEM}]
     for example_known, example_lines, facts in _EXAMPLES:
-        answer = {"facts": [{"type": t, "content": c} for t, c in facts]}
+        answer = {"facts": list(facts)}
         messages += [
             {"role": "user", "content": _task(example_known, example_lines, _EXAMPLE_DATE)},
             {"role": "assistant", "content": orjson.dumps(answer).decode()},

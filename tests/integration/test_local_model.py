@@ -8,6 +8,7 @@ sessions and an echoed answer, through Envoy, the processor, its worker and Milv
 from __future__ import annotations
 
 import asyncio
+import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -82,3 +83,35 @@ async def test_the_local_model_keeps_memories_true(run: Run, number: int) -> Non
     passed, reason = verdict(scenario, outcome)
     assert passed, reason
     assert await run.metric("memory_llm_answers_total") > 0  # the real model answered
+
+
+ODD_ANSWERS = (
+    "(demo LLM) I was given no memories for this request.",
+    "I'm sorry, but I can't help with that.",
+    "```python\nprint('hello world')\n```",
+    "Error: upstream request timed out (504).",
+)
+STATED = (
+    ("I live in Berlin, in a flat near the river.", ("Berlin",)),
+    ("My manager at work is Priya.", ("Priya",)),
+    ("I'm allergic to peanuts, and my sister Anna lives in Oslo.", ("peanut", "Anna")),
+)
+
+
+@pytest.mark.parametrize("odd", ODD_ANSWERS, ids=["demo", "refusal", "code", "error"])
+async def test_what_the_user_states_is_learned_whatever_the_assistant_answered(
+    run: Run, odd: str
+) -> None:
+    """The odd answer both before the statement (in the history) and after it (the reply)."""
+    user = f"odd-{uuid.uuid4().hex[:8]}"
+    run.answers.next = odd
+    for said, _ in STATED:
+        history = [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": odd},
+                   {"role": "user", "content": said}]  # fmt: skip
+        await run.chat(user, history)
+        await run.learned()
+    held = " ".join(m.content for m in await run.memories(user))
+    missing = [w for _, words in STATED for w in words if w not in held]
+    assert not missing, f"not learned after {odd!r}: {missing} (held: {held!r})"
+    made_of_answers = [w for w in ("memories", "hello", "timed out", "sorry") if w in held]
+    assert not made_of_answers, held

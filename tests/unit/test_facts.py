@@ -45,6 +45,19 @@ def test_valid_facts_are_kept_normalized() -> None:
 TEA = Fact(MemoryType.SEMANTIC, "User likes green tea")
 
 
+def test_plain_sentences_are_the_asked_for_shape_their_type_read_from_them() -> None:
+    answer = orjson.dumps({"facts": [
+        "User ran their first half marathon on 2024-03-01",
+        "To release the app, user runs the tests, tags the commit, then pushes the tag",
+        "User's daughter Mia turns 5 in May 2024",
+    ]}).decode()  # fmt: skip
+    parsed = parse_facts(answer, LIMITS)
+    assert [f.type for f in parsed.facts] == [
+        MemoryType.EPISODIC, MemoryType.PROCEDURAL, MemoryType.SEMANTIC,
+    ]  # fmt: skip
+    assert parsed.repairs == ()
+
+
 @pytest.mark.parametrize(
     ("text", "repairs"),
     [
@@ -53,7 +66,7 @@ TEA = Fact(MemoryType.SEMANTIC, "User likes green tea")
         ('Sure! Here are the facts: {"facts": [{"type": "semantic", '
          '"content": "User likes green tea"}]} Let me know.', ("embedded",)),
         ('[{"type": "semantic", "content": "User likes green tea"}]', ("bare_list",)),
-        ('{"memories": ["User likes green tea"]}', ("renamed", "defaulted_type")),
+        ('{"memories": ["User likes green tea"]}', ("renamed",)),
         ('{"facts": [{"content": "User likes green tea", "confidence": 0.9}]}',
          ("defaulted_type",)),
         ('```\n{"facts": [{"type": "opinion", "content": "User likes green tea"}]}',
@@ -121,12 +134,37 @@ def test_read_json_takes_the_first_value_only() -> None:
          ["User's budget for the Hawaii trip is $10,000"], None),
         ("User lives in Austin", "I said Boston, I meant Austin.", ["User lives in Boston"], None),
         ("User ran a half marathon on 2024-03-01", "Yesterday I ran a half marathon!", [], None),
+        # the 1.5B model made advice of a question, and a change nobody said
+        ("User should keep in mind their budget when booking flights",
+         "I'm starting to book flights for the Hawaii trip.", [], "ungrounded"),
+        ("User's preference changed to window seats", "These days I prefer aisle seats.",
+         ["User prefers window seats on flights"], "echo"),
+        # a correction restates the known fact's words around the one the user said
+        ("User's daughter is named Emily", "Sorry, I said Emma, I meant Emily.",
+         ["User's daughter is named Emma"], None),
     ],
 )  # fmt: skip
 def test_facts_must_come_from_the_users_words(
     fact: str, said: str, known: list[str], reason: str | None
 ) -> None:
     assert ungrounded(fact, said, known) == reason
+
+
+@pytest.mark.parametrize(
+    ("fact", "reason"),
+    [
+        ("User took their family camping in the mountains last week", "assistant_said"),
+        ("User's kids loved the campfire and the mountains", "assistant_said"),
+        ("User painted a sunset over the lake", None),
+        ("User painted a lake sunset after the camping trip", None),  # mostly the user's words
+    ],
+)  # fmt: skip
+def test_what_the_assistant_said_is_not_the_users(fact: str, reason: str | None) -> None:
+    """LoCoMo's other speaker (the assistant's lines) told of a camping trip; the 1.5B model
+    wrote it as the user's."""
+    others = "We took the family camping in the mountains last week, the kids loved the campfire!"
+    said = "I painted a sunset over the lake."
+    assert ungrounded(fact, said, [], others) == reason
 
 
 def test_bad_facts_are_rejected_one_by_one_with_reasons() -> None:

@@ -254,7 +254,7 @@ async def test_an_update_said_twice_in_one_job_is_one_memory(
         "alice", "",
         [fact("User's rent went up to $1,350 in November 2026"),
          fact("User pays $1,350 a month for rent")],
-        T0 + DAY, source="c", change_said=True,
+        T0 + DAY, source="c", changes=[True, True],
     )  # fmt: skip
     assert [w for w, _ in results] == [Written.NOOP, Written.UPDATED]
     (memory,) = await store.list("alice")
@@ -274,3 +274,18 @@ async def test_retention_sets_expiry_and_caps_each_user(
     kept: list[Memory] = await store.list("alice")
     assert len(kept) == 2
     assert all(before + DAY <= m.expires_at <= now_ms() + DAY for m in kept)
+
+
+async def test_without_a_change_word_only_the_closest_memory_is_judged(
+    store: InMemoryStore, embedder: OnnxEmbedder
+) -> None:
+    judge = Judge('{"still_true": true}')  # a second question would find no answer
+    w = writer(store, embedder, judge)
+    for place in ("the Alps", "the Rockies"):
+        await w.write("alice", "", fact(f"User likes hiking in {place}"), T0, source="c")
+    assert len(judge.prompts) == 1  # the Rockies were asked about the Alps
+    judge.answers.append('{"still_true": true}')
+    written = await w.write("alice", "", fact("User likes hiking in the Dolomites"), T0, source="c")
+    assert written is Written.STORED
+    assert len(judge.prompts) == 2
+    assert "Dolomites" in judge.prompts[-1][-1]["content"]

@@ -1,0 +1,78 @@
+"""What each extraction call is shown: the windows of a batch, the known facts, the schema."""
+
+from __future__ import annotations
+
+import orjson
+
+from memory_extproc.llm_api.requests import Turn
+from memory_extproc.memories.facts import FactLimits, parse_facts
+from memory_extproc.worker.prompts import (
+    extraction_messages,
+    facts_schema,
+    known_for,
+    transcript,
+    windows,
+)
+
+CHAT = (
+    Turn("user", "Hi there"),  # context, not new
+    Turn("assistant", "Hello! How was the week?"),
+    Turn("user", "I live in Berlin, in a flat near the river."),
+    Turn("assistant", "(demo LLM) I was given no memories for this request."),
+    Turn("user", ""),  # a question only: nothing stated once its question is removed
+    Turn("assistant", "It is sunny."),
+    Turn("user", "My manager at work is Priya."),
+    Turn("assistant", "Noted."),
+)
+
+
+def texts(window: list[Turn]) -> list[str]:
+    return [f"{t.role}: {t.text}" for t in window]
+
+
+def test_a_window_never_shows_the_answer_to_its_last_message() -> None:
+    """What the user states must not hinge on what the assistant happened to answer."""
+    first, second = windows(CHAT, new_turns=3, per_call=1)
+    assert texts(first) == [
+        "assistant: Hello! How was the week?",
+        "user: I live in Berlin, in a flat near the river.",
+    ]
+    assert texts(second) == ["assistant: It is sunny.", "user: My manager at work is Priya."]
+
+
+def test_several_messages_per_call_keep_the_assistants_words_between_them() -> None:
+    (both,) = windows(CHAT, new_turns=3, per_call=3)
+    assert texts(both)[0] == "assistant: Hello! How was the week?"
+    assert texts(both)[-1] == "user: My manager at work is Priya."
+    assert "assistant: Noted." not in texts(both)
+    lines = transcript(both)  # the empty question-only message is not shown
+    assert "user: " not in lines
+
+
+def test_only_the_new_turns_are_windows() -> None:
+    assert windows(CHAT, new_turns=0, per_call=1) == []
+    (last,) = windows(CHAT, new_turns=1, per_call=1)
+    assert texts(last)[-1] == "user: My manager at work is Priya."
+
+
+def test_known_facts_shown_are_those_the_user_speaks_of() -> None:
+    known = ["User's budget for the Hawaii trip is $10,000", "User has a cat named Tom",
+             "User's sister Anna lives in Oslo"]  # fmt: skip
+    lines = ["assistant: Anything else?", "user: Actually my Hawaii budget is now $15,000."]
+    assert known_for(known, lines) == ["User's budget for the Hawaii trip is $10,000"]
+    assert known_for(known, ["assistant: Your cat Tom?", "user: I like jazz."]) == []
+
+
+def test_the_schema_asks_for_sentences_and_the_examples_answer_in_it() -> None:
+    schema = facts_schema(20, 500).schema
+    assert schema["properties"]["facts"]["items"] == {
+        "type": "string", "minLength": 1, "maxLength": 500,
+    }  # fmt: skip
+    messages = extraction_messages([], ["user: I live in Berlin."], "2026-11-24")
+    answers = [m["content"] for m in messages if m["role"] == "assistant"]
+    assert answers
+    for answer in answers:  # every worked example reads back cleanly, without repairs
+        parsed = parse_facts(answer, FactLimits())
+        assert parsed.repairs == ()
+        assert len(parsed.facts) == len(orjson.loads(answer)["facts"])
+    assert messages[-1]["content"].endswith("user: I live in Berlin.")
