@@ -268,9 +268,10 @@ async def run_mode(
             total = sum(len(chats(s, side)) for s in samples for side in SIDES)
             print(f"[{name}] replaying {total} chats …", flush=True)
             await ingest(http, stack, llm, samples, identity, Progress(f"{name} chats", total))
-            if kind == "llm":
-                print(f"[{name}] extracting with the local model …", flush=True)
-                per_job, job_seconds = await extracted(http, stack, name)
+            # every batch learned before the stop: a drain cut short would leave turns in the
+            # spool, learned while the questions are asked
+            print(f"[{name}] learning …", flush=True)
+            per_job, job_seconds = await extracted(http, stack, name)
             print(f"[{name}] extracting what is pending (SIGTERM drain) …", flush=True)
             await asyncio.to_thread(stack.stop_processor)
             ingest_s = time.perf_counter() - started

@@ -103,9 +103,52 @@ def chats(sample: dict[str, Any], side: str = "a") -> list[Chat]:
     return found
 
 
+_AUX = {
+    "does": "do",
+    "has": "have",
+    "is": "am",
+    "was": "was",
+    "did": "did",
+    "will": "will",
+    "would": "would",
+    "can": "can",
+    "could": "could",
+    "should": "should",
+    "had": "had",
+}
+_SUBJECT_VERB = {"is": "am", "has": "have", "was": "was", "does": "do"}
+_OBJECT_NEXT = frozenset(
+    "a an the to about for with and or in on at from that this back".split()
+)  # "wrote her a letter": her is the object, not "her car"
+
+
+def first_person(text: str, name: str, other: str) -> str:
+    """A question about ``name`` as ``name`` asks it ("When did Caroline go to the support
+    group?" → "When did I go to the support group?"): a user asks about themselves, and a
+    memory layer's facts about its user say "User …", not the user's name. ``other``: the
+    other speaker, whose his/her is left alone."""
+    n = re.escape(name)
+    text = re.sub(rf"\b{n}'s\b", "my", text)
+    text = re.sub(rf"\b({'|'.join(_AUX)})\s+{n}\b", lambda m: f"{_AUX[m.group(1).lower()]} I",
+                  text, flags=re.IGNORECASE)  # fmt: skip
+    text = re.sub(rf"\b{n}\s+(is|has|was|does)\b", lambda m: f"I {_SUBJECT_VERB[m.group(1)]}", text)
+    text = re.sub(rf"(?:(?<=^)|(?<=[.?!,] )){n}\b", "I", text)
+    text = re.sub(rf"\b{n}\b(?=\s+(?:and|or|\w+ed|\w+s)\b)", "I", text)
+    text = re.sub(rf"\b{n}\b", "me", text)
+    if other not in text:  # his / her can only be the asker's
+        text = re.sub(
+            r"\b(his|her)\b(?=\s+(\w+))",
+            lambda m: "me" if m.group(2).lower() in _OBJECT_NEXT else "my",
+            text,
+        )
+        text = re.sub(r"\b(his|her|him)\b", "me", text)
+        text = re.sub(r"\b(himself|herself)\b", "myself", text)
+    return text
+
+
 def questions(sample: dict[str, Any]) -> list[Question]:
     """Each question of categories 1-4, asked by every speaker whose turns hold some of its
-    evidence, with that speaker's evidence turns."""
+    evidence, in their words (``first_person``), with that speaker's evidence turns."""
     prefix = sample["sample_id"]
     side_of = sides_of_turns(sample)
     found = []
@@ -116,8 +159,10 @@ def questions(sample: dict[str, Any]) -> list[Question]:
         for side in SIDES:
             own = frozenset(e for e in evidence if side_of.get(e) == side)
             if own:
+                other = speaker(sample, "b" if side == "a" else "a")
+                text = first_person(qa["question"], speaker(sample, side), other)
                 found.append(
-                    Question(prefix, qa["question"], int(qa["category"]), own, side,
+                    Question(prefix, text, int(qa["category"]), own, side,
                              str(qa.get("answer", "")))
                 )  # fmt: skip
     return found

@@ -2,9 +2,10 @@
 
 Given an extraction prompt, it finds which LoCoMo turns the transcript contains and returns the
 observations written from those turns about the user (the speaker whose turns are the user's
-lines), as a perfect extractor would: what the other speaker says about themselves belongs to
-the other speaker's memory. Asked whether an old fact is still true, it says yes (the
-observations are distinct facts). Used by the tests and `make eval`.
+lines), as a perfect extractor would, with the user's name as "User" (``as_user``): what the
+other speaker says about themselves belongs to the other speaker's memory. Asked whether an
+old fact is still true, it says yes (the observations are distinct facts). Used by the tests
+and `make eval`.
 """
 
 from __future__ import annotations
@@ -59,14 +60,22 @@ def sessions(sample: dict[str, Any]) -> list[Session]:
     ]
 
 
+def as_user(text: str, name: str) -> str:
+    """An observation about a speaker as their own memory holds it: "Caroline attended a
+    support group" → "User attended a support group", as a memory layer writes about its user
+    (and as the speaker asks: "When did I go to the support group?", eval/locomo.py)."""
+    return re.sub(rf"\b{re.escape(name)}\b", "User", text)
+
+
 def observations(sample: dict[str, Any]) -> list[tuple[str, str, list[str]]]:
-    """(the speaker it is about, observation text, evidence dia_ids) for every observation."""
+    """(the speaker it is about, the observation as their memory holds it, evidence dia_ids)
+    for every observation."""
     found = []
     for per_speaker in sample["observation"].values():
         for about, facts in per_speaker.items():
             for text, evidence in facts:
                 ids = evidence if isinstance(evidence, list) else [evidence]
-                found.append((about, _norm(text), [str(i) for i in ids]))
+                found.append((about, _norm(as_user(text, about)), [str(i) for i in ids]))
     return found
 
 

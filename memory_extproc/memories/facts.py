@@ -206,20 +206,22 @@ def ungrounded(fact: str, said: str, known: Sequence[str], others: str = "") -> 
     their questions; ``known``: the known facts the model was shown; ``others``: the
     assistant's words shown around them, without what they echoed from memory. A model that
     copies a known fact back, keeps its old value, writes what the assistant said as the
-    user's (a 1.5B model did: LoCoMo's other speaker's camping trip), or makes advice of a
-    question ("User should keep their budget in mind"), is not heard.
+    user's (a 1.5B model did: LoCoMo's other speaker's camping trip), is not heard. A fact may
+    say more than the words it came from (LoCoMo's gold observations do: "found the stories
+    inspiring"); requiring half of its words to be the user's refused 21% of them.
 
-    * ``assistant_said``: more of its words were said by the assistant alone than by the user;
+    * ``ungrounded``: none of its words were said;
+    * ``assistant_said``: more than twice as many of its words were said by the assistant alone
+      as by the user (3% of LoCoMo's gold observations, against the turns they cite);
     * ``stale_value``: it holds a number of a known fact that was not said;
-    * ``echo``: of what the user said, it holds nothing a known fact did not already say;
-    * ``ungrounded``: fewer than half of its words were said by the user or the known facts.
+    * ``echo``: of what the user said, it holds nothing a known fact did not already say.
     """
     words = terms(fact) - {"user"}
     heard = terms(said)
     theirs = terms(others) - heard
     if words and not words & heard:
         return "assistant_said" if words & theirs else "ungrounded"
-    if len(words & theirs) > len(words & heard):
+    if len(words & theirs) > 2 * len(words & heard):
         return "assistant_said"
     stale = numbers(fact) - numbers(said)
     if stale and any(stale & numbers(k) for k in known):
@@ -227,6 +229,4 @@ def ungrounded(fact: str, said: str, known: Sequence[str], others: str = "") -> 
     told = set().union(*(terms(k) for k in known)) - {"user"}
     if known and not words & (heard - told):
         return "echo"
-    if len(words & (heard | told)) * 2 < len(words):
-        return "ungrounded"
     return None

@@ -151,13 +151,15 @@ class MemoryWriter:
         *,
         source: str,
         changes: Sequence[bool] = (),
+        wait_visible: bool = True,
     ) -> list[tuple[Written, str]]:
         """One job's facts with few Milvus calls: one hash lookup, one search for all of them,
         one insert (and visibility wait) for what is new; revisions one by one. Each fact's
         outcome, with the id of the memory it stored or revised ("" when nothing was written).
 
         ``changes``: for each fact, whether the user's words it came from said something
-        changed ("now", "I meant" …); none said: all False."""
+        changed ("now", "I meant" …); none said: all False. Without ``wait_visible`` the
+        caller waits (``settled``)."""
         changed = list(changes) or [False] * len(facts)
         digests = [content_hash(f.content) for f in facts]
         existing = await self._store.existing_hashes(user_id, digests)
@@ -197,13 +199,18 @@ class MemoryWriter:
                 new.append((memory, vector))
                 written = memory.id
             results[i] = (outcome, written)
-        await self._store.store_many(new)
+        await self._store.store_many(new, wait_visible=wait_visible)
         if new:
             await retention.enforce_cap(self._store, user_id, self._max_per_user)
         return results
 
-    async def forgotten_at(self, user_id: str, project_id: str, *, fresh: bool) -> int:
-        return await self._store.forgotten_at(user_id, project_id, fresh=fresh)
+    async def forgotten_at(self, user_id: str, project_id: str) -> int:
+        """As of a moment ago (cheap): a forget of the last moment is seen by ``settled``."""
+        return await self._store.forgotten_at(user_id, project_id, fresh=False)
+
+    async def settled(self, user_id: str, project_id: str) -> int:
+        """Once this job's writes are visible, when the user's scope was last forgotten."""
+        return await self._store.settled(user_id, project_id)
 
     async def take_back(self, user_id: str, memory_ids: Sequence[str]) -> None:
         """Delete what a job wrote from turns that a forget, arriving meanwhile, covers."""

@@ -46,7 +46,9 @@ class InMemoryStore:
     async def retrieve_many(self, requests: Sequence[SearchRequest]) -> list[list[ScoredMemory]]:
         return [await self.retrieve(r) for r in requests]
 
-    async def store_many(self, items: Sequence[tuple[Memory, np.ndarray]]) -> None:
+    async def store_many(
+        self, items: Sequence[tuple[Memory, np.ndarray]], *, wait_visible: bool = True
+    ) -> None:
         for memory, vector in items:
             await self.store(memory, vector)
 
@@ -118,6 +120,9 @@ class InMemoryStore:
         for memory_id in doomed:
             del self._rows[memory_id]
         return len(doomed)
+
+    async def settled(self, user_id: str, project_id: str) -> int:
+        return await self.forgotten_at(user_id, project_id)
 
     async def forgotten_at(self, user_id: str, project_id: str, *, fresh: bool = True) -> int:
         return max(self._forgets.get(k, 0) for k in forget_keys(user_id, project_id))

@@ -600,6 +600,17 @@ class MilvusStore:
 
         return await self._write(user_id, "delete_scope", op)
 
+    async def settled(self, user_id: str, project_id: str) -> int:
+        expr = filters.user_scope(user_id)
+
+        async def barrier(client: AsyncMilvusClient) -> None:
+            await self._strong_barrier(client, expr)
+
+        _, forgotten = await asyncio.gather(
+            self._call("settle", barrier), self.forgotten_at(user_id, project_id)
+        )
+        return forgotten
+
     async def forgotten_at(self, user_id: str, project_id: str, *, fresh: bool = True) -> int:
         listed = ", ".join(filters.quote(k) for k in forget_keys(user_id, project_id))
         consistency = "Strong" if fresh else "Eventually"  # measured: ~150 ms / ~3 ms here

@@ -210,8 +210,11 @@ class Store(Protocol):
 
     async def store(self, memory: Memory, vector: np.ndarray) -> None: ...
 
-    async def store_many(self, items: Sequence[tuple[Memory, np.ndarray]]) -> None:
-        """Several memories in one write, all visible to the next search once it returns."""
+    async def store_many(
+        self, items: Sequence[tuple[Memory, np.ndarray]], *, wait_visible: bool = True
+    ) -> None:
+        """Several memories in one write, all visible to the next search once it returns (or,
+        without ``wait_visible``, once ``settled`` has returned)."""
         ...
 
     async def retrieve(self, request: SearchRequest) -> list[ScoredMemory]:
@@ -260,6 +263,11 @@ class Store(Protocol):
     async def forget_by_scope(self, user_id: str, project_id: str | None = None) -> int:
         """Delete the user's memories (of one project, or all) with their history, after
         recording when (``forgotten_at``): a turn captured before it is never learned."""
+        ...
+
+    async def settled(self, user_id: str, project_id: str) -> int:
+        """Once every write made before the call is visible to every reader, ``forgotten_at``
+        as fresh as that: one wait (~one Milvus time tick) for both."""
         ...
 
     async def forgotten_at(self, user_id: str, project_id: str, *, fresh: bool = True) -> int:

@@ -141,7 +141,7 @@ class LearningJobs:
         taken back. The forget is recorded before it deletes, so a fresh read after the
         writes sees it, or its delete comes after them."""
         user, project = batch.user_id, batch.project_id
-        live = batch.after(await self._writer.forgotten_at(user, project, fresh=False))
+        live = batch.after(await self._writer.forgotten_at(user, project))
         if live is None:
             metrics.TURNS_FORGOTTEN.labels("job").inc(batch.new_turns)
             return Counter({"skipped_forgotten": batch.new_turns})
@@ -152,7 +152,9 @@ class LearningJobs:
         else:
             outcomes, written = await self._extract(live, self._extractor)
         ids = [memory_id for _, memory_id in written if memory_id]
-        if ids and live.after(await self._writer.forgotten_at(user, project, fresh=True)) != live:
+        # one Strong round: the new rows visible to every reader, and the forget record as of now
+        forgotten_at = await self._writer.settled(user, project) if ids else 0
+        if ids and live.after(forgotten_at) != live:
             await self._writer.take_back(user, ids)
             metrics.TURNS_FORGOTTEN.labels("written").inc(live.new_turns)
             return Counter({"taken_back_forgotten": len(ids)})
@@ -207,7 +209,7 @@ class LearningJobs:
             raise failed  # not one usable answer: the job failed
         written = await self._writer.write_batch(
             batch.user_id, batch.project_id, facts, batch.at_ms, source="conversation",
-            changes=changes,
+            changes=changes, wait_visible=False,
         )  # fmt: skip
         outcomes -= Counter()  # drop zero counts
         return outcomes, written
@@ -252,5 +254,6 @@ class LearningJobs:
             [Fact(MemoryType.EPISODIC, chunk)],
             batch.at_ms,
             source="conversation",
+            wait_visible=False,
         )
         return Counter(), written

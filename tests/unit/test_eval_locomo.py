@@ -4,9 +4,10 @@ provenance, scores, answer recall."""
 from __future__ import annotations
 
 import orjson
+import pytest
 
 from eval.answer_recall import content, recalled
-from eval.locomo import Asked, Provenance, chats, questions, score
+from eval.locomo import Asked, Provenance, chats, first_person, questions, score
 from eval.replay import ObservationReplay
 
 SAMPLE = {
@@ -75,7 +76,7 @@ def test_questions_are_asked_by_the_speaker_whose_turns_hold_the_evidence() -> N
 
 def test_provenance_of_observations_and_quoted_turns() -> None:
     provenance = Provenance.of([SAMPLE])
-    assert provenance.turns("[2023-05-08] Ann adopted a cat called Miso.") == {"conv-x/D1:2"}
+    assert provenance.turns("[2023-05-08] User adopted a cat called Miso.") == {"conv-x/D1:2"}
     note = 'On 2023-05-08 the user said: "I adopted a cat called Miso last week." Answer: "…"'
     assert provenance.turns(f"[2023-05-08] {note}") == {"conv-x/D1:2"}
     assert provenance.turns("[2023-05-08] something else entirely") == set()
@@ -95,8 +96,8 @@ def test_scores() -> None:
         Asked(
             cat,
             [
-                "[2023-05-08] Bo is learning the cello.",
-                "[2023-05-08] Ann adopted a cat called Miso.",
+                "[2023-05-08] User is learning the cello.",
+                "[2023-05-08] User adopted a cat called Miso.",
             ],
             60,
         ),
@@ -136,9 +137,9 @@ def test_the_replayed_extractor_learns_only_about_the_user() -> None:
 
     cat, cello = "I adopted a cat called Miso last week.", "Lovely! I started learning the cello."
     both = f"user: {cat}\nassistant: {cello}"
-    assert facts(both) == ["Ann adopted a cat called Miso."]
+    assert facts(both) == ["User adopted a cat called Miso."]  # Ann's memory, in its words
     as_bo = f"assistant: {cat}\nuser: {cello}"
-    assert facts(as_bo) == ["Bo is learning the cello."]
+    assert facts(as_bo) == ["User is learning the cello."]
 
 
 def test_answer_content_in_one_normal_form() -> None:
@@ -159,3 +160,26 @@ def test_answer_recall_needs_every_content_word_in_the_block() -> None:
     assert not recalled("adoption agencies and lawyers", block)
     assert not recalled("8 June 2023", block)
     assert not recalled("", block)  # nothing to recall is not a recall
+
+
+@pytest.mark.parametrize(
+    ("question", "asked"),
+    [
+        ("When did Caroline go to the LGBTQ support group?",
+         "When did I go to the LGBTQ support group?"),
+        ("What is Caroline's identity?", "What is my identity?"),
+        ("What does Caroline do to supplement her training?",
+         "What do I do to supplement my training?"),
+        ("Caroline is excited about what?", "I am excited about what?"),
+        ("What did someone write her a letter about?", "What did someone write me a letter about?"),
+        ("What did Melanie paint for Caroline?", "What did Melanie paint for me?"),  # hers stays
+        ("How do Caroline and Melanie relax?", "How do I and Melanie relax?"),
+    ],
+)  # fmt: skip
+def test_questions_are_asked_in_the_askers_own_words(question: str, asked: str) -> None:
+    assert first_person(question, "Caroline", "Melanie") == asked
+
+
+def test_the_sample_questions_are_asked_by_their_speaker() -> None:
+    cat, *_ = questions(SAMPLE)
+    assert cat.text == "What is my cat called?"

@@ -134,9 +134,7 @@ def test_read_json_takes_the_first_value_only() -> None:
          ["User's budget for the Hawaii trip is $10,000"], None),
         ("User lives in Austin", "I said Boston, I meant Austin.", ["User lives in Boston"], None),
         ("User ran a half marathon on 2024-03-01", "Yesterday I ran a half marathon!", [], None),
-        # the 1.5B model made advice of a question, and a change nobody said
-        ("User should keep in mind their budget when booking flights",
-         "I'm starting to book flights for the Hawaii trip.", [], "ungrounded"),
+        # the 1.5B model wrote a change nobody said next to the one the user said
         ("User's preference changed to window seats", "These days I prefer aisle seats.",
          ["User prefers window seats on flights"], "echo"),
         # a correction restates the known fact's words around the one the user said
