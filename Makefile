@@ -4,11 +4,12 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip
 STAMP  := $(VENV)/.installed
+COMPARE_VENV := .venv-compare
 PROTO_OUT := memory_extproc/_proto
 PROTO_SRC := $(shell find protos -name '*.proto')
 PROTO_STAMP := $(PROTO_OUT)/.generated
 
-.PHONY: run test bench eval scenarios chaos lint format proto clean setup
+.PHONY: run test bench eval scenarios chaos compare lint format proto clean setup
 
 setup: $(STAMP) $(PROTO_STAMP)
 
@@ -62,5 +63,16 @@ scenarios: setup
 chaos: setup
 	$(PY) -m chaos
 
+# Ours beside mem0 (PyPI mem0ai, pinned in the `compare` extra) on the same model, vectors, Milvus
+# and LoCoMo slices (~30 min): a table, then JSON. mem0 lives in its own venv (protobuf < 7).
+$(COMPARE_VENV)/.installed: pyproject.toml $(STAMP)
+	$(PYTHON) -m venv $(COMPARE_VENV)
+	$(COMPARE_VENV)/bin/pip install --quiet --upgrade "pip>=24"
+	$(COMPARE_VENV)/bin/pip install --quiet $$($(PY) -m compare --pins)
+	touch $@
+
+compare: setup $(COMPARE_VENV)/.installed
+	$(PY) -m compare
+
 clean:
-	rm -rf $(VENV) $(PROTO_OUT) .run .pytest_cache .mypy_cache .ruff_cache .import_linter_cache .grimp_cache
+	rm -rf $(VENV) $(COMPARE_VENV) $(PROTO_OUT) .run .pytest_cache .mypy_cache .ruff_cache .import_linter_cache .grimp_cache

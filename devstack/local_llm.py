@@ -94,24 +94,32 @@ def _assemble(target: Path) -> None:
     os.replace(joined.name, target)  # atomic: a concurrent start never reads half a file
 
 
-def serve(model: Path, port: int, threads: int) -> None:
+def serve(model: Path, port: int, threads: int, context_tokens: int = CONTEXT_TOKENS) -> None:
     """On loopback at nice 19, served as the extraction-model image serves it (one home for the
-    llama.cpp parameters: deploy/extraction_model.py, a script, loaded from its file)."""
+    llama.cpp parameters: deploy/extraction_model.py, a script, loaded from its file).
+    ``context_tokens`` is larger only for `make compare`: mem0's extraction prompt alone is
+    ~8,000 tokens."""
     os.nice(19)
     serve_model = runpy.run_path(str(SERVING_SCRIPT))["serve_model"]
-    serve_model(model, MODEL_NAME, CONTEXT_TOKENS, "127.0.0.1", port, threads)
+    serve_model(model, MODEL_NAME, context_tokens, "127.0.0.1", port, threads)
 
 
 class LocalLlmProcess:
     """The local model as a child process; ready when llama.cpp's /health says so."""
 
-    def __init__(self, port: int, log_path: Path, threads: int = THREADS) -> None:
+    def __init__(
+        self,
+        port: int,
+        log_path: Path,
+        threads: int = THREADS,
+        context_tokens: int = CONTEXT_TOKENS,
+    ) -> None:
         self.port = port
         self.base_url = f"http://127.0.0.1:{port}"
         self._process = ManagedProcess(
             "local-llm",
             [sys.executable, "-m", "devstack.local_llm", "serve",
-             "--port", str(port), "--threads", str(threads)],
+             "--port", str(port), "--threads", str(threads), "--context", str(context_tokens)],
             log_path,
         )  # fmt: skip
 
@@ -143,12 +151,13 @@ def main() -> None:
     run = commands.add_parser("serve", help="serve the model on loopback until SIGTERM")
     run.add_argument("--port", type=int, required=True)
     run.add_argument("--threads", type=int, default=THREADS)
+    run.add_argument("--context", type=int, default=CONTEXT_TOKENS, help="context size in tokens")
     args = parser.parse_args()
     path = gguf_path()
     if args.command == "assemble":
         print(path)
     else:
-        serve(path, args.port, args.threads)
+        serve(path, args.port, args.threads, args.context)
 
 
 if __name__ == "__main__":
