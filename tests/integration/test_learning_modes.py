@@ -56,6 +56,26 @@ async def test_without_an_extraction_model_substantive_turns_become_episodic_mem
     await store.close()
 
 
+async def test_an_answer_read_from_a_stream_is_kept_in_its_episodic_memory(
+    episodic: Stack, milvus: MilvusProcess, llm: MockLLM, user: str
+) -> None:
+    store = await open_store(milvus, "it_episodic")
+    llm.script(Reply(text="Your parking spot is P-4417 — level 3, near the lift ✅"))
+    body = {
+        "model": "m",
+        "stream": True,
+        "messages": [{"role": "user", "content": "Where did I say my parking spot is?"}],
+    }
+    headers = {"authorization": f"Bearer {episodic.identity.token(user)}"}
+    async with episodic.http.post(
+        f"{episodic.url}/v1/chat/completions", json=body, headers=headers
+    ) as response:
+        assert b"[DONE]" in await response.read()
+    (memory,) = await until(lambda: active(store, user))
+    assert "P-4417 — level 3, near the lift ✅" in memory.content  # read from the stream
+    await store.close()
+
+
 async def test_sigterm_processes_every_queued_turn_within_the_grace_period(
     tmp_path_factory: pytest.TempPathFactory,
     milvus: MilvusProcess,

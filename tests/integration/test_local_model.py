@@ -102,11 +102,12 @@ STATED = (
 async def test_what_the_user_states_is_learned_whatever_the_assistant_answered(
     run: Run, odd: str
 ) -> None:
-    """The odd answer both before the statement (in the history) and after it (the reply)."""
+    """The odd answer both before the statement (in the history) and after it (the reply).
+    Three conversations: one that opened alike would be the same one sent again."""
     user = f"odd-{uuid.uuid4().hex[:8]}"
     run.answers.next = odd
-    for said, _ in STATED:
-        history = [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": odd},
+    for greeting, (said, _) in zip(("Hi", "Hello", "Hey there"), STATED, strict=True):
+        history = [{"role": "user", "content": greeting}, {"role": "assistant", "content": odd},
                    {"role": "user", "content": said}]  # fmt: skip
         await run.chat(user, history)
         await run.learned()
