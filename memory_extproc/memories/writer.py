@@ -190,7 +190,9 @@ class MemoryWriter:
         for i, vector, revision, outcome in placed:
             written = ""
             if revision is not None:
-                outcome = await self._apply(revision, vector, facts[i].content, at_ms)
+                outcome = await self._apply(
+                    revision, vector, facts[i].content, at_ms, wait_visible=wait_visible
+                )
                 written = revision.target.memory.id if outcome is Written.UPDATED else ""
             elif any(same_amount(facts[i].content, update) for update in updates):
                 outcome = Written.NOOP  # the job's update said twice ("went up to $1,350")
@@ -340,13 +342,10 @@ class MemoryWriter:
         return hits[0] if statement(hits[0].memory.content) != said else None
 
     async def _apply(
-        self, revision: _Revision, vector: np.ndarray, text: str, at_ms: int
+        self, revision: _Revision, vector: np.ndarray, text: str, at_ms: int, *, wait_visible: bool
     ) -> Written:
-        return (
-            Written.UPDATED
-            if await self._revise(revision, vector, text, at_ms) is not None
-            else Written.STORED_UNRECONCILED
-        )
+        revised = await self._revise(revision, vector, text, at_ms, wait_visible=wait_visible)
+        return Written.UPDATED if revised is not None else Written.STORED_UNRECONCILED
 
     def _new(self, user_id: str, project_id: str, fact: Fact, at_ms: int, source: str) -> Memory:
         """Expiry counts from when it was learned, not from the (maybe replayed) turn's date."""
@@ -356,7 +355,13 @@ class MemoryWriter:
         )  # fmt: skip
 
     async def _revise(
-        self, revision: _Revision, vector: np.ndarray, text: str, at_ms: int
+        self,
+        revision: _Revision,
+        vector: np.ndarray,
+        text: str,
+        at_ms: int,
+        *,
+        wait_visible: bool = True,
     ) -> Memory | None:
         target = revision.target.memory
         current = await self._store.get(target.user_id, target.id)
@@ -365,4 +370,5 @@ class MemoryWriter:
         if revision.content != text:
             vector = await self._embedder.embed(revision.content)
         revised = _revised(current, revision.content, max(at_ms, current.updated_at))
-        return revised if await self._store.revise(revised, vector, revision.reason) else None
+        ok = await self._store.revise(revised, vector, revision.reason, wait_visible=wait_visible)
+        return revised if ok else None

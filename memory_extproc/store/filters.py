@@ -77,3 +77,24 @@ def history_of(user_id: str, memory_id: str) -> str:
     if not is_memory_id(memory_id):
         raise ValueError("not a memory id")
     return f"superseded_by == {quote(memory_id)} and {user_scope(user_id, active_only=False)}"
+
+
+FORGOTTEN = "forgotten"  # superseded_by of a forget record: never active, never deleted by a forget
+
+
+def forget_records(user_id: str, project_id: str) -> str:
+    """The user's forget records that cover what they say in ``project_id``: a forget of all
+    of the user's memories, or of that project's."""
+    scope = user_scope(user_id, active_only=False)
+    project = validate_scope_value(project_id, "project id") if project_id else ""
+    return (
+        f'{scope} and superseded_by == "{FORGOTTEN}" '
+        f'and (meta["scope"] == "user" or project_id == {quote(project)})'
+    )
+
+
+def forgettable(user_id: str, project_id: str | None) -> str:
+    """What a forget deletes: the user's rows (of one project, or all), history included, but
+    not the forget records, which keep later writes of what was said before them out."""
+    scope = user_scope(user_id, project_id=project_id, active_only=False)
+    return f'{scope} and superseded_by != "{FORGOTTEN}"'

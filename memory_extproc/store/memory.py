@@ -19,8 +19,6 @@ from memory_extproc.store.model import (
     audit_copy,
     by_replacement,
     evictions,
-    forget_key,
-    forget_keys,
     is_alive,
     newest_first,
     renewed,
@@ -31,7 +29,7 @@ from memory_extproc.store.model import (
 class InMemoryStore:
     def __init__(self) -> None:
         self._rows: dict[str, tuple[Memory, np.ndarray]] = {}
-        self._forgets: dict[str, int] = {}  # forget_key → epoch ms
+        self._forgets: dict[tuple[str, str | None], int] = {}  # (user, project|None) → ms
 
     @property
     def available(self) -> bool:
@@ -86,7 +84,9 @@ class InMemoryStore:
             if m.user_id == user_id and m.content_hash in wanted and is_alive(m, now_ms())
         }
 
-    async def revise(self, memory: Memory, vector: np.ndarray, reason: str) -> bool:
+    async def revise(
+        self, memory: Memory, vector: np.ndarray, reason: str, *, wait_visible: bool = True
+    ) -> bool:
         if memory.id not in self._rows:
             return False
         old, old_vector = self._rows[memory.id]
@@ -111,7 +111,7 @@ class InMemoryStore:
         return True
 
     async def forget_by_scope(self, user_id: str, project_id: str | None = None) -> int:
-        self._forgets[forget_key(user_id, project_id)] = now_ms()
+        self._forgets[(user_id, project_id)] = now_ms()
         doomed = [
             m.id
             for m, _ in self._rows.values()
@@ -125,7 +125,8 @@ class InMemoryStore:
         return await self.forgotten_at(user_id, project_id)
 
     async def forgotten_at(self, user_id: str, project_id: str, *, fresh: bool = True) -> int:
-        return max(self._forgets.get(k, 0) for k in forget_keys(user_id, project_id))
+        scopes = ((user_id, None), (user_id, project_id))
+        return max(self._forgets.get(scope, 0) for scope in scopes)
 
     async def record_use(self, uses: Sequence[MemoryUse], at_ms: int, ttl_ms: int) -> int:
         changed = 0

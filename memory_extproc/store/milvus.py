@@ -40,11 +40,10 @@ from memory_extproc.store.model import (
     audit_copy,
     by_replacement,
     evictions,
-    forget_key,
-    forget_keys,
     is_memory_id,
     newest_first,
     renewed,
+    validate_scope_value,
 )
 
 log = logging.getLogger(__name__)
@@ -112,23 +111,6 @@ def _schema(dimension: int) -> Any:
     schema.add_field("superseded_by", DataType.VARCHAR, max_length=40)
     schema.add_field("expires_at", DataType.INT64)
     schema.add_field("meta", DataType.JSON)
-    return schema
-
-
-FORGETS_SUFFIX = "_forgets"
-FORGETS_TAG = "memory-extproc forgets v1"
-
-
-def _forgets_schema() -> Any:
-    """One row per forget of a scope (forget_key), with its time. Milvus wants a vector field
-    in every collection: a 2-d placeholder, never searched."""
-    schema = MilvusClient.create_schema(
-        auto_id=False, enable_dynamic_field=False, description=FORGETS_TAG
-    )
-    schema.add_field("id", DataType.VARCHAR, max_length=40, is_primary=True)
-    schema.add_field("scope", DataType.VARCHAR, max_length=64)
-    schema.add_field("at_ms", DataType.INT64)
-    schema.add_field("placeholder", DataType.FLOAT_VECTOR, dim=2)
     return schema
 
 
@@ -201,7 +183,6 @@ class MilvusStore:
     ) -> None:
         self._uri = uri
         self._collection = collection
-        self._forgets = collection + FORGETS_SUFFIX
         self._dimension = dimension
         self._token = token
         self._timeout = timeout_s
@@ -315,14 +296,6 @@ class MilvusStore:
                 timeout=self._timeout,
             )
             log.info("created Milvus collection", extra={"collection": name})
-        if not await client.has_collection(self._forgets, timeout=self._timeout):
-            index = MilvusClient.prepare_index_params()
-            index.add_index(field_name="placeholder", index_type="FLAT", metric_type="L2")
-            await client.create_collection(
-                self._forgets, schema=_forgets_schema(), index_params=index,
-                consistency_level="Strong", timeout=self._timeout,
-            )  # fmt: skip
-        await client.load_collection(self._forgets, timeout=max(self._timeout, 60.0))
         await client.load_collection(name, timeout=max(self._timeout, 60.0))
         # After a Milvus restart, reads at "Eventually" miss the rows replayed from its log until
         # the query node has caught up; a Strong read waits for exactly that.
@@ -546,7 +519,9 @@ class MilvusStore:
             return None
         return _memory(rows[0]), rows[0]["embedding"]
 
-    async def revise(self, memory: Memory, vector: np.ndarray, reason: str) -> bool:
+    async def revise(
+        self, memory: Memory, vector: np.ndarray, reason: str, *, wait_visible: bool = True
+    ) -> bool:
         async def op(client: AsyncMilvusClient) -> bool:
             current = await self._with_vector(client, memory.user_id, memory.id)
             if current is None:
@@ -557,7 +532,8 @@ class MilvusStore:
                 self._collection, [_row(audit, np.asarray(old_vector))], timeout=self._timeout
             )
             await self._replace(client, _row(memory, vector))
-            await self._visible(client, memory.id)
+            if wait_visible:
+                await self._visible(client, memory.id)
             return True
 
         return await self._write(memory.user_id, "revise", op)
@@ -582,46 +558,46 @@ class MilvusStore:
         return True
 
     async def forget_by_scope(self, user_id: str, project_id: str | None = None) -> int:
-        """The forget is recorded (and visible to every process) before anything is deleted:
-        a worker that writes after the record sees it (LearningJobs checks after writing),
-        and one that wrote before it is covered by the delete."""
-        expr = filters.user_scope(user_id, project_id=project_id, active_only=False)
-        key = forget_key(user_id, project_id)
+        """A forget record (a row of its own in the user's partition: when, and of what scope;
+        never active, so no read of memories sees it) is written and visible before anything
+        is deleted: a worker that writes after it sees it (``settled``, after its writes), and
+        one that wrote before it is covered by the delete."""
+        record = Memory(  # not a memory id: no API call can name it
+            id=f"fgt_{uuid.uuid4().hex}", user_id=validate_scope_value(user_id),
+            type=MemoryType.SEMANTIC,
+            content="", project_id=project_id or "", source="forget", created_at=now_ms(),
+            superseded_by=filters.FORGOTTEN,
+            meta={"scope": "user" if project_id is None else "project"},
+        )  # fmt: skip
+        row = _row(record, np.eye(1, self._dimension, dtype=np.float32)[0])  # any unit vector
+        expr = filters.forgettable(user_id, project_id)
 
         async def op(client: AsyncMilvusClient) -> int:
-            marker = uuid.uuid4().hex
-            row = {"id": marker, "scope": key, "at_ms": now_ms(), "placeholder": [0.0, 0.0]}
-            await client.insert(self._forgets, [row], timeout=self._timeout)
-            await client.query(
-                self._forgets, filter=f"id == {filters.quote(marker)}", output_fields=["id"],
-                limit=1, consistency_level="Strong", timeout=self._timeout,
-            )  # fmt: skip
+            await client.insert(self._collection, [row], timeout=self._timeout)
+            await self._visible(client, record.id)
             return await self._delete_all(client, expr)
 
         return await self._write(user_id, "delete_scope", op)
 
-    async def settled(self, user_id: str, project_id: str) -> int:
-        expr = filters.user_scope(user_id)
-
-        async def barrier(client: AsyncMilvusClient) -> None:
-            await self._strong_barrier(client, expr)
-
-        _, forgotten = await asyncio.gather(
-            self._call("settle", barrier), self.forgotten_at(user_id, project_id)
-        )
-        return forgotten
-
     async def forgotten_at(self, user_id: str, project_id: str, *, fresh: bool = True) -> int:
-        listed = ", ".join(filters.quote(k) for k in forget_keys(user_id, project_id))
-        consistency = "Strong" if fresh else "Eventually"  # measured: ~150 ms / ~3 ms here
+        return await self._forgotten_at(user_id, project_id, "Strong" if fresh else "Eventually")
+
+    async def settled(self, user_id: str, project_id: str) -> int:
+        """A Strong read of the forget records is also the visibility barrier of this
+        collection: one Milvus time tick (~200 ms here) for both."""
+        return await self._forgotten_at(user_id, project_id, "Strong")
+
+    async def _forgotten_at(self, user_id: str, project_id: str, consistency: str) -> int:
+        expr = filters.forget_records(user_id, project_id)
 
         async def op(client: AsyncMilvusClient) -> list[dict[str, Any]]:
             return await client.query(
-                self._forgets, filter=f"scope in [{listed}]", output_fields=["at_ms"],
+                self._collection, filter=expr, output_fields=["user_id", "created_at"],
                 limit=LIST_SCAN_LIMIT, consistency_level=consistency, timeout=self._timeout,
             )  # fmt: skip
 
-        return max((int(r["at_ms"]) for r in await self._call("forgotten_at", op)), default=0)
+        rows = await self._call("forgotten_at", op)
+        return max((int(r["created_at"]) for r in rows if r["user_id"] == user_id), default=0)
 
     async def _delete_all(self, client: AsyncMilvusClient, expr: str) -> int:
         """Delete every row ``expr`` matches and prove none is left: Milvus resolves a filtered
@@ -701,9 +677,12 @@ class MilvusStore:
         scope = filters.user_scope(user_id)
 
         async def op(client: AsyncMilvusClient) -> int:
+            # as of a moment ago: a write that has not shown yet is counted by the next trim
+            # (waiting for it here cost a Milvus time tick per job, ~200 ms)
             (counted,) = await client.query(
-                self._collection, filter=scope, output_fields=["count(*)"], timeout=self._timeout
-            )
+                self._collection, filter=scope, output_fields=["count(*)"],
+                consistency_level="Eventually", timeout=self._timeout,
+            )  # fmt: skip
             if int(counted["count(*)"]) <= keep:
                 return 0
             rows = await client.query(

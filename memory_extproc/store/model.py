@@ -64,18 +64,6 @@ def content_hash(content: str) -> str:
     return hashlib.sha256(normalized.encode("utf-8")).hexdigest()
 
 
-def forget_key(user_id: str, project_id: str | None) -> str:
-    """Where a forget of this scope (a project, or None: all the user's) is recorded: a digest,
-    so the record of a forget does not keep the user id in the clear."""
-    scope = "*" if project_id is None else f"p:{project_id}"
-    return hashlib.sha256(f"{user_id}\x00{scope}".encode("utf-8", "surrogateescape")).hexdigest()
-
-
-def forget_keys(user_id: str, project_id: str) -> tuple[str, str]:
-    """The forgets that cover what the user says in this project: all of it, or the project."""
-    return forget_key(user_id, None), forget_key(user_id, project_id)
-
-
 @dataclass(frozen=True, slots=True)
 class Memory:
     id: str
@@ -246,10 +234,12 @@ class Store(Protocol):
         """Which of these normalized content hashes the user's active memories already have."""
         ...
 
-    async def revise(self, memory: Memory, vector: np.ndarray, reason: str) -> bool:
+    async def revise(
+        self, memory: Memory, vector: np.ndarray, reason: str, *, wait_visible: bool = True
+    ) -> bool:
         """Replace a memory's content, keeping its id and creation time; the previous content
         stays as an audit row (superseded_by = the memory's id), never searched. False if the
-        memory is gone (forgotten meanwhile)."""
+        memory is gone (forgotten meanwhile). Without ``wait_visible``: see ``store_many``."""
         ...
 
     async def history(self, user_id: str, memory_id: str) -> Sequence[Memory]:

@@ -152,7 +152,8 @@ class LearningJobs:
         else:
             outcomes, written = await self._extract(live, self._extractor)
         ids = [memory_id for _, memory_id in written if memory_id]
-        # one Strong round: the new rows visible to every reader, and the forget record as of now
+        # one Strong round: what was written visible to every reader, and the forget records as
+        # of now (written before a forget deletes anything)
         forgotten_at = await self._writer.settled(user, project) if ids else 0
         if ids and live.after(forgotten_at) != live:
             await self._writer.take_back(user, ids)
