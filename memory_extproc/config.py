@@ -92,7 +92,7 @@ class SignalsConfig:
 @dataclass(frozen=True)
 class RetrievalConfig:
     time_budget_ms: int = field(default=100, metadata=_range(1, 10_000))
-    max_context_chars: int = field(default=2000, metadata=_range(100, 100_000))
+    max_context_chars: int = field(default=1200, metadata=_range(100, 100_000))
     excluded_paths: list[str] = field(default_factory=list)
     excluded_models: list[str] = field(default_factory=list)
     hybrid: bool = True  # cosine + keyword ranking of more candidates (retrieval/rank.py)
@@ -148,7 +148,7 @@ class MemoryConfig:
     milvus: MilvusConfig = field(default_factory=MilvusConfig)
     embedding: EmbeddingConfig = field(default_factory=EmbeddingConfig)
     default_retrieval_limit: int = field(default=5, metadata=_range(0, 100))
-    default_similarity_threshold: float = field(default=0.6, metadata=_range(-1, 1))
+    default_similarity_threshold: float = field(default=0.4, metadata=_range(-1, 1))
     extraction_batch_size: int = field(default=10, metadata=_range(1, 1000))
     external_models: list[ExternalModel] = field(default_factory=list)
     identity: IdentityConfig = field(default_factory=IdentityConfig)

@@ -17,8 +17,8 @@ class RetrievalPolicy:
     """What the operator allows; a request's ``memory_config`` can only narrow it."""
 
     limit: int = 5
-    threshold: float = 0.6
-    max_context_chars: int = 2000
+    threshold: float = 0.4
+    max_context_chars: int = 1200
     excluded_paths: frozenset[str] = frozenset()
     excluded_models: frozenset[str] = frozenset()
     ranking: RankPolicy = field(default_factory=RankPolicy)
