@@ -44,7 +44,8 @@ from memory_extproc.llm_api.requests import Turn
 from memory_extproc.memories.facts import FactLimits
 from memory_extproc.memories.writer import MemoryWriter
 from memory_extproc.retrieval.context import format_context
-from memory_extproc.retrieval.rank import RankPolicy, rank
+from memory_extproc.retrieval.plan import RetrievalPolicy
+from memory_extproc.retrieval.rank import rank
 from memory_extproc.store.memory import InMemoryStore
 from memory_extproc.store.model import ScoredMemory, SearchRequest
 from memory_extproc.wiring import build_embedder, extraction_model
@@ -163,15 +164,16 @@ async def run(args: argparse.Namespace) -> dict[str, object]:
 async def retrieve(
     store: InMemoryStore, embedder: EmbeddingBatcher, user: str, query: str
 ) -> list[ScoredMemory]:
-    """What the request path would inject (the default policy: hybrid, top 5, 0.6)."""
-    policy = RankPolicy()
+    """What the request path would inject (the default policy)."""
+    policy = RetrievalPolicy()
+    ranking = policy.ranking
     candidates = await store.retrieve(
         SearchRequest(
-            user, await embedder.embed(query),
-            limit=policy.candidate_limit(5), threshold=policy.candidate_floor(0.6),
+            user, await embedder.embed(query), limit=ranking.candidate_limit(policy.limit),
+            threshold=ranking.candidate_floor(policy.threshold),
         )
     )  # fmt: skip
-    return rank(query, candidates, 0.6, 5, policy)
+    return rank(query, candidates, policy.threshold, policy.limit, ranking)
 
 
 async def recall(

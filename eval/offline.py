@@ -4,7 +4,7 @@ Each conversation's gold observations are one user's memories (as replay mode st
 without the pipeline's dedup), each question of categories 1-4 is a query, and the service's own
 ranking code picks what would be injected. `make eval` confirms whatever looks good here.
 
-    .venv/bin/python -m eval.offline [--threshold 0.6] [--limit 5]
+    .venv/bin/python -m eval.offline [--threshold 0.4] [--limit 5]
 """
 
 from __future__ import annotations
@@ -20,15 +20,17 @@ from memory_extproc.embedding import model_files
 from memory_extproc.embedding.onnx import OnnxEmbedder
 from memory_extproc.embedding.quantize import int8_model
 from memory_extproc.retrieval.context import format_context
+from memory_extproc.retrieval.plan import RetrievalPolicy
 from memory_extproc.retrieval.rank import RankPolicy, rank
 from memory_extproc.store.model import Memory, ScoredMemory
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--threshold", type=float, default=0.6)
-    parser.add_argument("--limit", type=int, default=5)
-    parser.add_argument("--max-chars", type=int, default=2000)
+    defaults = RetrievalPolicy()
+    parser.add_argument("--threshold", type=float, default=defaults.threshold)
+    parser.add_argument("--limit", type=int, default=defaults.limit)
+    parser.add_argument("--max-chars", type=int, default=defaults.max_context_chars)
     parser.add_argument("--hybrid", choices=["on", "off"], default="on")
     for name, value in dataclasses.asdict(RankPolicy()).items():
         if name != "hybrid":
