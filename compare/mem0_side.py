@@ -308,7 +308,7 @@ def main() -> None:
             _say(f"step {i} ({step.get('op')}) failed: {outcome['error']}")
         seconds = round(time.perf_counter() - t0, 3)
         results.append({"op": step.get("op"), "seconds": seconds, **outcome})
-        if i % 10 == 0 or i == len(steps):
+        if step.get("op") != "search" or i % 10 == 0 or i == len(steps):  # an add: minutes
             elapsed = time.perf_counter() - began
             eta = elapsed / i * (len(steps) - i)
             _say(f"{i}/{len(steps)} steps, {elapsed:.0f}s elapsed, ETA {eta:.0f}s")
