@@ -20,6 +20,7 @@ import numpy as np
 import orjson
 from aiohttp import web
 
+from devstack.aio_server import serve
 from memory_extproc.embedding import OnnxEmbedder, model_files
 from memory_extproc.embedding.quantize import int8_model
 
@@ -95,11 +96,7 @@ class EmbeddingsServer:
             self._embedder = await asyncio.to_thread(product_embedder)
         app = web.Application(client_max_size=64 * 1024 * 1024)
         app.router.add_post("/v1/embeddings", self._handle)
-        self._runner = web.AppRunner(app, access_log=None)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, host, port)
-        await site.start()
-        self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        self._runner, self.port = await serve(app, host, port)
         return self.port
 
     async def stop(self) -> None:

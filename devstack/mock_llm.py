@@ -20,6 +20,7 @@ from typing import Any
 import orjson
 from aiohttp import web
 
+from devstack.aio_server import serve
 from memory_extproc.words import sentences
 
 _MEMORY_BLOCK = re.compile(r"<user_memories>(.*?)</user_memories>", re.DOTALL)
@@ -103,11 +104,7 @@ class MockLLM:
     async def start(self, host: str = "127.0.0.1", port: int = 0) -> int:
         app = web.Application(client_max_size=64 * 1024 * 1024)
         app.router.add_route("*", "/{tail:.*}", self._handle)
-        self._runner = web.AppRunner(app, access_log=None)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, host, port)
-        await site.start()
-        self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        self._runner, self.port = await serve(app, host, port)
         return self.port
 
     async def stop(self) -> None:
