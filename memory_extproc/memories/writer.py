@@ -208,7 +208,7 @@ class MemoryWriter:
 
     async def forgotten_at(self, user_id: str, project_id: str) -> int:
         """As of a moment ago (cheap): a forget of the last moment is seen by ``settled``."""
-        return await self._store.forgotten_at(user_id, project_id, fresh=False)
+        return await self._store.forgotten_at(user_id, project_id)
 
     async def settled(self, user_id: str, project_id: str) -> int:
         """Once this job's writes are visible, when the user's scope was last forgotten."""

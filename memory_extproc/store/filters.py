@@ -7,6 +7,7 @@ memory types come from our own constants, never from input.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 
 from memory_extproc.store.model import (
@@ -79,22 +80,20 @@ def history_of(user_id: str, memory_id: str) -> str:
     return f"superseded_by == {quote(memory_id)} and {user_scope(user_id, active_only=False)}"
 
 
-FORGOTTEN = "forgotten"  # superseded_by of a forget record: never active, never deleted by a forget
+FORGOTTEN = "forgotten"  # superseded_by of a forget record: never active
+
+
+def forget_digest(value: str, what: str = "user id") -> str:
+    """How a forget record names its user and project: a digest, so what is left of a user
+    after a forget does not hold their ids in the clear (nor is found under them)."""
+    return hashlib.sha256(validate_scope_value(value, what).encode()).hexdigest()
 
 
 def forget_records(user_id: str, project_id: str) -> str:
-    """The user's forget records that cover what they say in ``project_id``: a forget of all
-    of the user's memories, or of that project's."""
-    scope = user_scope(user_id, active_only=False)
-    project = validate_scope_value(project_id, "project id") if project_id else ""
+    """The forget records that cover what the user says in ``project_id``: a forget of all of
+    the user's memories, or of that project's."""
+    project = quote(forget_digest(project_id, "project id") if project_id else "")
     return (
-        f'{scope} and superseded_by == "{FORGOTTEN}" '
-        f'and (meta["scope"] == "user" or project_id == {quote(project)})'
+        f'user_id == {quote(forget_digest(user_id))} and superseded_by == "{FORGOTTEN}" '
+        f'and (meta["scope"] == "user" or project_id == {project})'
     )
-
-
-def forgettable(user_id: str, project_id: str | None) -> str:
-    """What a forget deletes: the user's rows (of one project, or all), history included, but
-    not the forget records, which keep later writes of what was said before them out."""
-    scope = user_scope(user_id, project_id=project_id, active_only=False)
-    return f'{scope} and superseded_by != "{FORGOTTEN}"'

@@ -124,7 +124,7 @@ class InMemoryStore:
     async def settled(self, user_id: str, project_id: str) -> int:
         return await self.forgotten_at(user_id, project_id)
 
-    async def forgotten_at(self, user_id: str, project_id: str, *, fresh: bool = True) -> int:
+    async def forgotten_at(self, user_id: str, project_id: str) -> int:
         scopes = ((user_id, None), (user_id, project_id))
         return max(self._forgets.get(scope, 0) for scope in scopes)
 

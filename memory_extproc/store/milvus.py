@@ -43,7 +43,6 @@ from memory_extproc.store.model import (
     is_memory_id,
     newest_first,
     renewed,
-    validate_scope_value,
 )
 
 log = logging.getLogger(__name__)
@@ -558,19 +557,20 @@ class MilvusStore:
         return True
 
     async def forget_by_scope(self, user_id: str, project_id: str | None = None) -> int:
-        """A forget record (a row of its own in the user's partition: when, and of what scope;
-        never active, so no read of memories sees it) is written and visible before anything
-        is deleted: a worker that writes after it sees it (``settled``, after its writes), and
-        one that wrote before it is covered by the delete."""
+        """A forget record (a row of the collection: when, and of what scope, filed under
+        digests of the user and project ids; no content, never active, so no read of memories
+        sees it) is written and visible before anything is deleted: a worker that writes after
+        it sees it (``settled``, after its writes), and one that wrote before it is covered by
+        the delete."""
         record = Memory(  # not a memory id: no API call can name it
-            id=f"fgt_{uuid.uuid4().hex}", user_id=validate_scope_value(user_id),
-            type=MemoryType.SEMANTIC,
-            content="", project_id=project_id or "", source="forget", created_at=now_ms(),
-            superseded_by=filters.FORGOTTEN,
+            id=f"fgt_{uuid.uuid4().hex}", user_id=filters.forget_digest(user_id),
+            type=MemoryType.SEMANTIC, content="",
+            project_id=filters.forget_digest(project_id, "project id") if project_id else "",
+            source="forget", created_at=now_ms(), superseded_by=filters.FORGOTTEN,
             meta={"scope": "user" if project_id is None else "project"},
         )  # fmt: skip
         row = _row(record, np.eye(1, self._dimension, dtype=np.float32)[0])  # any unit vector
-        expr = filters.forgettable(user_id, project_id)
+        expr = filters.user_scope(user_id, project_id=project_id, active_only=False)
 
         async def op(client: AsyncMilvusClient) -> int:
             await client.insert(self._collection, [row], timeout=self._timeout)
@@ -579,8 +579,8 @@ class MilvusStore:
 
         return await self._write(user_id, "delete_scope", op)
 
-    async def forgotten_at(self, user_id: str, project_id: str, *, fresh: bool = True) -> int:
-        return await self._forgotten_at(user_id, project_id, "Strong" if fresh else "Eventually")
+    async def forgotten_at(self, user_id: str, project_id: str) -> int:
+        return await self._forgotten_at(user_id, project_id, "Eventually")
 
     async def settled(self, user_id: str, project_id: str) -> int:
         """A Strong read of the forget records is also the visibility barrier of this
@@ -597,7 +597,8 @@ class MilvusStore:
             )  # fmt: skip
 
         rows = await self._call("forgotten_at", op)
-        return max((int(r["created_at"]) for r in rows if r["user_id"] == user_id), default=0)
+        owner = filters.forget_digest(user_id)
+        return max((int(r["created_at"]) for r in rows if r["user_id"] == owner), default=0)
 
     async def _delete_all(self, client: AsyncMilvusClient, expr: str) -> int:
         """Delete every row ``expr`` matches and prove none is left: Milvus resolves a filtered

@@ -260,10 +260,9 @@ class Store(Protocol):
         as fresh as that: one wait (~one Milvus time tick) for both."""
         ...
 
-    async def forgotten_at(self, user_id: str, project_id: str, *, fresh: bool = True) -> int:
-        """When what the user says in this project was last forgotten (epoch ms; 0: never).
-        ``fresh``: including a forget recorded a moment ago by any process (a Strong read,
-        ~one Milvus time tick); otherwise as of a moment ago (cheap)."""
+    async def forgotten_at(self, user_id: str, project_id: str) -> int:
+        """When what the user says in this project was last forgotten (epoch ms; 0: never),
+        as of a moment ago (cheap): ``settled`` also sees a forget of the last moment."""
         ...
 
     async def record_use(self, uses: Sequence[MemoryUse], at_ms: int, ttl_ms: int) -> int:
