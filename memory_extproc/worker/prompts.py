@@ -15,6 +15,7 @@ import orjson
 
 from memory_extproc.llm_api.requests import Turn
 from memory_extproc.llm_client import JsonSchema
+from memory_extproc.memories.changes import CHANGE_MARKER, correction, ended_object
 from memory_extproc.words import one_line, terms
 
 MESSAGES_PER_CALL = 1  # user messages shown to one extraction call (measured: eval/RESULTS.md)
@@ -88,10 +89,15 @@ def facts_schema(max_facts: int, max_chars: int) -> JsonSchema:
 
 
 def known_for(known: Sequence[str], lines: Sequence[str], limit: int = 5) -> list[str]:
-    """The known facts a window may change or correct: those sharing a word with what the user
-    said in it, most shared first. All of them (up to 50 injected memories per conversation)
-    cost prompt tokens in every call and gave a small model more to copy."""
-    said = terms(" ".join(line for line in lines if line.startswith("user: "))) - {"user"}
+    """The known facts a window may change or correct: none unless the user says something
+    changed (a change word, a correction, an ending), then those sharing a word with what the
+    user said in it, most shared first. Shown without need they cost prompt tokens and gave
+    the small model something to copy instead of what was said ("User lives in Berlin", shown
+    for "my sister Anna lives in Oslo", lost "I'm allergic to peanuts" in the same message)."""
+    stated = " ".join(line for line in lines if line.startswith("user: "))
+    if not (CHANGE_MARKER.search(stated) or correction(stated) or ended_object(stated)):
+        return []
+    said = terms(stated) - {"user"}
     shared = [(len(said & (terms(k) - {"user"})), k) for k in known]
     ranked = sorted((item for item in shared if item[0]), key=lambda item: -item[0])
     return [k for _, k in ranked[:limit]]

@@ -61,6 +61,14 @@ def test_known_facts_shown_are_those_the_user_speaks_of() -> None:
     lines = ["assistant: Anything else?", "user: Actually my Hawaii budget is now $15,000."]
     assert known_for(known, lines) == ["User's budget for the Hawaii trip is $10,000"]
     assert known_for(known, ["assistant: Your cat Tom?", "user: I like jazz."]) == []
+    assert known_for(known, ["user: I said Oslo, I meant Bergen."]) == [known[2]]
+    assert known_for(known, ["user: I gave up my cat Tom."]) == [known[1]]
+
+
+def test_known_facts_are_not_shown_when_nothing_is_said_to_change() -> None:
+    known = ["User lives in Berlin", "User's manager at work is Priya"]
+    said = ["user: I'm allergic to peanuts, and my sister Anna lives in Oslo."]
+    assert known_for(known, said) == []
 
 
 def test_the_schema_asks_for_sentences_and_the_examples_answer_in_it() -> None:
