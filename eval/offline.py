@@ -5,6 +5,8 @@ without the pipeline's dedup), each question of categories 1-4 is a query, and t
 ranking code picks what would be injected. `make eval` confirms whatever looks good here.
 
     .venv/bin/python -m eval.offline [--threshold 0.4] [--limit 5]
+
+It also reports how often 20 generic prompts would be given a memory: what a lower bar costs.
 """
 
 from __future__ import annotations
@@ -23,6 +25,21 @@ from memory_extproc.retrieval.context import format_context
 from memory_extproc.retrieval.plan import RetrievalPolicy
 from memory_extproc.retrieval.rank import RankPolicy, rank
 from memory_extproc.store.model import Memory, ScoredMemory
+from memory_extproc.words import in_memory_voice
+
+# Requests memory should not touch: how often each LoCoMo user would be given one anyway.
+GENERIC_PROMPTS = (
+    "Write a haiku about autumn leaves", "How do I reverse a list in Python?",
+    "Explain the difference between TCP and UDP.", "What is the capital of Australia?",
+    "Give me a recipe for banana bread.", "Summarize the plot of Hamlet.",
+    "How do I center a div in CSS?", "Translate 'good morning' into Spanish.",
+    "What causes the seasons on Earth?", "Write a limerick about a cat.",
+    "Can you help me write a cover letter for a software job?",
+    "What's a good name for a goldfish?", "How does compound interest work?",
+    "List three tips for better sleep.", "What is the boiling point of water at altitude?",
+    "Explain recursion to a beginner.", "I need a SQL query that counts rows per day.",
+    "What should I pack for a weekend hike?", "Tell me a joke.", "How do I fix a flat bike tyre?",
+)  # fmt: skip
 
 
 def main() -> None:
@@ -42,28 +59,34 @@ def main() -> None:
     )
     samples = replay.load_samples()
     embedder = OnnxEmbedder(int8_model(model_files()))
-    provenance = Provenance.of(samples)
-    results = []
+
+    def chosen(query: str, memories: list[Memory], vectors: np.ndarray) -> list[ScoredMemory]:
+        """What the service would rank for this query over one user's memories."""
+        cosines = vectors @ embedder.embed([in_memory_voice(query)])[0]
+        candidates = [
+            ScoredMemory(memories[i], float(cosines[i]))
+            for i in np.argsort(-cosines)[: policy.candidates]
+            if cosines[i] >= policy.candidate_floor(args.threshold)
+        ]
+        return rank(query, candidates, args.threshold, args.limit, policy)
+
+    results, generic_given = [], 0
     for sample, side in ((s, side) for s in samples for side in SIDES):
         about = speaker(sample, side)  # each speaker is a user with the observations about them
         texts = sorted({text for who, text, _ in replay.observations(sample) if who == about})
         memories = [Memory.new("u", t, created_at=0) for t in texts]
-        vectors = np.stack([embedder.embed([t])[0] for t in texts])
+        vectors = np.stack([embedder.embed([in_memory_voice(t)])[0] for t in texts])
         for question in (q for q in questions(sample) if q.side == side):
-            cosines = vectors @ embedder.embed([question.text])[0]
-            order = np.argsort(-cosines)[: policy.candidates]
-            candidates = [
-                ScoredMemory(memories[i], float(cosines[i]))
-                for i in order
-                if cosines[i] >= policy.candidate_floor(args.threshold)
-            ]
-            chosen = rank(question.text, candidates, args.threshold, args.limit, policy)
-            context, injected = format_context(chosen, args.max_chars)
+            picked = chosen(question.text, memories, vectors)
+            context, injected = format_context(picked, args.max_chars)
             lines = [f"[1970-01-01] {m.memory.content}" for m in injected]
             results.append(Asked(question, lines, len(context) // 4))
-    report = score(results, provenance)
+        generic_given += sum(bool(chosen(p, memories, vectors)) for p in GENERIC_PROMPTS)
+    report = score(results, Provenance.of(samples))
+    users = len(samples) * len(SIDES)
     for name, row in report.items():
         print(name, dataclasses.asdict(policy) if name == "all" else "", row)
+    print(f"generic prompts given a memory: {generic_given / (users * len(GENERIC_PROMPTS)):.3f}")
 
 
 if __name__ == "__main__":

@@ -148,7 +148,7 @@ class MemoryConfig:
     milvus: MilvusConfig = field(default_factory=MilvusConfig)
     embedding: EmbeddingConfig = field(default_factory=EmbeddingConfig)
     default_retrieval_limit: int = field(default=5, metadata=_range(0, 100))
-    default_similarity_threshold: float = field(default=0.4, metadata=_range(-1, 1))
+    default_similarity_threshold: float = field(default=0.45, metadata=_range(-1, 1))
     extraction_batch_size: int = field(default=10, metadata=_range(1, 1000))
     external_models: list[ExternalModel] = field(default_factory=list)
     identity: IdentityConfig = field(default_factory=IdentityConfig)

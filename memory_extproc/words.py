@@ -59,3 +59,22 @@ def numbers(text: str) -> set[str]:
 def one_line(text: str) -> str:
     """Whitespace runs (newlines included) as single spaces."""
     return " ".join(text.split())
+
+
+_FIRST_PERSON = {
+    "i'm": "User is", "i am": "User is", "i've": "User has", "i'd": "User would",
+    "i'll": "User will", "i": "User", "me": "User", "myself": "User", "my": "User's",
+    "mine": "User's",
+}  # fmt: skip
+_FIRST_PERSON_WORD = re.compile(
+    r"\b(?:I(?:['\u2019](?:m|ve|d|ll)| am)?|[Mm]e|[Mm]y(?:self)?|[Mm]ine)\b"
+)
+
+
+def in_memory_voice(text: str) -> str:
+    """The user's words in the voice their memories are written in, for embedding: "Where do I
+    live?" becomes "Where do User live?" and meets "User lives in Berlin" (MiniLM cosine 0.30 →
+    0.62); a note quoting "I moved to Berlin" is embedded as "User moved to Berlin"."""
+    return _FIRST_PERSON_WORD.sub(
+        lambda m: _FIRST_PERSON[m.group().lower().replace("\u2019", "'")], text
+    )

@@ -3,6 +3,7 @@
 Calls that arrive while the model is busy wait for the next run and go in together, so under load
 one ONNX run serves many requests, and at low load a call waits for no timer. The thread is
 dedicated so the hot path never queues behind unrelated work in the loop's default executor.
+Every text, query or memory, enters the vector space in the memory voice (``in_memory_voice``).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Protocol
 import numpy as np
 
 from memory_extproc import metrics
+from memory_extproc.words import in_memory_voice
 
 
 class Embedder(Protocol):
@@ -47,6 +49,7 @@ class EmbeddingBatcher:
         self._name = name
 
     async def embed(self, text: str) -> np.ndarray:
+        text = in_memory_voice(text)
         cached = self._cache.get(text)
         if cached is not None:
             self._cache.move_to_end(text)

@@ -17,7 +17,7 @@ class RetrievalPolicy:
     """What the operator allows; a request's ``memory_config`` can only narrow it."""
 
     limit: int = 5
-    threshold: float = 0.4
+    threshold: float = 0.45
     max_context_chars: int = 1200
     excluded_paths: frozenset[str] = frozenset()
     excluded_models: frozenset[str] = frozenset()

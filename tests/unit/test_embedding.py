@@ -148,3 +148,18 @@ async def test_embedder_failure_reaches_every_waiter() -> None:
     results = await asyncio.gather(batcher.embed("a"), batcher.embed("b"), return_exceptions=True)
     assert all(isinstance(r, RuntimeError) for r in results)
     batcher.close()
+
+
+async def test_a_first_person_question_meets_the_memory_written_about_its_user(
+    embedder: OnnxEmbedder,
+) -> None:
+    """Memories say "User …"; the user asks with "I" and "my". Both enter the vector space in one
+    voice, so the question finds the memory it asks about (MiniLM alone: cosine 0.30)."""
+    counting = CountingEmbedder(embedder)
+    counting.gate.set()
+    batcher = EmbeddingBatcher(counting, name="test")
+    question, memory = await batcher.embed_many(["Where do I live?", "User lives in Berlin"])
+    unvoiced = embedder.embed(["Where do I live?"])[0]
+    assert float(question @ memory) > 0.5 > float(unvoiced @ memory)
+    assert counting.batches[0][0] == "Where do User live?"
+    batcher.close()

@@ -1,6 +1,9 @@
 from __future__ import annotations
 
+import pytest
+
 from memory_extproc.retrieval.query import build_search_query, is_self_contained, key_terms
+from memory_extproc.words import in_memory_voice
 
 
 def test_self_contained_query_is_used_as_is() -> None:
@@ -34,3 +37,20 @@ def test_key_terms_drop_stopwords_and_repeats_and_keep_amounts() -> None:
 def test_huge_messages_are_cut_before_embedding() -> None:
     assert len(build_search_query("my notes: " + "x" * 5_000_000, [])) == 1000
     assert len(build_search_query("How much?", ["y" * 5_000_000])) == 1000
+
+
+@pytest.mark.parametrize(
+    ("said", "voiced"),
+    [
+        ("Where do I live?", "Where do User live?"),
+        ("My budget? I'm saving, I've spent", "User's budget? User is saving, User has spent"),
+        ("I\u2019ll go; remind me, it's mine", "User will go; remind User, it's User's"),
+        ("Myself I am here", "User User is here"),
+        ("In India, Iris and Imogen meet", "In India, Iris and Imogen meet"),  # words, not letters
+        ("User lives in Berlin", "User lives in Berlin"),
+    ],
+)
+def test_the_users_words_are_read_in_the_voice_their_memories_are_written_in(
+    said: str, voiced: str
+) -> None:
+    assert in_memory_voice(said) == voiced
