@@ -81,7 +81,10 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         config = config_module.load(args.config)
     except config_module.ConfigError as exc:
-        print(f"configuration error: {exc}", file=sys.stderr)
+        found = len(exc.problems)
+        print(f"configuration: {found} error{'s' * (found > 1)}", file=sys.stderr)
+        for problem in exc.problems:
+            print(f"  - {problem}", file=sys.stderr)
         return 2
     logs.setup(config.server.log_level if args.command == "serve" else "WARNING")
     if args.command == "serve":

@@ -1,8 +1,9 @@
 """Configuration: one YAML file, ``memory:`` (the keys of semantic-router's agentic memory, plus
 our own) and ``server:``, validated.
 
-Every mistake is reported with its path and what would be valid, and the service refuses to
-start on any of them: a typo silently ignored is a memory feature silently off.
+Every mistake is reported with its path and what would be valid, all of a file's mistakes at
+once, and the service refuses to start on any of them: a typo silently ignored is a memory
+feature silently off.
 """
 
 from __future__ import annotations
@@ -26,11 +27,19 @@ log = logging.getLogger(__name__)
 
 
 class ConfigError(ValueError):
-    """The configuration cannot be used; the message says where and why."""
+    """The configuration cannot be used: every problem found, each saying where and why."""
+
+    def __init__(self, problems: str | list[str]) -> None:
+        self.problems = [problems] if isinstance(problems, str) else problems
+        super().__init__("\n".join(self.problems))
 
 
 def _range(lo: float | None = None, hi: float | None = None) -> dict[str, Any]:
     return {"min": lo, "max": hi}
+
+
+def _one_of(*choices: str) -> dict[str, Any]:
+    return {"choices": choices}
 
 
 @dataclass(frozen=True)
@@ -52,7 +61,8 @@ class EmbeddingConfig:
     model_path: str = ""  # your own ONNX export instead of the packaged one (used as is)
     tokenizer_path: str = ""  # its tokenizer.json
     threads: int = field(default=1, metadata=_range(1, 64))
-    precision: str = "int8"  # packaged model: int8 (fast, see embedding/quantize.py) or float
+    # packaged model: int8 (fast, see embedding/quantize.py) or float
+    precision: str = field(default="int8", metadata=_one_of("int8", "float"))
     cache_dir: str = ""  # where the int8 variant is built (default ~/.cache/memory-extproc)
 
 
@@ -66,7 +76,8 @@ class LlmEndpoint:
 
 @dataclass(frozen=True)
 class ExternalModel:
-    model_role: str = ""  # memory_extraction | memory_rewrite (any OpenAI-compatible endpoint)
+    # any OpenAI-compatible endpoint
+    model_role: str = field(default="", metadata=_one_of("memory_extraction", "memory_rewrite"))
     llm_endpoint: LlmEndpoint = field(default_factory=LlmEndpoint)
     llm_model_name: str = ""
     llm_timeout_seconds: float = field(default=30.0, metadata=_range(0.1, 600))
@@ -169,17 +180,13 @@ class ServerConfig:
     admin_port: int = field(default=9190, metadata=_range(0, 65535))  # /metrics
     max_message_mb: int = field(default=64, metadata=_range(4, 1024))
     grace_seconds: float = field(default=10.0, metadata=_range(0, 600))
-    log_level: str = "INFO"
+    log_level: str = "INFO"  # DEBUG | INFO | WARNING | ERROR, any case
 
 
 @dataclass(frozen=True)
 class Config:
     memory: MemoryConfig = field(default_factory=MemoryConfig)
     server: ServerConfig = field(default_factory=ServerConfig)
-
-
-_ROLES = ("memory_extraction", "memory_rewrite")
-_LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 
 
 ENV_PREFIX = "MEMORY_EXTPROC__"
@@ -202,29 +209,35 @@ def load(path: str | Path | None, environ: Mapping[str, str] | None = None) -> C
             raise ConfigError(f"cannot read {path}: {exc.strerror}") from exc
         except yaml.YAMLError as exc:
             raise ConfigError(f"{path} is not valid YAML: {exc}") from exc
-    return parse(apply_environment(data, os.environ if environ is None else environ))
+    problems: list[str] = []
+    data = apply_environment(data, os.environ if environ is None else environ, problems)
+    return parse(data, problems)
 
 
-def apply_environment(data: Any, environ: Mapping[str, str]) -> Any:
+def apply_environment(data: Any, environ: Mapping[str, str], problems: list[str]) -> Any:
     """``MEMORY_EXTPROC__MEMORY__MILVUS__ADDRESS=milvus:19530`` sets memory.milvus.address;
-    a number segment indexes a list (``…__EXTERNAL_MODELS__0__LLM_ENDPOINT__API_KEY``)."""
+    a number segment indexes a list (``…__EXTERNAL_MODELS__0__LLM_ENDPOINT__API_KEY``). A
+    variable that names no key is a problem; the others still apply."""
     for variable in sorted(k for k in environ if k.startswith(ENV_PREFIX)):
         keys = [k.lower() for k in variable[len(ENV_PREFIX) :].split("__")]
         if not isinstance(data, dict) or not all(keys):
-            raise ConfigError(f"{variable}: not a configuration key")
+            problems.append(f"{variable}: not a configuration key")
+            continue
         node: Any = data
         for i, key in enumerate(keys):
             where = ".".join(keys[: i + 1])
             last = i == len(keys) - 1
             if key.isdigit():
                 if not isinstance(node, list) or int(key) >= len(node):
-                    raise ConfigError(f"{variable}: {where} is not an entry of the file's list")
+                    problems.append(f"{variable}: {where} is not an entry of the file's list")
+                    break
                 if last:
                     node[int(key)] = _env_value(variable, environ[variable])
                 else:
                     node = node[int(key)]
             elif not isinstance(node, dict):
-                raise ConfigError(f"{variable}: {where} is not a key of a section")
+                problems.append(f"{variable}: {where} is not a key of a section")
+                break
             elif last:
                 node[key] = _env_value(variable, environ[variable])
             else:
@@ -232,42 +245,47 @@ def apply_environment(data: Any, environ: Mapping[str, str]) -> Any:
     return data
 
 
-def parse(data: Any) -> Config:
-    return validate(_build(Config, data, ""))
+def parse(data: Any, problems: list[str] | None = None) -> Config:
+    """The configuration, or one ConfigError listing every problem (``problems``: those found
+    before, in the environment)."""
+    problems = [] if problems is None else problems
+    try:
+        config = _build(Config, data, "", problems)
+    except ConfigError as exc:  # not a mapping at all
+        raise ConfigError(problems + exc.problems) from None
+    problems += cross_key_problems(config)
+    if problems:
+        raise ConfigError(problems)
+    return config
 
 
-def validate(config: Config) -> Config:
-    """Checks that span several keys."""
-    memory = config.memory
+def cross_key_problems(config: Config) -> list[str]:
+    """Checks that span several keys (each key's own type and range are checked as it is read)."""
+    memory, problems = config.memory, []
     if memory.milvus.dimension != MODEL_DIMENSION:
-        raise ConfigError(
+        problems.append(
             f"memory.milvus.dimension is {memory.milvus.dimension} but the embedding model "
             f"produces {MODEL_DIMENSION}-d vectors"
         )
-    if memory.embedding.precision not in ("int8", "float"):
-        raise ConfigError(
-            f"memory.embedding.precision: {memory.embedding.precision!r} is not int8 or float"
-        )
-    for i, model in enumerate(memory.external_models):
-        if model.model_role not in _ROLES:
-            raise ConfigError(
-                f"memory.external_models[{i}].model_role: {model.model_role!r} is not one of "
-                f"{', '.join(_ROLES)}"
-            )
+    roles = [m.model_role for m in memory.external_models]
+    for role in sorted({r for r in roles if roles.count(r) > 1}):
+        problems.append(f"memory.external_models: two entries for model_role {role!r}")
+    if config.server.log_level.upper() not in _LOG_LEVELS:
+        problems.append(f"server.log_level: must be one of {', '.join(_LOG_LEVELS)}")
     extraction = memory.extraction
     if extraction.min_fact_chars >= extraction.max_fact_chars:
-        raise ConfigError(
+        problems.append(
             "memory.extraction.min_fact_chars must be below max_fact_chars "
             f"({extraction.min_fact_chars} >= {extraction.max_fact_chars})"
         )
-    if config.server.log_level.upper() not in _LOG_LEVELS:
-        raise ConfigError(f"server.log_level: must be one of {', '.join(_LOG_LEVELS)}")
     for name in ("user_header", "project_header"):
         value = getattr(memory.identity, name)
         if not value or value != value.lower():
-            raise ConfigError(f"memory.identity.{name}: must be a non-empty lower-case header name")
-    return config
+            problems.append(f"memory.identity.{name}: must be a non-empty lower-case header name")
+    return problems
 
+
+_LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 
 # Keys of semantic-router's memory configuration that nothing here needs: a file that has them
 # loads, and the log says they change nothing.
@@ -277,7 +295,8 @@ _IGNORED = {
 }
 
 
-def _build(cls: type, data: Any, path: str) -> Any:
+def _build(cls: type, data: Any, path: str, problems: list[str]) -> Any:
+    """``cls`` from ``data``; each wrong key is a problem and keeps its default."""
     if not isinstance(data, dict):
         raise ConfigError(f"{path or 'the file'}: expected a mapping, got {_kind(data)}")
     hints = typing.get_type_hints(cls)
@@ -293,8 +312,12 @@ def _build(cls: type, data: Any, path: str) -> Any:
         if key not in fields:
             near = difflib.get_close_matches(str(key), list(fields), n=1)
             hint = f" (did you mean {near[0]!r}?)" if near else ""
-            raise ConfigError(f"{where}: unknown key{hint}")
-        values[key] = _value(hints[key], raw, where, fields[key].metadata)
+            problems.append(f"{where}: unknown key{hint}")
+            continue
+        try:
+            values[key] = _value(hints[key], raw, where, fields[key].metadata, problems)
+        except ConfigError as exc:
+            problems += exc.problems
     return cls(**values)
 
 
@@ -304,7 +327,7 @@ def _env_value(variable: str, raw: str) -> _EnvValue:
     return value
 
 
-def _value(hint: Any, raw: Any, where: str, meta: Any) -> Any:
+def _value(hint: Any, raw: Any, where: str, meta: Any, problems: list[str]) -> Any:
     if isinstance(raw, _EnvValue):
         if hint is not str:
             try:
@@ -315,12 +338,18 @@ def _value(hint: Any, raw: Any, where: str, meta: Any) -> Any:
             raw = str(raw)
     origin = typing.get_origin(hint)
     if dataclasses.is_dataclass(hint):
-        return _build(hint, raw, where)  # type: ignore[arg-type]
+        return _build(hint, raw, where, problems)  # type: ignore[arg-type]
     if origin is list:
         (item,) = typing.get_args(hint)
         if not isinstance(raw, list):
             raise ConfigError(f"{where}: expected a list, got {_kind(raw)}")
-        return [_value(item, v, f"{where}[{i}]", {}) for i, v in enumerate(raw)]
+        items = []
+        for i, v in enumerate(raw):  # a wrong entry is a problem and left out; the others stay
+            try:
+                items.append(_value(item, v, f"{where}[{i}]", {}, problems))
+            except ConfigError as exc:
+                problems += exc.problems
+        return items
     if hint is bool:
         if not isinstance(raw, bool):
             raise ConfigError(f"{where}: expected true or false, got {_kind(raw)}")
@@ -336,6 +365,9 @@ def _value(hint: Any, raw: Any, where: str, meta: Any) -> Any:
     if hint is str:
         if not isinstance(raw, str):
             raise ConfigError(f"{where}: expected a string, got {_kind(raw)}")
+        choices = meta.get("choices")
+        if choices and raw not in choices:
+            raise ConfigError(f"{where}: {raw!r} is not one of {', '.join(choices)}")
         return raw
     raise ConfigError(f"{where}: unsupported type {hint!r}")  # pragma: no cover
 

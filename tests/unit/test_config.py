@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from memory_extproc import config
+from memory_extproc import cli, config
 
 
 def test_defaults_are_those_of_semantic_router_but_the_threshold() -> None:
@@ -129,3 +129,52 @@ def test_environment_mistakes_name_the_variable(variable: str, value: str, messa
         config.load(None, {"MEMORY_EXTPROC__MEMORY__ENABLED": "true", variable: value})
     assert message in str(error.value)
     assert variable in str(error.value)
+
+
+BROKEN = """\
+memory:
+  milvus: {adress: "milvus:19530", dimension: 768}
+  default_similarity_threshold: 3
+  embedding: {precision: fp16}
+  external_models:
+    - {model_role: chat, llm_endpoint: {port: eighty}}
+    - 5
+    - {model_role: memory_extraction, llm_model_name: m}
+server: {grpc_port: lots}
+colour: blue
+"""
+
+
+def test_config_check_lists_every_error_of_a_file_in_one_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "broken.yaml"
+    path.write_text(BROKEN)
+    environ = {"MEMORY_EXTPROC__SERVER__ADMIN_PORT": "70000"}
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in environ.items():
+            patch.setenv(name, value)
+        assert cli.main(["config", "check", str(path)]) == 2
+    printed = capsys.readouterr().err
+    expected = [
+        "memory.milvus.adress: unknown key (did you mean 'address'?)",
+        "memory.milvus.dimension is 768 but the embedding model produces 384-d vectors",
+        "memory.default_similarity_threshold: 3.0 is out of range [-1, 1]",
+        "memory.embedding.precision: 'fp16' is not one of int8, float",
+        "memory.external_models[0].model_role: 'chat' is not one of",
+        "memory.external_models[0].llm_endpoint.port: expected an integer, got str 'eighty'",
+        "memory.external_models[1]: expected a mapping, got int 5",
+        "server.grpc_port: expected an integer, got str 'lots'",
+        "server.admin_port (from MEMORY_EXTPROC__SERVER__ADMIN_PORT): 70000 is out of range",
+        "colour: unknown key",
+    ]
+    for problem in expected:
+        assert problem in printed
+    assert printed.startswith(f"configuration: {len(expected)} errors")
+    assert printed.count("\n  - ") == len(expected)
+
+
+def test_one_entry_per_model_role() -> None:
+    model = {"model_role": "memory_extraction", "llm_model_name": "m"}
+    with pytest.raises(config.ConfigError, match="two entries for model_role 'memory_extraction'"):
+        config.parse({"memory": {"external_models": [model, model]}})
