@@ -38,6 +38,9 @@ def _range(lo: float | None = None, hi: float | None = None) -> dict[str, Any]:
     return {"min": lo, "max": hi}
 
 
+_ROLES = ("memory_extraction", "memory_rewrite")
+
+
 def _one_of(*choices: str) -> dict[str, Any]:
     return {"choices": choices}
 
@@ -77,7 +80,7 @@ class LlmEndpoint:
 @dataclass(frozen=True)
 class ExternalModel:
     # any OpenAI-compatible endpoint
-    model_role: str = field(default="", metadata=_one_of("memory_extraction", "memory_rewrite"))
+    model_role: str = field(default="", metadata=_one_of(*_ROLES))
     llm_endpoint: LlmEndpoint = field(default_factory=LlmEndpoint)
     llm_model_name: str = ""
     llm_timeout_seconds: float = field(default=30.0, metadata=_range(0.1, 600))
@@ -253,27 +256,40 @@ def parse(data: Any, problems: list[str] | None = None) -> Config:
         config = _build(Config, data, "", problems)
     except ConfigError as exc:  # not a mapping at all
         raise ConfigError(problems + exc.problems) from None
-    problems += cross_key_problems(config)
+    problems += cross_key_problems(config, problems)
     if problems:
         raise ConfigError(problems)
     return config
 
 
-def cross_key_problems(config: Config) -> list[str]:
-    """Checks that span several keys (each key's own type and range are checked as it is read)."""
+def cross_key_problems(config: Config, found: list[str]) -> list[str]:
+    """Checks that span several keys (each key's own type and range are checked as it is read),
+    of keys read without a problem: one that kept its default after a ``found`` problem is not
+    reported again under another name."""
+
+    def read_well(*keys: str) -> bool:
+        return not any(p.startswith(keys) for p in found)
+
     memory, problems = config.memory, []
-    if memory.milvus.dimension != MODEL_DIMENSION:
+    if read_well("memory.milvus.dimension") and memory.milvus.dimension != MODEL_DIMENSION:
         problems.append(
             f"memory.milvus.dimension is {memory.milvus.dimension} but the embedding model "
             f"produces {MODEL_DIMENSION}-d vectors"
         )
     roles = [m.model_role for m in memory.external_models]
-    for role in sorted({r for r in roles if roles.count(r) > 1}):
+    for role in sorted({r for r in roles if r and roles.count(r) > 1}):
         problems.append(f"memory.external_models: two entries for model_role {role!r}")
+    for i, role in enumerate(roles):
+        if not role and read_well(f"memory.external_models[{i}]"):
+            where = f"memory.external_models[{i}].model_role"
+            problems.append(f"{where}: missing (one of {', '.join(_ROLES)})")
     if config.server.log_level.upper() not in _LOG_LEVELS:
         problems.append(f"server.log_level: must be one of {', '.join(_LOG_LEVELS)}")
     extraction = memory.extraction
-    if extraction.min_fact_chars >= extraction.max_fact_chars:
+    if (
+        read_well("memory.extraction.min_fact_chars", "memory.extraction.max_fact_chars")
+        and extraction.min_fact_chars >= extraction.max_fact_chars
+    ):
         problems.append(
             "memory.extraction.min_fact_chars must be below max_fact_chars "
             f"({extraction.min_fact_chars} >= {extraction.max_fact_chars})"

@@ -178,3 +178,21 @@ def test_one_entry_per_model_role() -> None:
     model = {"model_role": "memory_extraction", "llm_model_name": "m"}
     with pytest.raises(config.ConfigError, match="two entries for model_role 'memory_extraction'"):
         config.parse({"memory": {"external_models": [model, model]}})
+
+
+def test_a_model_without_its_role_is_refused_and_a_wrong_key_is_named_once() -> None:
+    with pytest.raises(config.ConfigError) as error:
+        config.parse({"memory": {"external_models": [{"llm_model_name": "m"}]}})
+    assert error.value.problems == [
+        "memory.external_models[0].model_role: missing (one of memory_extraction, memory_rewrite)"
+    ]
+    with pytest.raises(config.ConfigError) as error:
+        config.parse(
+            {
+                "memory": {
+                    "external_models": [{"model_role": "chat"}, {"model_role": "x"}],
+                    "extraction": {"min_fact_chars": 600, "max_fact_chars": "y"},
+                }
+            }
+        )
+    assert len(error.value.problems) == 3, error.value.problems  # not "two entries for ''"
