@@ -169,6 +169,15 @@ def ended_object(text: str) -> str | None:
     return _WHEN_SUFFIX.sub("", match.group("object")).strip() if match else None
 
 
+def says_change(text: str) -> bool:
+    """The speaker says something changed: a change word, a correction or an ending."""
+    return (
+        bool(CHANGE_MARKER.search(text))
+        or correction(text) is not None
+        or (ended_object(text) is not None)
+    )
+
+
 def compare(new: str, old: str, *, change_said: bool = False) -> Change | None:
     """How ``new`` relates to ``old`` (None: unrelated, or both can be true). A statement of
     several clauses ("My sister Anna is coming, and the budget is now $12,000") changes ``old``

@@ -12,8 +12,8 @@ memories (cosine >= 0.4, best first):
      close pair (cosine >= 0.7) or a statement that says it changes or ends something: small
      models answer "no" too readily ("likes pizza" / "likes sushi");
    * an ending ("I sold my car") also looks up what it ends by its object's embedding ("car"
-     finds "I drive a 2015 Civic" at 0.39, other memories at 0.1-0.21): without a model that
-     is the memory it ends, with one it is the first pair asked about.
+     finds "User drives a 2015 Civic" at 0.28, other memories at 0.15-0.23): without a model
+     that is the memory it ends, with one it is the first pair asked about.
 4. Otherwise it is new (STORED).
 A revision keeps the memory's id and creation time, dates it to the statement, and leaves the
 old text as an audit row (history), never searched. An ending also names what it ended in the
@@ -36,12 +36,12 @@ from memory_extproc.embedding.batcher import EmbeddingBatcher
 from memory_extproc.llm_client import ChatClient, LlmError
 from memory_extproc.memories import retention
 from memory_extproc.memories.changes import (
-    CHANGE_MARKER,
     Change,
     compare,
     corrected,
     ended_object,
     same_amount,
+    says_change,
 )
 from memory_extproc.memories.facts import ExtractionParseError, Fact
 from memory_extproc.memories.judge import JUDGE_SCHEMA, judge_messages, parse_judgment
@@ -297,7 +297,7 @@ class MemoryWriter:
         if candidates and candidates[0].score >= SAME_MEMORY:
             return _Revision(candidates[0], text, "restated"), Written.UPDATED
         obj = ended_object(said)
-        changes = change_said or bool(CHANGE_MARKER.search(said)) or obj is not None
+        changes = change_said or says_change(said)
         ended = await self._ended(user_id, project_id, obj, said) if obj else None
         if self._judge is not None and use_judge:
             if ended is not None and all(c.memory.id != ended.memory.id for c in candidates):

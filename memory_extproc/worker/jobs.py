@@ -18,7 +18,7 @@ from memory_extproc.config import RetentionConfig
 from memory_extproc.llm_api.requests import Turn
 from memory_extproc.llm_client import ChatClient, LlmError
 from memory_extproc.memories import retention
-from memory_extproc.memories.changes import CHANGE_MARKER
+from memory_extproc.memories.changes import says_change
 from memory_extproc.memories.facts import (
     ExtractionParseError,
     Fact,
@@ -192,7 +192,8 @@ class LearningJobs:
             asked += 1
             try:
                 found, said = await self._facts(extractor, batch, window, batch.recalled)
-                if not found and batch.recalled and any(r in said for r in _COPIED):
+                shown = known_for(batch.recalled, transcript(window))
+                if not found and shown and any(r in said for r in _COPIED):
                     # A small model tends to copy what it was told is known instead of what
                     # was said: asked once more without it, it has nothing to copy.
                     said["retried_without_known"] += 1
@@ -205,7 +206,7 @@ class LearningJobs:
             outcomes.update(said)
             facts.extend(found)
             stated = " ".join(t.text for t in window if t.role == "user")
-            changes += [bool(CHANGE_MARKER.search(stated))] * len(found)
+            changes += [says_change(stated)] * len(found)
         if failed is not None and failures == asked:
             raise failed  # not one usable answer: the job failed
         written = await self._writer.write_batch(

@@ -15,7 +15,7 @@ import orjson
 
 from memory_extproc.llm_api.requests import Turn
 from memory_extproc.llm_client import JsonSchema
-from memory_extproc.memories.changes import CHANGE_MARKER, correction, ended_object
+from memory_extproc.memories.changes import says_change
 from memory_extproc.words import one_line, terms
 
 MESSAGES_PER_CALL = 1  # user messages shown to one extraction call (measured: eval/RESULTS.md)
@@ -95,7 +95,7 @@ def known_for(known: Sequence[str], lines: Sequence[str], limit: int = 5) -> lis
     the small model something to copy instead of what was said ("User lives in Berlin", shown
     for "my sister Anna lives in Oslo", lost "I'm allergic to peanuts" in the same message)."""
     stated = " ".join(line for line in lines if line.startswith("user: "))
-    if not (CHANGE_MARKER.search(stated) or correction(stated) or ended_object(stated)):
+    if not says_change(stated):
         return []
     said = terms(stated) - {"user"}
     shared = [(len(said & (terms(k) - {"user"})), k) for k in known]

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from memory_extproc.memories.changes import Change, compare, corrected, ended_object, same_amount
+from memory_extproc.memories.changes import (
+    Change,
+    compare,
+    corrected,
+    ended_object,
+    same_amount,
+    says_change,
+)
 
 HAWAII = "My budget for the Hawaii trip is $10,000"
 
@@ -89,3 +96,16 @@ def test_endings_name_what_they_end() -> None:
     assert ended_object("User sold their car on 2026-11-16") == "their car"
     assert ended_object("I no longer play in the band") == "in the band"
     assert ended_object("I drive a 2015 Civic") is None
+
+
+@pytest.mark.parametrize(
+    ("said", "changed"),
+    [
+        ("Actually, my budget is $15,000 now.", True),
+        ("I said Boston, I meant Austin.", True),
+        ("I sold my car last week.", True),
+        ("I'm allergic to peanuts, and my sister Anna lives in Oslo.", False),
+    ],
+)
+def test_what_says_something_changed(said: str, changed: bool) -> None:
+    assert says_change(said) is changed
