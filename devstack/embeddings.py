@@ -2,7 +2,8 @@
 
 mem0, the peer we compare with, embeds only through an embeddings API. Served from the very
 model the product runs by default (all-MiniLM-L6-v2, int8, on onnxruntime: unit-length,
-384 dimensions), both systems see the same vectors, so what differs is what they do with them.
+384 dimensions, each text read in the memory voice first as the product reads it), both systems
+see the same vectors, so what differs is what they do with them.
 Loopback only; not part of the product.
 
     python -m devstack.embeddings --port N     serve until SIGTERM/SIGINT
@@ -23,6 +24,7 @@ from aiohttp import web
 from devstack.aio_server import serve
 from memory_extproc.embedding import OnnxEmbedder, model_files
 from memory_extproc.embedding.quantize import int8_model
+from memory_extproc.words import in_memory_voice
 
 MODEL_NAME = "all-MiniLM-L6-v2"
 MAX_INPUTS = 2048  # OpenAI's own limit per request
@@ -113,7 +115,8 @@ class EmbeddingsServer:
         except (orjson.JSONDecodeError, InvalidRequest) as exc:
             error = {"message": str(exc), "type": "invalid_request_error"}
             return web.json_response({"error": error}, status=400)
-        vectors = await asyncio.to_thread(embedder.embed, texts)  # CPU-bound
+        voiced = [in_memory_voice(t) for t in texts]
+        vectors = await asyncio.to_thread(embedder.embed, voiced)  # CPU-bound
         return web.Response(
             body=orjson.dumps(embeddings_json(vectors, encoding)), content_type="application/json"
         )

@@ -4,7 +4,7 @@ Each conversation's gold observations are one user's memories (as replay mode st
 without the pipeline's dedup), each question of categories 1-4 is a query, and the service's own
 ranking code picks what would be injected. `make eval` confirms whatever looks good here.
 
-    .venv/bin/python -m eval.offline [--threshold 0.4] [--limit 5]
+    .venv/bin/python -m eval.offline [--threshold 0.45] [--limit 5]
 
 It also reports how often 20 generic prompts would be given a memory: what a lower bar costs.
 """

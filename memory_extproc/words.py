@@ -61,14 +61,20 @@ def one_line(text: str) -> str:
     return " ".join(text.split())
 
 
+# The user speaking of themselves (English; MiniLM is an English model): one list for deciding
+# that a message is personal and for reading it in the memory voice. "I/O", "print(I)" are not.
 _FIRST_PERSON = {
     "i'm": "User is", "i am": "User is", "i've": "User has", "i'd": "User would",
     "i'll": "User will", "i": "User", "me": "User", "myself": "User", "my": "User's",
     "mine": "User's",
 }  # fmt: skip
 _FIRST_PERSON_WORD = re.compile(
-    r"\b(?:I(?:['\u2019](?:m|ve|d|ll)| am)?|[Mm]e|[Mm]y(?:self)?|[Mm]ine)\b"
+    r"(?<![\w/'(=-])(?:i(?:'(?:m|ve|d|ll)| am)?|me|my(?:self)?|mine)(?![\w/'=)-])", re.IGNORECASE
 )
+
+
+def speaks_of_self(text: str) -> bool:
+    return bool(_FIRST_PERSON_WORD.search(text.replace("\u2019", "'")))
 
 
 def in_memory_voice(text: str) -> str:
@@ -76,5 +82,5 @@ def in_memory_voice(text: str) -> str:
     live?" becomes "Where do User live?" and meets "User lives in Berlin" (MiniLM cosine 0.30 →
     0.62); a note quoting "I moved to Berlin" is embedded as "User moved to Berlin"."""
     return _FIRST_PERSON_WORD.sub(
-        lambda m: _FIRST_PERSON[m.group().lower().replace("\u2019", "'")], text
+        lambda m: _FIRST_PERSON[m.group().lower()], text.replace("\u2019", "'")
     )

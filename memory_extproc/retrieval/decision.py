@@ -9,6 +9,7 @@ from enum import StrEnum
 
 from memory_extproc.identity import HeaderSignals
 from memory_extproc.llm_api.requests import ChatRequest
+from memory_extproc.words import speaks_of_self
 
 
 class Skip(StrEnum):
@@ -25,7 +26,6 @@ class Skip(StrEnum):
     ZERO_LIMIT = "zero_limit"  # memory_config.retrieval_limit = 0
 
 
-_PERSONAL = re.compile(r"\b(my|me|mine|myself|i|i'm|i've|i'll|i'd)\b", re.IGNORECASE)
 _GREETING = re.compile(
     r"^(?:(?:hi|hello|hey|howdy|yo|hiya)(?:\s+there)?|good\s+(?:morning|afternoon|evening)"
     r"|thanks|thank\s+you|thx|ty|bye|goodbye|see\s+you|ok|okay|sure|yes|no|cool|great)"
@@ -33,10 +33,6 @@ _GREETING = re.compile(
     re.IGNORECASE,
 )
 _GREETING_MAX_CHARS = 20
-
-
-def is_personal(query: str) -> bool:
-    return bool(_PERSONAL.search(query.replace("\u2019", "'")))
 
 
 def is_greeting(query: str) -> bool:
@@ -92,7 +88,7 @@ def decide(facts: DecisionInput) -> Skip | None:
         return Skip.NO_QUERY
     if facts.tool_signal:
         return Skip.TOOL_SIGNAL
-    if facts.fact_signal and not is_personal(facts.query):
+    if facts.fact_signal and not speaks_of_self(facts.query):
         return Skip.FACT_QUERY
     if is_greeting(facts.query):
         return Skip.GREETING

@@ -35,7 +35,8 @@ class RankPolicy:
     # these values (±0.01 for 30-100 candidates, margins 0.15-0.45, weights 0.3-1.0).
     candidates: int = 30  # vector hits considered when hybrid (20: episodic hit@5 -0.035)
     # near misses: cosine down to threshold - margin (0.35 → 0.4: "What car do I drive?" vs
-    # "User sold their car last week" is 0.247; LoCoMo hit@5 is flat across 0.15-0.45)
+    # "User sold their car last week" was 0.247 before queries were read in the memory voice,
+    # 0.49 since; LoCoMo hit@5 is flat across 0.15-0.45)
     floor_margin: float = 0.4
     rescue_coverage: float = 0.3  # share of the question's keyword weight a near miss needs
     keyword_weight: float = 0.6

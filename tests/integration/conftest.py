@@ -24,6 +24,7 @@ from devstack.tokens import DevIdentity
 from memory_extproc.embedding import OnnxEmbedder
 from memory_extproc.store.milvus import MilvusStore
 from memory_extproc.store.model import Memory, MemoryType
+from memory_extproc.words import in_memory_voice
 from tests.openapi_contract import check_response
 
 pytestmark = pytest.mark.integration
@@ -252,7 +253,7 @@ def remember(store: MilvusStore, embedder: OnnxEmbedder):  # type: ignore[no-unt
         memory = Memory.new(
             user_id, content, MemoryType.SEMANTIC, project_id=project_id, source="test"
         )
-        vector: np.ndarray = embedder.embed([content])[0]
+        vector: np.ndarray = embedder.embed([in_memory_voice(content)])[0]
         await store.store(memory, vector)
         return memory
 

@@ -15,6 +15,7 @@ from devstack.mock_llm import MockLLM, Reply
 from devstack.tokens import DevIdentity
 from memory_extproc.store.milvus import MilvusStore
 from memory_extproc.store.model import Memory, StoreUnavailableError
+from memory_extproc.words import in_memory_voice
 from tests.integration.conftest import Stack, open_store, running_stack, until
 from tests.integration.tcp_proxy import TcpProxy
 
@@ -73,7 +74,7 @@ async def test_down_at_start_then_up_then_down_again(
     await until(lambda: _available(degraded))
     seeding = await open_store(milvus, COLLECTION)
     memory = Memory.new(user, "My budget for the Hawaii trip is $10,000")
-    await seeding.store(memory, embedder.embed([memory.content])[0])
+    await seeding.store(memory, embedder.embed([in_memory_voice(memory.content)])[0])
     await seeding.close()
     assert await degraded.ask(QUESTION, user) != []
 
@@ -141,7 +142,7 @@ async def test_a_store_idle_past_the_health_check_threshold_comes_back_after_an_
     try:
         assert await store.wait_available(60)
         memory = Memory.new(user, "My budget for the Hawaii trip is $10,000")
-        vector = embedder.embed([memory.content])[0]
+        vector = embedder.embed([in_memory_voice(memory.content)])[0]
         await store.store(memory, vector)
 
         await tcp.cut()

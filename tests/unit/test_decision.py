@@ -12,9 +12,9 @@ from memory_extproc.retrieval.decision import (
     Skip,
     decide,
     is_greeting,
-    is_personal,
     learns_from_answer,
 )
+from memory_extproc.words import speaks_of_self
 
 BASE = DecisionInput(
     has_user=True,
@@ -82,15 +82,17 @@ def test_not_greetings(text: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "text", ["what's my budget", "I need a hotel", "remind me", "I\u2019m going"]
+    "text", ["what's my budget", "I need a hotel", "remind me", "I\u2019m going", "where do i live"]
 )
 def test_personal(text: str) -> None:
-    assert is_personal(text)
+    assert speaks_of_self(text)
 
 
-@pytest.mark.parametrize("text", ["capital of France", "Minecraft servers", "Imagine"])
+@pytest.mark.parametrize(
+    "text", ["capital of France", "Minecraft servers", "Imagine", "I/O errors", "print(I)"]
+)
 def test_not_personal(text: str) -> None:
-    assert not is_personal(text)
+    assert not speaks_of_self(text)
 
 
 def _asked(body: dict[str, object]) -> ChatRequest:

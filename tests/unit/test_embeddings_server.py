@@ -13,6 +13,7 @@ import pytest
 from devstack.embeddings import MODEL_NAME, EmbeddingsServer
 from devstack.ports import free_port
 from memory_extproc.embedding import OnnxEmbedder
+from memory_extproc.words import in_memory_voice
 
 TEXTS = ["My budget for the Hawaii trip is $10,000", "I live in Berlin, in a flat near the river."]
 
@@ -42,7 +43,7 @@ async def test_a_string_gets_the_product_embedders_vector(
     (item,) = answer["data"]
     served = np.array(item["embedding"], dtype=np.float32)
     assert served.shape == (embedder.dimension,)
-    assert np.array_equal(served, embedder.embed([TEXTS[0]])[0])  # bit for bit
+    assert np.array_equal(served, embedder.embed([in_memory_voice(TEXTS[0])])[0])  # bit for bit
 
 
 async def test_a_list_gets_one_vector_per_item_in_order(
@@ -53,7 +54,7 @@ async def test_a_list_gets_one_vector_per_item_in_order(
     assert status == 200
     assert [item["index"] for item in answer["data"]] == [0, 1, 2]
     served = np.array([item["embedding"] for item in answer["data"]], dtype=np.float32)
-    expected = np.stack([embedder.embed([text])[0] for text in texts])
+    expected = np.stack([embedder.embed([in_memory_voice(t)])[0] for t in texts])
     assert np.array_equal(served, expected)  # a vector never depends on the call's other texts
 
 
@@ -63,7 +64,9 @@ async def test_base64_the_openai_clients_default_decodes_to_the_same_vector(
     status, answer = await _post(server, {"input": [TEXTS[0]], "encoding_format": "base64"})
     assert status == 200
     raw = base64.b64decode(answer["data"][0]["embedding"])
-    assert np.array_equal(np.frombuffer(raw, dtype="<f4"), embedder.embed([TEXTS[0]])[0])
+    assert np.array_equal(
+        np.frombuffer(raw, dtype="<f4"), embedder.embed([in_memory_voice(TEXTS[0])])[0]
+    )
 
 
 @pytest.mark.parametrize(

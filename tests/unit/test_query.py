@@ -47,6 +47,9 @@ def test_huge_messages_are_cut_before_embedding() -> None:
         ("I\u2019ll go; remind me, it's mine", "User will go; remind User, it's User's"),
         ("Myself I am here", "User User is here"),
         ("In India, Iris and Imogen meet", "In India, Iris and Imogen meet"),  # words, not letters
+        ("where do i live? i'm lost", "where do User live? User is lost"),  # chat is lower case
+        ("I'M SURE MY car", "User is SURE User's car"),
+        ("I/O errors in print(I)", "I/O errors in print(I)"),  # not a pronoun
         ("User lives in Berlin", "User lives in Berlin"),
     ],
 )
