@@ -45,9 +45,13 @@ from devstack.process import ManagedProcess
 from devstack.processor import ProcessorProcess, write_config
 from devstack.tokens import DevIdentity
 from memory_extproc import config as config_module
-from memory_extproc.store.milvus import MilvusStore
+from memory_extproc.clock import now_ms
+from memory_extproc.retrieval.plan import RetrievalPolicy
+from memory_extproc.store import filters
+from memory_extproc.store.milvus import SEARCH_FIELDS, MilvusStore
 from memory_extproc.store.model import Memory
 from memory_extproc.wiring import build_embedder
+from memory_extproc.words import in_memory_voice
 
 USERS = int(os.environ.get("BENCH_USERS", "1000"))
 PER_USER = int(os.environ.get("BENCH_MEMORIES_PER_USER", "100"))
@@ -58,6 +62,8 @@ SCALE_BLOCK = int(os.environ.get("BENCH_SCALE_BLOCK", "2000"))  # retrievals per
 RATE = float(os.environ.get("BENCH_RATE", "100"))  # requests/s, all kinds together
 # retrieval requests in each of the idle and busy phases (p99 needs many)
 CONTENTION_ROUNDS = int(os.environ.get("BENCH_CONTENTION_ROUNDS", "1500"))
+# embeddings and searches alone, for the floor
+FLOOR_ROUNDS = max(1, int(os.environ.get("BENCH_FLOOR_ROUNDS", "500")))
 COLLECTION = "bench_memories"
 KINDS = ("direct", "passthrough", "learning", "retrieval")
 EXTRACTOR = "bench-extractor"
@@ -151,7 +157,8 @@ async def load_memories(uri: str, world: World) -> None:
     print(f"embedding {len(world.facts)} distinct facts …", flush=True)
     embedder = build_embedder(config_module.load(None))  # the service's own model
     texts = [fact for fact, _ in world.facts]
-    vectors = np.concatenate([embedder.embed(texts[i : i + 64]) for i in range(0, len(texts), 64)])
+    voiced = [in_memory_voice(t) for t in texts]  # as the service embeds them
+    vectors = np.concatenate([embedder.embed(voiced[i : i + 64]) for i in range(0, len(texts), 64)])
     store = MilvusStore(uri, COLLECTION, 384)
     await store.start()
     if not await store.wait_available(120):
@@ -178,6 +185,45 @@ async def load_memories(uri: str, world: World) -> None:
             break
         await asyncio.sleep(1)
     client.close()
+
+
+def floor_cpu_ms(world: World, uri: str, rounds: int = FLOOR_ROUNDS) -> dict[str, float]:
+    """What a retrieval cannot cost the processor less than, measured here on the same machine
+    in the same run: the embedding alone (the service's int8 model, warm, one new question at a
+    time, read in the memory voice) and the client side of the processor's Milvus search alone
+    (pymilvus' synchronous client, the cheaper of its two: the processor's filter, limit, fields
+    and ef). The third part, what any request costs (the ext_proc exchange), is
+    the passthrough's processor CPU; the floor is the sum."""
+    config = config_module.load(None)
+    embedder = build_embedder(config)
+    ranking = RetrievalPolicy().ranking
+    asked = []
+    for _ in range(rounds):
+        user = world.rng.choice(world.users)
+        _, question = world.facts[world.rng.choice(world.owned[user])]
+        asked.append((user, world.questions.ask(question)))
+    for _, text in asked[:20]:
+        embedder.embed([text])  # warm
+    started = time.process_time()
+    vectors = [embedder.embed([in_memory_voice(text)])[0] for _, text in asked]
+    embed_ms = (time.process_time() - started) / rounds * 1000
+    client = MilvusClient(uri=uri)
+    search = {
+        "limit": ranking.candidate_limit(RetrievalPolicy().limit),
+        "output_fields": SEARCH_FIELDS,
+        "search_params": {"metric_type": "COSINE", "params": {"ef": 64}},
+        "consistency_level": "Eventually",
+    }
+    for (user, _), vector in list(zip(asked, vectors, strict=True))[:20]:  # warm
+        client.search(COLLECTION, data=[vector.tolist()],
+                      filter=filters.user_scope(user, alive_at=now_ms()), **search)  # fmt: skip
+    started = time.process_time()
+    for (user, _), vector in zip(asked, vectors, strict=True):
+        client.search(COLLECTION, data=[vector.tolist()],
+                      filter=filters.user_scope(user, alive_at=now_ms()), **search)  # fmt: skip
+    search_ms = (time.process_time() - started) / rounds * 1000
+    client.close()
+    return {"embedding": embed_ms, "search_client": search_ms}
 
 
 async def build_dataset(folder: Path, world: World) -> None:
@@ -238,7 +284,7 @@ async def main() -> None:
     workdir = Path(tempfile.mkdtemp(prefix="memory-extproc-bench-"))
     # The loaded Milvus is kept between runs (it takes a minute to build): .run/bench/…; each run
     # works on a copy, so what one run writes (and deletes) never changes the next one's data.
-    pristine = Path(".run/bench") / f"milvus-{USERS}x{PER_USER}-int8"
+    pristine = Path(".run/bench") / f"milvus-{USERS}x{PER_USER}-int8-voiced"
     data_dir = workdir / "milvus"
     rng = random.Random(20261121)
     facts = facts_and_questions()
@@ -390,6 +436,10 @@ async def main() -> None:
                     (process_cpu_seconds(main) - alone) / CPU_BLOCK * 1000
                 )
 
+            print("the floor: the embedding alone, the Milvus search alone …", flush=True)
+            floor = await asyncio.to_thread(floor_cpu_ms, world, milvus.uri)
+            floor["exchange"] = cpu["passthrough"]["processor_alone"]
+
             print("scaling: retrievals, closed loop, through 1 then 2 processor processes …")
             grpc_2, admin_2, scaled_port = free_port(), free_port(), free_port()
             server_2 = {**settings["server"], "grpc_port": grpc_2, "admin_port": admin_2}
@@ -418,7 +468,7 @@ async def main() -> None:
     finally:
         for part in reversed(parts):
             part.stop()
-    report(samples, saturated, throughput, cpu, (idle, busy, extraction), scaling, workdir)
+    report(samples, saturated, throughput, cpu, floor, (idle, busy, extraction), scaling, workdir)
 
 
 async def extraction_stats(http: aiohttp.ClientSession, admin_port: int) -> dict[str, float]:
@@ -448,6 +498,7 @@ def report(
     saturated: Samples,
     throughput: float,
     cpu: dict[str, dict[str, float]],
+    floor: dict[str, float],
     contention: tuple[Samples, Samples, dict[str, float]],
     scaling: dict[int, float],
     workdir: Path,
@@ -480,6 +531,13 @@ def report(
         f"retrievals at saturation: {scaling[1]:.0f}/s with 1 processor process, "
         f"{scaling[2]:.0f}/s with 2 ({scaling[2] / scaling[1]:.2f}x)"
     )
+    floor_ms = sum(floor.values())
+    print(
+        f"processor CPU per retrieval {cpu['retrieval']['processor_alone']:.2f} ms against its "
+        f"floor {floor_ms:.2f} ms (embedding {floor['embedding']:.2f} + Milvus search client "
+        f"{floor['search_client']:.2f} + ext_proc exchange {floor['exchange']:.2f}): "
+        f"{cpu['retrieval']['processor_alone'] / floor_ms:.2f}x"
+    )
     result = {
         "passthrough_added_p50_ms": round(p["passthrough"][50] - p["direct"][50], 2),
         "passthrough_added_p99_ms": round(p["passthrough"][99] - p["direct"][99], 2),
@@ -490,6 +548,10 @@ def report(
         "passthrough_processor_cpu_ms": round(cpu["passthrough"]["processor"], 2),
         "retrieval_processor_cpu_ms": round(cpu["retrieval"]["processor"], 2),
         "retrieval_processor_alone_cpu_ms": round(cpu["retrieval"]["processor_alone"], 2),
+        "retrieval_floor_cpu_ms": round(floor_ms, 2),
+        "retrieval_floor_embedding_cpu_ms": round(floor["embedding"], 2),
+        "retrieval_floor_search_cpu_ms": round(floor["search_client"], 2),
+        "retrieval_processor_over_floor": round(cpu["retrieval"]["processor_alone"] / floor_ms, 2),
         "retrieval_milvus_cpu_ms": round(cpu["retrieval"]["milvus"] - cpu["direct"]["milvus"], 2),
         "retrieval_injected_share": round(samples.injected / max(1, samples.retrievals), 3),
         "response_added_p50_ms": round(p["learning"][50] - p["passthrough"][50], 2),

@@ -56,7 +56,7 @@ _OUTPUT_FIELDS = [
 ]  # fmt: skip
 _MEMORY_FIELDS = frozenset(f.name for f in dataclasses.fields(Memory))
 # What injection needs; fewer fields is measurably cheaper to fetch and decode on the hot path.
-_SEARCH_FIELDS = [
+SEARCH_FIELDS = [
     "user_id", "project_id", "type", "content", "created_at", "updated_at", "expires_at",
 ]  # fmt: skip
 LIST_SCAN_LIMIT = 16384  # Milvus' largest query window
@@ -424,7 +424,7 @@ class MilvusStore:
                 data=vectors,
                 filter=expr,
                 limit=first.limit,
-                output_fields=_OUTPUT_FIELDS if first.complete else _SEARCH_FIELDS,
+                output_fields=_OUTPUT_FIELDS if first.complete else SEARCH_FIELDS,
                 search_params={"metric_type": "COSINE", "params": {"ef": max(64, first.limit)}},
                 consistency_level="Eventually",
                 timeout=self._timeout,
