@@ -6,6 +6,7 @@ read the same way.
 
 from __future__ import annotations
 
+import functools
 import re
 
 STOPWORDS = frozenset(
@@ -24,6 +25,7 @@ _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?", re.UNICODE)
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|\s*\n+\s*")
 
 
+@functools.lru_cache(maxsize=65536)  # a vocabulary shared by all users; ~120 stems a query
 def stem(word: str) -> str:
     """Crude suffix stripping: enough for "researched" / "research", "agencies" / "agency"."""
     word = word.removesuffix("'s")

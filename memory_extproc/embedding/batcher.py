@@ -55,12 +55,20 @@ class EmbeddingBatcher:
             self._cache.move_to_end(text)
             return cached
         loop = asyncio.get_running_loop()
-        future: asyncio.Future[np.ndarray] = loop.create_future()
-        self._pending.append((text, future))
-        if not self._draining:
-            self._draining = True
-            self._drain_task = loop.create_task(self._drain())
-        return await future
+        if self._draining:  # the model is busy: wait for the next batch
+            future: asyncio.Future[np.ndarray] = loop.create_future()
+            self._pending.append((text, future))
+            return await future
+        # Idle: run at once, without a batch's task and futures (two hand-offs fewer per query
+        # at low rates); whoever arrives meanwhile goes in the next batch.
+        self._draining = True
+        try:
+            return (await self._run([text]))[text]
+        finally:
+            if self._pending:
+                self._drain_task = loop.create_task(self._drain())
+            else:
+                self._draining = False
 
     async def embed_many(self, texts: list[str]) -> np.ndarray:
         if not texts:
@@ -70,8 +78,18 @@ class EmbeddingBatcher:
     def close(self) -> None:
         self._executor.shutdown(wait=False, cancel_futures=True)
 
-    async def _drain(self) -> None:
+    async def _run(self, texts: list[str]) -> dict[str, np.ndarray]:
         loop = asyncio.get_running_loop()
+        with metrics.EMBEDDING_SECONDS.labels(self._name).time():
+            vectors = await loop.run_in_executor(self._executor, self._embedder.embed, texts)
+        metrics.EMBEDDING_BATCH_SIZE.labels(self._name).observe(len(texts))
+        by_text = {t: vectors[i] for i, t in enumerate(texts)}
+        for text, vector in by_text.items():
+            vector.setflags(write=False)
+            self._remember(text, vector)
+        return by_text
+
+    async def _drain(self) -> None:
         try:
             while self._pending:
                 batch = self._pending[: self._max_batch]
@@ -79,22 +97,13 @@ class EmbeddingBatcher:
                 batch = [(t, f) for t, f in batch if not f.done()]  # callers past their budget
                 if not batch:
                     continue
-                texts = list(dict.fromkeys(t for t, _ in batch))
                 try:
-                    with metrics.EMBEDDING_SECONDS.labels(self._name).time():
-                        vectors = await loop.run_in_executor(
-                            self._executor, self._embedder.embed, texts
-                        )
+                    by_text = await self._run(list(dict.fromkeys(t for t, _ in batch)))
                 except Exception as exc:  # every waiter gets the failure
                     for _, future in batch:
                         if not future.done():
                             future.set_exception(exc)
                     continue
-                metrics.EMBEDDING_BATCH_SIZE.labels(self._name).observe(len(texts))
-                by_text = {t: vectors[i] for i, t in enumerate(texts)}
-                for text, vector in by_text.items():
-                    vector.setflags(write=False)
-                    self._remember(text, vector)
                 for text, future in batch:
                     if not future.done():
                         future.set_result(by_text[text])
