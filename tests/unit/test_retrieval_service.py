@@ -36,7 +36,7 @@ class BrokenEmbedder:
 
 
 class DownStore(InMemoryStore):
-    async def retrieve(self, request):  # type: ignore[no-untyped-def]
+    def retrieve_now(self, request, timeout_s):  # type: ignore[no-untyped-def]
         raise StoreUnavailableError("connection refused")
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import gzip
+import time
 
 import orjson
 import pytest
@@ -19,7 +20,7 @@ from memory_extproc.extproc.stream import ProcessorDeps, Stream
 from memory_extproc.retrieval.plan import RetrievalPolicy
 from memory_extproc.retrieval.service import MemoryRetrieval
 from memory_extproc.store.memory import InMemoryStore
-from memory_extproc.store.model import Memory
+from memory_extproc.store.model import Memory, StoreUnavailableError
 
 pb = p.pb
 
@@ -178,9 +179,11 @@ async def test_every_other_kind_gets_a_continue_of_its_own_kind(deps: ProcessorD
 
 
 class SlowStore(InMemoryStore):
-    async def retrieve(self, request):  # type: ignore[no-untyped-def]
-        await asyncio.sleep(5)
-        return []
+    """Answers when its timeout (what is left of the request's budget) runs out."""
+
+    def retrieve_now(self, request, timeout_s):  # type: ignore[no-untyped-def]
+        time.sleep(min(timeout_s, 5))
+        raise StoreUnavailableError("deadline exceeded")
 
 
 async def test_retrieval_past_its_budget_forwards_the_request_unchanged(
