@@ -2,9 +2,7 @@
 
 Calls that arrive while the model is busy wait for the next run and go in together, so under load
 one ONNX run serves many requests, and at low load a call waits for no timer. The thread is
-dedicated so the hot path never queues behind unrelated work in the loop's default executor; a
-retrieval's search runs on it too, right after its embedding (``embed_then``): each hand-off
-between the loop and a thread costs ~0.5 ms of CPU at low rates (make bench).
+dedicated so the hot path never queues behind unrelated work in the loop's default executor.
 Every text, query or memory, enters the vector space in the memory voice (``in_memory_voice``).
 """
 
@@ -12,20 +10,13 @@ from __future__ import annotations
 
 import asyncio
 from collections import OrderedDict
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Protocol, TypeVar
+from typing import Protocol
 
 import numpy as np
 
 from memory_extproc import metrics
 from memory_extproc.words import in_memory_voice
-
-T = TypeVar("T")
-
-
-class EmbedderFailure(RuntimeError):
-    """The model failed on a text (as opposed to what ran after it)."""
 
 
 class Embedder(Protocol):
@@ -69,61 +60,15 @@ class EmbeddingBatcher:
             self._pending.append((text, future))
             return await future
         # Idle: run at once, without a batch's task and futures (two hand-offs fewer per query
-        # at low rates)
+        # at low rates); whoever arrives meanwhile goes in the next batch.
         self._draining = True
         try:
             return (await self._run([text]))[text]
         finally:
-            self._idle_again(loop)
-
-    async def embed_then(self, text: str, then: Callable[[np.ndarray], T]) -> T:
-        """``then(vector)`` on the model's thread right after the embedding: a retrieval's
-        search runs there too, one hand-off for both. A failure of the model is an
-        EmbedderFailure; ``then``'s own exceptions pass through."""
-        text = in_memory_voice(text)
-        loop = asyncio.get_running_loop()
-        cached = self._cache.get(text)
-        if cached is not None:
-            self._cache.move_to_end(text)
-            vector = cached
-        elif self._draining:  # the model is busy: this text goes in its next batch
-            vector = await self._queued(text)
-        else:
-            self._draining = True
-            try:
-                vector, result = await loop.run_in_executor(
-                    self._executor, self._embed_then, text, then
-                )
-            finally:
-                self._idle_again(loop)
-            self._remember(text, vector)
-            return result
-        return await loop.run_in_executor(self._executor, then, vector)
-
-    def _embed_then(self, text: str, then: Callable[[np.ndarray], T]) -> tuple[np.ndarray, T]:
-        try:
-            with metrics.EMBEDDING_SECONDS.labels(self._name).time():
-                vector = self._embedder.embed([text])[0]
-        except Exception as exc:
-            raise EmbedderFailure(str(exc)) from exc
-        metrics.EMBEDDING_BATCH_SIZE.labels(self._name).observe(1)
-        vector.setflags(write=False)
-        return vector, then(vector)
-
-    async def _queued(self, text: str) -> np.ndarray:
-        future: asyncio.Future[np.ndarray] = asyncio.get_running_loop().create_future()
-        self._pending.append((text, future))
-        try:
-            return await future
-        except Exception as exc:
-            raise EmbedderFailure(str(exc)) from exc
-
-    def _idle_again(self, loop: asyncio.AbstractEventLoop) -> None:
-        """After a run outside a batch: whoever arrived meanwhile goes in the next batch."""
-        if self._pending:
-            self._drain_task = loop.create_task(self._drain())
-        else:
-            self._draining = False
+            if self._pending:
+                self._drain_task = loop.create_task(self._drain())
+            else:
+                self._draining = False
 
     async def embed_many(self, texts: list[str]) -> np.ndarray:
         if not texts:

@@ -12,11 +12,9 @@ import time
 from dataclasses import dataclass
 from enum import StrEnum
 
-import numpy as np
-
 from memory_extproc import metrics
 from memory_extproc.clock import now_ms
-from memory_extproc.embedding.batcher import EmbedderFailure, EmbeddingBatcher
+from memory_extproc.embedding.batcher import EmbeddingBatcher
 from memory_extproc.identity import HeaderSignals
 from memory_extproc.llm_api.json_splice import SpliceError
 from memory_extproc.llm_api.requests import (
@@ -131,26 +129,21 @@ class MemoryRetrieval:
                 request.earlier_user_messages, request.query, left
             )
             query = rewritten or query
-        ranking = self.policy.ranking
-        budget_left = self._budget - (time.perf_counter() - started)
-
-        def search(vector: np.ndarray) -> list[ScoredMemory]:
-            return self._store.retrieve_now(
-                SearchRequest(
-                    user_id=signals.user_id,
-                    vector=vector,
-                    limit=ranking.candidate_limit(plan.limit),
-                    threshold=ranking.candidate_floor(plan.threshold),
-                    types=plan.types,
-                    project_id=signals.project_id or None,  # a project header scopes the search
-                ),
-                budget_left,
-            )
-
-        try:  # embedded and searched on the query thread: one hand-off for both
-            candidates = await self._embedder.embed_then(query, search)
-        except EmbedderFailure as exc:
+        try:
+            vector = await self._embedder.embed(query)
+        except Exception as exc:
             raise EmbeddingError from exc
+        ranking = self.policy.ranking
+        candidates = await self._store.retrieve(
+            SearchRequest(
+                user_id=signals.user_id,
+                vector=vector,
+                limit=ranking.candidate_limit(plan.limit),
+                threshold=ranking.candidate_floor(plan.threshold),
+                types=plan.types,
+                project_id=signals.project_id or None,  # a project header scopes the search
+            )
+        )
         # A request that raised the threshold gets exactly that bar: narrowing never widens.
         rescue = plan.threshold <= self.policy.threshold
         return rank(query, candidates, plan.threshold, plan.limit, ranking, rescue=rescue)

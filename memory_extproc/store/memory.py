@@ -51,9 +51,6 @@ class InMemoryStore:
             await self.store(memory, vector)
 
     async def retrieve(self, request: SearchRequest) -> list[ScoredMemory]:
-        return self.retrieve_now(request, 0)
-
-    def retrieve_now(self, request: SearchRequest, timeout_s: float) -> list[ScoredMemory]:
         validate_scope_value(request.user_id)
         scored = [
             ScoredMemory(memory, float(np.dot(vector, request.vector)))

@@ -141,20 +141,6 @@ def _memory(entity: dict[str, Any]) -> Memory:
     return Memory(**fields)
 
 
-def _search_args(request: SearchRequest) -> dict[str, Any]:
-    """One search's scope and parameters, for both clients."""
-    return {
-        "filter": filters.user_scope(
-            request.user_id, project_id=request.project_id, types=request.types,
-            alive_at=now_ms(),
-        ),
-        "limit": request.limit,
-        "output_fields": _OUTPUT_FIELDS if request.complete else SEARCH_FIELDS,
-        "search_params": {"metric_type": "COSINE", "params": {"ef": max(64, request.limit)}},
-        "consistency_level": "Eventually",
-    }  # fmt: skip
-
-
 def _scored(hits: list[dict[str, Any]], request: SearchRequest) -> list[ScoredMemory]:
     results: dict[str, ScoredMemory] = {}
     for hit in hits:
@@ -201,9 +187,6 @@ class MilvusStore:
         self._timeout = timeout_s
         self._reconnect_interval = reconnect_interval_s
         self._client: AsyncMilvusClient | None = None
-        # The hot path's search, blocking, on the query thread (retrieve_now); set with _client.
-        self._blocking: MilvusClient | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
         self._connect_task: asyncio.Task[None] | None = None
         self._first_attempt = asyncio.Event()
         self._connected = asyncio.Event()
@@ -227,7 +210,6 @@ class MilvusStore:
         A collection of the wrong shape raises SchemaMismatchError: a configuration error, not
         an outage, and the service must not start with it.
         """
-        self._loop = asyncio.get_running_loop()
         connecting = self._start_connecting()
         attempt = asyncio.ensure_future(self._first_attempt.wait())
         await asyncio.wait(
@@ -283,14 +265,10 @@ class MilvusStore:
         )
         try:
             await self._ensure_collection(client)
-            blocking = await asyncio.to_thread(
-                MilvusClient, uri=self._uri, token=self._token, timeout=PROBE_TIMEOUT_S,
-                dedicated=True,
-            )  # fmt: skip
         except BaseException:
             await client.close()
             raise
-        self._client, self._blocking = client, blocking
+        self._client = client
         self._connected.set()
         self._first_attempt.set()
         self._available_gauge.set(1)
@@ -327,12 +305,8 @@ class MilvusStore:
 
     async def _drop_client(self) -> None:
         client, self._client = self._client, None
-        blocking, self._blocking = self._blocking, None
         self._connected.clear()
         self._available_gauge.set(0)
-        if blocking is not None:
-            with contextlib.suppress(Exception):
-                await asyncio.to_thread(blocking.close)
         if client is not None:
             try:
                 await client.close()
@@ -439,46 +413,25 @@ class MilvusStore:
         scope = scope_of(first)
         if any(scope_of(r) != scope for r in requests):
             raise ValueError("retrieve_many needs requests of one scope")
-        args = _search_args(first)
+        expr = filters.user_scope(
+            first.user_id, project_id=first.project_id, types=first.types, alive_at=now_ms()
+        )
         vectors = [r.vector.astype(np.float32).tolist() for r in requests]
 
         async def op(client: AsyncMilvusClient) -> list[list[dict[str, Any]]]:
             return await client.search(
-                self._collection, data=vectors, timeout=self._timeout, **args
+                self._collection,
+                data=vectors,
+                filter=expr,
+                limit=first.limit,
+                output_fields=_OUTPUT_FIELDS if first.complete else SEARCH_FIELDS,
+                search_params={"metric_type": "COSINE", "params": {"ef": max(64, first.limit)}},
+                consistency_level="Eventually",
+                timeout=self._timeout,
             )
 
         found = await self._call("search", op)
         return [_scored(hits, request) for hits, request in zip(found, requests, strict=True)]
-
-    def retrieve_now(self, request: SearchRequest, timeout_s: float) -> list[ScoredMemory]:
-        """The request path's search, blocking: called on the query thread right after the
-        embedding, one hand-off for both (pymilvus' synchronous client also costs ~0.5 ms less
-        CPU per search than its asyncio one). ``timeout_s``: what is left of the request's
-        budget; running out of it is a slow search, not an outage."""
-        client = self._blocking
-        if client is None:
-            raise StoreUnavailableError("Milvus is not connected")
-        args = _search_args(request)
-        started = time.perf_counter()
-        try:
-            (hits,) = client.search(
-                self._collection, data=[request.vector.astype(np.float32).tolist()],
-                timeout=max(timeout_s, 1e-6), **args,  # a spent budget fails at once
-            )  # fmt: skip
-        except Exception as exc:
-            metrics.STORE_ERRORS.labels("search").inc()
-            if _is_connection_error(exc, deadline=False) and self._loop is not None:
-                self._loop.call_soon_threadsafe(self._lost, client)
-            raise StoreUnavailableError(f"Milvus search failed: {exc}") from exc
-        metrics.STORE_SECONDS.labels("search").observe(time.perf_counter() - started)
-        return _scored(hits, request)
-
-    def _lost(self, blocking: MilvusClient) -> None:
-        """On the loop: the query thread's client lost its connection."""
-        if self._blocking is blocking:
-            log.error("Milvus unavailable, memory disabled (search)")
-            task = asyncio.get_running_loop().create_task(self._drop_client())
-            task.add_done_callback(lambda _: self._start_connecting())
 
     async def get(self, user_id: str, memory_id: str) -> Memory | None:
         expr = filters.one_memory(user_id, memory_id)
@@ -757,17 +710,12 @@ class MilvusStore:
         return await self._write(user_id, "trim", op)
 
 
-def _is_connection_error(exc: Exception, *, deadline: bool = True) -> bool:
-    """Milvus is gone (reconnect), not merely slow. ``deadline``: a missed deadline counts too
-    (calls with the store's own timeout), but not for a search bound by a request's budget."""
+def _is_connection_error(exc: Exception) -> bool:
     import grpc  # local: only needed on the error path
 
     code = getattr(exc, "code", None)
     if isinstance(exc, grpc.aio.AioRpcError):
-        codes = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
-        return exc.code() in codes[: 1 + deadline]
-    text = str(exc).lower()
-    if "deadline" in text:
-        return deadline
+        return exc.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
     # pymilvus wraps transport failures in MilvusException with code 1/2 (unexpected/connect)
-    return code in (1, 2) or "unavailable" in text or "connect" in text
+    text = str(exc).lower()
+    return code in (1, 2) or "unavailable" in text or "connect" in text or "deadline" in text

@@ -1,5 +1,4 @@
-"""A loopback TCP proxy a test can cut and restore, or stall and resume: Milvus "goes down", or
-turns slow, without being restarted."""
+"""A loopback TCP proxy a test can cut and restore: Milvus "goes down" without being restarted."""
 
 from __future__ import annotations
 
@@ -13,8 +12,6 @@ class TcpProxy:
         self.port = 0
         self._server: asyncio.Server | None = None
         self._writers: set[asyncio.StreamWriter] = set()
-        self._flowing = asyncio.Event()
-        self._flowing.set()
 
     async def start(self, port: int = 0) -> int:
         self._server = await asyncio.start_server(self._connect, "127.0.0.1", port or self.port)
@@ -34,13 +31,6 @@ class TcpProxy:
     async def restore(self) -> None:
         await self.start(self.port)
 
-    def stall(self) -> None:
-        """Connections stay open; nothing passes until ``resume``."""
-        self._flowing.clear()
-
-    def resume(self) -> None:
-        self._flowing.set()
-
     async def _connect(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
             up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.target_port)
@@ -53,7 +43,6 @@ class TcpProxy:
     async def _pipe(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         with contextlib.suppress(ConnectionError, OSError):
             while data := await reader.read(65536):
-                await self._flowing.wait()
                 writer.write(data)
                 await writer.drain()
         writer.transport.abort()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import uuid
 from collections.abc import AsyncIterator
@@ -14,16 +13,8 @@ from memory_extproc.clock import now_ms
 from memory_extproc.embedding import OnnxEmbedder
 from memory_extproc.store.memory import InMemoryStore
 from memory_extproc.store.milvus import MilvusStore, SchemaMismatchError
-from memory_extproc.store.model import (
-    Memory,
-    MemoryType,
-    SearchRequest,
-    Store,
-    StoreUnavailableError,
-    content_hash,
-)
+from memory_extproc.store.model import Memory, MemoryType, SearchRequest, Store, content_hash
 from tests.integration.conftest import open_store
-from tests.integration.tcp_proxy import TcpProxy
 
 pytestmark = pytest.mark.integration
 
@@ -62,46 +53,6 @@ async def test_stored_memories_are_found_at_once_by_their_user_only(
     assert await store.get(alice, mine.id) == mine
     assert await store.get(bob, mine.id) is None  # another user's id: not found
     assert [m.id for m in await store.list(alice)] == [mine.id]
-
-
-async def test_the_request_paths_blocking_search_finds_what_the_search_finds(
-    store: Store, embedder: OnnxEmbedder
-) -> None:
-    alice, bob = f"alice-{uuid.uuid4().hex[:6]}", f"bob-{uuid.uuid4().hex[:6]}"
-    mine = await put(store, embedder, alice, "My budget for the Hawaii trip is $10,000")
-    await put(store, embedder, bob, "My budget for the Hawaii trip is $99")
-    asked = search(embedder, alice, "What's my Hawaii trip budget?", limit=30, threshold=0.1)
-    now = await asyncio.to_thread(store.retrieve_now, asked, 5.0)  # as on the query thread
-    assert [(m.memory, round(m.score, 4)) for m in now] == [
-        (m.memory, round(m.score, 4)) for m in await store.retrieve(asked)
-    ]
-    assert now[0].memory.id == mine.id
-
-
-async def test_a_search_past_the_requests_budget_is_slow_not_an_outage(
-    milvus: MilvusProcess, embedder: OnnxEmbedder
-) -> None:
-    """A blocking search times out at what is left of a request's budget: that fails this
-    request open and leaves memory on (an outage would drop the connection and reconnect)."""
-    proxy = TcpProxy(milvus.port)
-    await proxy.start()
-    store = MilvusStore(f"http://127.0.0.1:{proxy.port}", "it_store_contract", 384)
-    await store.start()
-    assert await store.wait_available(60)
-    try:
-        asked = search(embedder, "alice", "What's my Hawaii trip budget?")
-        proxy.stall()
-        with pytest.raises(StoreUnavailableError):
-            await asyncio.to_thread(store.retrieve_now, asked, 0.2)
-        await asyncio.sleep(0)  # what the query thread handed to the loop has run
-        assert store.available
-        proxy.resume()
-        assert isinstance(await asyncio.to_thread(store.retrieve_now, asked, 5.0), list)
-        assert store.available
-    finally:
-        proxy.resume()
-        await store.close()
-        await proxy.cut()
 
 
 async def test_a_complete_search_returns_whole_memories(

@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 
 from memory_extproc.embedding import EmbeddingBatcher, ModelIntegrityError, OnnxEmbedder
-from memory_extproc.embedding.batcher import EmbedderFailure
 from memory_extproc.embedding.model import ModelFiles, model_files
 from memory_extproc.embedding.quantize import int8_model
 from tests.unit.reference_minilm import ReferenceMiniLM
@@ -138,15 +137,14 @@ async def test_repeated_query_is_served_from_cache(embedder: OnnxEmbedder) -> No
     batcher.close()
 
 
-class BrokenModel:
-    dimension = 384
-
-    def embed(self, texts: list[str]) -> np.ndarray:
-        raise RuntimeError("onnx exploded")
-
-
 async def test_embedder_failure_reaches_every_waiter() -> None:
-    batcher = EmbeddingBatcher(BrokenModel(), name="test")
+    class Broken:
+        dimension = 384
+
+        def embed(self, texts: list[str]) -> np.ndarray:
+            raise RuntimeError("onnx exploded")
+
+    batcher = EmbeddingBatcher(Broken(), name="test")
     results = await asyncio.gather(batcher.embed("a"), batcher.embed("b"), return_exceptions=True)
     assert all(isinstance(r, RuntimeError) for r in results)
     batcher.close()
@@ -165,38 +163,3 @@ async def test_a_first_person_question_meets_the_memory_written_about_its_user(
     assert float(question @ memory) > 0.5 > float(unvoiced @ memory)
     assert counting.batches[0][0] == "Where do User live?"
     batcher.close()
-
-
-async def test_what_follows_an_embedding_runs_on_the_models_thread_in_the_same_call(
-    embedder: OnnxEmbedder,
-) -> None:
-    """A retrieval's search runs right after its embedding, one hand-off for both; a model
-    failure is told apart from a failure of what followed."""
-    counting = CountingEmbedder(embedder)
-    counting.gate.set()
-    batcher = EmbeddingBatcher(counting, name="test")
-    model_threads: list[int] = []
-    original = counting.embed
-
-    def embed(texts: list[str]) -> np.ndarray:
-        model_threads.append(threading.get_ident())
-        return original(texts)
-
-    counting.embed = embed  # type: ignore[method-assign]
-    ran_on, seen = await batcher.embed_then(
-        "Where do I live?", lambda v: (threading.get_ident(), v.copy())
-    )
-    assert ran_on == model_threads[0] != threading.get_ident()
-    assert np.allclose(seen, embedder.embed(["Where do User live?"])[0], atol=1e-5)
-    cached_on, _ = await batcher.embed_then(
-        "Where do I live?", lambda v: (threading.get_ident(), v)
-    )
-    assert cached_on == model_threads[0]
-    assert len(counting.batches) == 1  # the second came from the cache
-    with pytest.raises(KeyError):
-        await batcher.embed_then("anything else", lambda v: {}["missing"])
-    failing = EmbeddingBatcher(BrokenModel(), name="test")
-    with pytest.raises(EmbedderFailure):
-        await failing.embed_then("anything", lambda v: v)
-    batcher.close()
-    failing.close()

@@ -36,7 +36,7 @@ class BrokenEmbedder:
 
 
 class DownStore(InMemoryStore):
-    def retrieve_now(self, request, timeout_s):  # type: ignore[no-untyped-def]
+    async def retrieve(self, request):  # type: ignore[no-untyped-def]
         raise StoreUnavailableError("connection refused")
 
 

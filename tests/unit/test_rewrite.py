@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
-from typing import TypeVar
 
 import numpy as np
 import orjson
@@ -18,8 +16,6 @@ from memory_extproc.retrieval.rewrite import QueryRewriter, parse_rewrite, rewri
 from memory_extproc.retrieval.service import MemoryRetrieval, Outcome
 from memory_extproc.store.memory import InMemoryStore
 from memory_extproc.store.model import Memory
-
-T = TypeVar("T")
 
 ALICE = HeaderSignals("alice", path="/v1/chat/completions")
 BUDGET = "User's budget for the Hawaii trip is $10,000"
@@ -43,9 +39,9 @@ class Recording(EmbeddingBatcher):
         super().__init__(embedder, name="test")
         self.texts: list[str] = []
 
-    async def embed_then(self, text: str, then: Callable[[np.ndarray], T]) -> T:
+    async def embed(self, text: str) -> np.ndarray:
         self.texts.append(text)
-        return await super().embed_then(text, then)
+        return await super().embed(text)
 
 
 def chat(*user_messages: str):  # type: ignore[no-untyped-def]

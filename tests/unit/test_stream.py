@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import gzip
-import time
 
 import orjson
 import pytest
@@ -20,7 +19,7 @@ from memory_extproc.extproc.stream import ProcessorDeps, Stream
 from memory_extproc.retrieval.plan import RetrievalPolicy
 from memory_extproc.retrieval.service import MemoryRetrieval
 from memory_extproc.store.memory import InMemoryStore
-from memory_extproc.store.model import Memory, StoreUnavailableError
+from memory_extproc.store.model import Memory
 
 pb = p.pb
 
@@ -179,11 +178,9 @@ async def test_every_other_kind_gets_a_continue_of_its_own_kind(deps: ProcessorD
 
 
 class SlowStore(InMemoryStore):
-    """Answers when its timeout (what is left of the request's budget) runs out."""
-
-    def retrieve_now(self, request, timeout_s):  # type: ignore[no-untyped-def]
-        time.sleep(min(timeout_s, 5))
-        raise StoreUnavailableError("deadline exceeded")
+    async def retrieve(self, request):  # type: ignore[no-untyped-def]
+        await asyncio.sleep(5)
+        return []
 
 
 async def test_retrieval_past_its_budget_forwards_the_request_unchanged(
