@@ -28,20 +28,27 @@ import shutil
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import aiohttp
 import numpy as np
 from pymilvus import MilvusClient
 
 from bench.dataset import Questions, facts_and_questions
+from bench.harness import (
+    CONCURRENCY,
+    KINDS,
+    Samples,
+    World,
+    drive,
+    percentile,
+    process_cpu_seconds,
+    session_cpu_seconds,
+    start_stack,
+)
 from devstack.envoy import EnvoyProcess, Upstream, render
-from devstack.local_llm import LocalLlmProcess
 from devstack.milvus import MilvusProcess
 from devstack.ports import free_port
-from devstack.process import ManagedProcess
 from devstack.processor import ProcessorProcess, write_config
 from devstack.tokens import DevIdentity
 from memory_extproc import config as config_module
@@ -55,7 +62,6 @@ from memory_extproc.words import in_memory_voice
 
 USERS = int(os.environ.get("BENCH_USERS", "1000"))
 PER_USER = int(os.environ.get("BENCH_MEMORIES_PER_USER", "100"))
-CONCURRENCY = int(os.environ.get("BENCH_CONCURRENCY", "8"))
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "1500"))  # requests of each kind, interleaved
 CPU_BLOCK = int(os.environ.get("BENCH_CPU_BLOCK", "600"))  # requests per kind for CPU
 SCALE_BLOCK = int(os.environ.get("BENCH_SCALE_BLOCK", "2000"))  # retrievals per scaling step
@@ -65,92 +71,9 @@ CONTENTION_ROUNDS = int(os.environ.get("BENCH_CONTENTION_ROUNDS", "1500"))
 # embeddings and searches alone, for the floor
 FLOOR_ROUNDS = max(1, int(os.environ.get("BENCH_FLOOR_ROUNDS", "500")))
 COLLECTION = "bench_memories"
-KINDS = ("direct", "passthrough", "learning", "retrieval")
-EXTRACTOR = "bench-extractor"
 LOCAL = os.environ.get("BENCH_EXTRACTOR", "synthetic") == "local"
 # conversations/s, each at its 10th turn: one extraction job of 10 facts, keeping the pool busy
 BUSY_RATE = float(os.environ.get("BENCH_BUSY_RATE", "2"))
-
-
-@dataclass
-class World:
-    users: list[str]
-    facts: list[tuple[str, str]]
-    owned: dict[str, list[int]]
-    tokens: dict[str, str]
-    questions: Questions
-    rng: random.Random
-    identity: DevIdentity
-
-    def request(self, kind: str) -> tuple[str, dict[str, str], bytes]:
-        """(listener, headers, body) for one request of a kind."""
-        user = self.rng.choice(self.users)
-        body: dict[str, object] = {"model": "m"}
-        if kind == "retrieval":
-            _, question = self.facts[self.rng.choice(self.owned[user])]
-            text = self.questions.ask(question)
-            body["memory_config"] = {"auto_store": False}  # the request path alone
-        elif kind in ("statement", "statement_unlearned"):  # writers: a separate user space
-            user = f"bench-writer-{self.rng.randrange(200):03d}"
-            if kind == "statement_unlearned":  # same traffic, nothing for the pool
-                body["memory_config"] = {"auto_store": False}
-            earlier: list[dict[str, str]] = []
-            for _ in range(9):  # the 10th turn of a conversation: extraction is due
-                earlier += [{"role": "user", "content": self._statement()},
-                            {"role": "assistant", "content": "Noted."}]  # fmt: skip
-            body["messages"] = [*earlier, {"role": "user", "content": self._statement()}]
-            headers = {"authorization": f"Bearer {self.token(user)}"}
-            return "memory", headers, json.dumps(body).encode()
-        else:
-            text = self.rng.choice(["Hi!", "Hello", "Thanks!", "hey there", "ok"])
-            if kind == "passthrough":
-                body["memory_config"] = {"auto_store": False}
-        body["messages"] = [{"role": "user", "content": text}]
-        headers = {
-            "authorization": f"Bearer {self.token(user)}",
-            "content-type": "application/json",
-        }
-        return ("direct" if kind == "direct" else "memory"), headers, json.dumps(body).encode()
-
-    def _statement(self) -> str:
-        fact, _ = self.rng.choice(self.facts)
-        return f"{fact}, by the way ({self.rng.randrange(10**9)})."
-
-    def token(self, user: str) -> str:
-        if user not in self.tokens:
-            self.tokens[user] = self.identity.token(user)
-        return self.tokens[user]
-
-
-@dataclass
-class Samples:
-    latency: dict[str, list[float]] = field(
-        default_factory=lambda: {k: [] for k in (*KINDS, "statement", "statement_unlearned")}
-    )
-    injected: int = 0
-    retrievals: int = 0
-
-
-def session_cpu_seconds(leader: int) -> float:
-    """CPU (user + system) of every process in the session led by ``leader``."""
-    ticks = os.sysconf("SC_CLK_TCK")
-    total = 0
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[3]) == leader:  # field 6 of stat: session id
-            total += int(fields[11]) + int(fields[12])
-    return total / ticks
-
-
-def process_cpu_seconds(pid: int) -> float:
-    """CPU (user + system) of one process, without its children."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 async def load_memories(uri: str, world: World) -> None:
@@ -176,7 +99,7 @@ async def load_memories(uri: str, world: World) -> None:
     client = MilvusClient(uri=uri)
     client.flush(COLLECTION)
     started = time.monotonic()
-    while time.monotonic() - started < 600:  # wait for the HNSW index on every sealed segment
+    while time.monotonic() - started < 600:  # wait for the index on every sealed segment
         info = client.describe_index(COLLECTION, "embedding")
         if (
             info.get("pending_index_rows", 0) == 0
@@ -238,53 +161,11 @@ async def build_dataset(folder: Path, world: World) -> None:
     (folder / "LOADED").write_text(f"{USERS} users x {PER_USER} memories\n")
 
 
-async def drive(
-    http: aiohttp.ClientSession,
-    urls: dict[str, str],
-    world: World,
-    plan: list[str],
-    samples: Samples,
-    rate: float | None = None,
-) -> float:
-    """Send ``plan`` over CONCURRENCY connections; returns the elapsed seconds.
-
-    With ``rate``, request i is due at start + i/rate (open loop) and its latency counts from
-    when it was due, so a stall is not hidden by the requests it held back. Without, each
-    client sends its next request as soon as the last one is answered (closed loop: saturation).
-    """
-    queue = list(reversed(list(enumerate(plan))))
-    start = time.perf_counter()
-
-    async def worker() -> None:
-        while queue:
-            index, kind = queue.pop()
-            listener, headers, body = world.request(kind)
-            due = start + index / rate if rate else time.perf_counter()
-            if (wait := due - time.perf_counter()) > 0:
-                await asyncio.sleep(wait)
-            async with http.post(urls[listener], data=body, headers=headers) as response:
-                answer = await response.read()
-            elapsed = time.perf_counter() - due
-            if response.status != 200:
-                raise RuntimeError(f"{kind}: HTTP {response.status} {answer[:200]!r}")
-            samples.latency[kind].append(elapsed)
-            if kind == "retrieval":
-                samples.retrievals += 1
-                samples.injected += b"I was given no memories" not in answer
-
-    await asyncio.gather(*(worker() for _ in range(CONCURRENCY)))
-    return time.perf_counter() - start
-
-
-def percentile(values: list[float], q: float) -> float:
-    return float(np.percentile(np.array(values) * 1000, q))
-
-
 async def main() -> None:
     workdir = Path(tempfile.mkdtemp(prefix="memory-extproc-bench-"))
     # The loaded Milvus is kept between runs (it takes a minute to build): .run/bench/…; each run
     # works on a copy, so what one run writes (and deletes) never changes the next one's data.
-    pristine = Path(".run/bench") / f"milvus-{USERS}x{PER_USER}-int8-voiced"
+    pristine = Path(".run/bench") / f"milvus-{USERS}x{PER_USER}-int8-voiced-flat"
     data_dir = workdir / "milvus"
     rng = random.Random(20261121)
     facts = facts_and_questions()
@@ -308,73 +189,13 @@ async def main() -> None:
         print(f"starting Milvus standalone on a copy of {pristine} …", flush=True)
         await asyncio.to_thread(milvus.wait_ready)
 
-        llm_port, grpc_port, admin_port = free_port(), free_port(), free_port()
-        llm = ManagedProcess(
-            "mock-llm",
-            [
-                sys.executable,
-                "-m",
-                "devstack",
-                "mock-llm",
-                "--port",
-                str(llm_port),
-                "--extractor",
-                EXTRACTOR,
-            ],
-            workdir / "mock-llm.log",
-        )
-        parts.append(llm)
-        extractor: dict[str, Any] = {
-            "model_role": "memory_extraction",
-            "llm_endpoint": {"address": "127.0.0.1", "port": llm_port},
-            "llm_model_name": EXTRACTOR,
-        }
-        local = None
-        if LOCAL:
-            local = LocalLlmProcess(free_port(), workdir / "local-llm.log")
-            parts.append(local)
-            await asyncio.to_thread(local.wait_ready)
-            extractor = local.endpoint()
-        settings: dict[str, Any] = {
-            "memory": {
-                "milvus": {"address": f"127.0.0.1:{milvus.port}", "collection": COLLECTION},
-                "external_models": [extractor],
-                # no idle flushes mid-run: the idle phase must stay idle
-                "extraction": {
-                    "queue_size": 100_000,
-                    "idle_flush_seconds": 3600,
-                    "spool_dir": str(workdir / "spool"),
-                },
-            },
-            "server": {
-                "grpc_port": grpc_port,
-                "admin_port": admin_port,
-                "log_level": "WARNING",
-            },
-        }
-        config = write_config(workdir / "config.yaml", settings)
-        processor = ProcessorProcess(config, grpc_port, workdir / "processor.log")
-        parts.append(processor)
-        await asyncio.to_thread(processor.wait_ready)
-        await asyncio.to_thread(processor.wait_memory_enabled, admin_port)
-        memory_port, direct_port = free_port(), free_port()
-        envoy = EnvoyProcess(
-            render(
-                listen_port=memory_port,
-                admin_port=free_port(),
-                processor_ports=[grpc_port],
-                upstream=Upstream("127.0.0.1", llm_port),
-                jwks_path=identity.jwks_path,
-                direct_port=direct_port,
-            ),
-            workdir / "envoy",
-        )
-        parts.append(envoy)
-        await asyncio.to_thread(envoy.wait_ready)
-        urls = {
-            "memory": f"http://127.0.0.1:{memory_port}/v1/chat/completions",
-            "direct": f"http://127.0.0.1:{direct_port}/v1/chat/completions",
-        }
+        stack = await start_stack(workdir, milvus.port, COLLECTION, identity, parts, local=LOCAL)
+        settings, processor, envoy, llm = stack.settings, stack.processor, stack.envoy, stack.llm
+        admin_port, grpc_port, llm_port, memory_port = (
+            stack.admin_port, stack.grpc_port, stack.llm_port, stack.memory_port,
+        )  # fmt: skip
+        local = stack.local
+        urls = stack.urls
         connector = aiohttp.TCPConnector(limit=CONCURRENCY * 2)
         async with aiohttp.ClientSession(connector=connector) as http:
             print("warming up …", flush=True)

@@ -1,0 +1,237 @@
+"""What `make bench` and `make scale` share: the simulated users and their requests, the
+open- and closed-loop driver, and CPU read from /proc."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import numpy as np
+
+from bench.dataset import Questions
+from devstack.envoy import EnvoyProcess, Upstream, render
+from devstack.local_llm import LocalLlmProcess
+from devstack.ports import free_port
+from devstack.process import ManagedProcess
+from devstack.processor import ProcessorProcess, write_config
+from devstack.tokens import DevIdentity
+
+CONCURRENCY = int(os.environ.get("BENCH_CONCURRENCY", "8"))
+KINDS = ("direct", "passthrough", "learning", "retrieval")
+EXTRACTOR = "bench-extractor"
+
+
+@dataclass
+class World:
+    users: list[str]
+    facts: list[tuple[str, str]]
+    owned: dict[str, list[int]]
+    tokens: dict[str, str]
+    questions: Questions
+    rng: random.Random
+    identity: DevIdentity
+
+    def request(self, kind: str) -> tuple[str, dict[str, str], bytes]:
+        """(listener, headers, body) for one request of a kind."""
+        user = self.rng.choice(self.users)
+        body: dict[str, object] = {"model": "m"}
+        if kind == "retrieval":
+            _, question = self.facts[self.rng.choice(self.owned[user])]
+            text = self.questions.ask(question)
+            body["memory_config"] = {"auto_store": False}  # the request path alone
+        elif kind in ("statement", "statement_unlearned"):  # writers: a separate user space
+            user = f"bench-writer-{self.rng.randrange(200):03d}"
+            if kind == "statement_unlearned":  # same traffic, nothing for the pool
+                body["memory_config"] = {"auto_store": False}
+            earlier: list[dict[str, str]] = []
+            for _ in range(9):  # the 10th turn of a conversation: extraction is due
+                earlier += [{"role": "user", "content": self._statement()},
+                            {"role": "assistant", "content": "Noted."}]  # fmt: skip
+            body["messages"] = [*earlier, {"role": "user", "content": self._statement()}]
+            headers = {"authorization": f"Bearer {self.token(user)}"}
+            return "memory", headers, json.dumps(body).encode()
+        else:
+            text = self.rng.choice(["Hi!", "Hello", "Thanks!", "hey there", "ok"])
+            if kind == "passthrough":
+                body["memory_config"] = {"auto_store": False}
+        body["messages"] = [{"role": "user", "content": text}]
+        headers = {
+            "authorization": f"Bearer {self.token(user)}",
+            "content-type": "application/json",
+        }
+        return ("direct" if kind == "direct" else "memory"), headers, json.dumps(body).encode()
+
+    def _statement(self) -> str:
+        fact, _ = self.rng.choice(self.facts)
+        return f"{fact}, by the way ({self.rng.randrange(10**9)})."
+
+    def token(self, user: str) -> str:
+        if user not in self.tokens:
+            self.tokens[user] = self.identity.token(user)
+        return self.tokens[user]
+
+
+@dataclass
+class Samples:
+    latency: dict[str, list[float]] = field(
+        default_factory=lambda: {k: [] for k in (*KINDS, "statement", "statement_unlearned")}
+    )
+    injected: int = 0
+    retrievals: int = 0
+
+
+def session_cpu_seconds(leader: int) -> float:
+    """CPU (user + system) of every process in the session led by ``leader``."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[3]) == leader:  # field 6 of stat: session id
+            total += int(fields[11]) + int(fields[12])
+    return total / ticks
+
+
+def process_cpu_seconds(pid: int) -> float:
+    """CPU (user + system) of one process, without its children."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def drive(
+    http: aiohttp.ClientSession,
+    urls: dict[str, str],
+    world: World,
+    plan: list[str],
+    samples: Samples,
+    rate: float | None = None,
+) -> float:
+    """Send ``plan`` over CONCURRENCY connections; returns the elapsed seconds.
+
+    With ``rate``, request i is due at start + i/rate (open loop) and its latency counts from
+    when it was due, so a stall is not hidden by the requests it held back. Without, each
+    client sends its next request as soon as the last one is answered (closed loop: saturation).
+    """
+    queue = list(reversed(list(enumerate(plan))))
+    start = time.perf_counter()
+
+    async def worker() -> None:
+        while queue:
+            index, kind = queue.pop()
+            listener, headers, body = world.request(kind)
+            due = start + index / rate if rate else time.perf_counter()
+            if (wait := due - time.perf_counter()) > 0:
+                await asyncio.sleep(wait)
+            async with http.post(urls[listener], data=body, headers=headers) as response:
+                answer = await response.read()
+            elapsed = time.perf_counter() - due
+            if response.status != 200:
+                raise RuntimeError(f"{kind}: HTTP {response.status} {answer[:200]!r}")
+            samples.latency[kind].append(elapsed)
+            if kind == "retrieval":
+                samples.retrievals += 1
+                samples.injected += b"I was given no memories" not in answer
+
+    await asyncio.gather(*(worker() for _ in range(CONCURRENCY)))
+    return time.perf_counter() - start
+
+
+def percentile(values: list[float], q: float) -> float:
+    return float(np.percentile(np.array(values) * 1000, q))
+
+
+@dataclass
+class Stack:
+    """Mock LLM, one processor and one Envoy with a `memory` and a `direct` listener."""
+
+    settings: dict[str, Any]
+    llm: ManagedProcess
+    processor: ProcessorProcess
+    envoy: EnvoyProcess
+    local: LocalLlmProcess | None
+    llm_port: int
+    grpc_port: int
+    admin_port: int
+    memory_port: int
+    urls: dict[str, str]
+
+
+async def start_stack(
+    workdir: Path,
+    milvus_port: int,
+    collection: str,
+    identity: DevIdentity,
+    parts: list[Any],
+    *,
+    local: bool = False,
+) -> Stack:
+    """Start the stack in front of a running Milvus; every part joins ``parts`` (to stop)."""
+    llm_port, grpc_port, admin_port = free_port(), free_port(), free_port()
+    llm = ManagedProcess(
+        "mock-llm",
+        [sys.executable, "-m", "devstack", "mock-llm", "--port", str(llm_port),
+         "--extractor", EXTRACTOR],
+        workdir / "mock-llm.log",
+    )  # fmt: skip
+    parts.append(llm)
+    extractor: dict[str, Any] = {
+        "model_role": "memory_extraction",
+        "llm_endpoint": {"address": "127.0.0.1", "port": llm_port},
+        "llm_model_name": EXTRACTOR,
+    }
+    model = None
+    if local:
+        model = LocalLlmProcess(free_port(), workdir / "local-llm.log")
+        parts.append(model)
+        await asyncio.to_thread(model.wait_ready)
+        extractor = model.endpoint()
+    settings: dict[str, Any] = {
+        "memory": {
+            "milvus": {"address": f"127.0.0.1:{milvus_port}", "collection": collection},
+            "external_models": [extractor],
+            # no idle flushes mid-run: an idle phase must stay idle
+            "extraction": {
+                "queue_size": 100_000,
+                "idle_flush_seconds": 3600,
+                "spool_dir": str(workdir / "spool"),
+            },
+        },
+        "server": {"grpc_port": grpc_port, "admin_port": admin_port, "log_level": "WARNING"},
+    }
+    config = write_config(workdir / "config.yaml", settings)
+    processor = ProcessorProcess(config, grpc_port, workdir / "processor.log")
+    parts.append(processor)
+    await asyncio.to_thread(processor.wait_ready)
+    await asyncio.to_thread(processor.wait_memory_enabled, admin_port)
+    memory_port, direct_port = free_port(), free_port()
+    envoy = EnvoyProcess(
+        render(
+            listen_port=memory_port,
+            admin_port=free_port(),
+            processor_ports=[grpc_port],
+            upstream=Upstream("127.0.0.1", llm_port),
+            jwks_path=identity.jwks_path,
+            direct_port=direct_port,
+        ),
+        workdir / "envoy",
+    )
+    parts.append(envoy)
+    await asyncio.to_thread(envoy.wait_ready)
+    urls = {
+        "memory": f"http://127.0.0.1:{memory_port}/v1/chat/completions",
+        "direct": f"http://127.0.0.1:{direct_port}/v1/chat/completions",
+    }
+    return Stack(settings, llm, processor, envoy, model, llm_port, grpc_port, admin_port,
+                 memory_port, urls)  # fmt: skip
