@@ -9,7 +9,7 @@ PROTO_OUT := memory_extproc/_proto
 PROTO_SRC := $(shell find protos -name '*.proto')
 PROTO_STAMP := $(PROTO_OUT)/.generated
 
-.PHONY: run test bench eval scenarios chaos compare lint format proto clean setup
+.PHONY: run test bench scale eval scenarios chaos compare lint format proto clean setup
 
 setup: $(STAMP) $(PROTO_STAMP)
 
@@ -50,6 +50,11 @@ test: setup lint
 
 bench: setup
 	$(PY) -m bench
+
+# Retrieval cost from 10 thousand to a million memories, and the index kinds at 1 M (~40 min):
+# a table, bench/scale.png, then JSON
+scale: setup
+	$(PY) -m bench.scale
 
 # Memory quality on LoCoMo (../shared/data/locomo or LOCOMO_PATH), through Envoy and Milvus
 eval: setup
