@@ -50,6 +50,9 @@ class MilvusConfig:
     address: str = "127.0.0.1:19530"  # host:port, or a full URI (http://, https://)
     collection: str = "agentic_memory"
     dimension: int = field(default=384, metadata=_range(1, 32768))
+    # Partition-key partitions, fixed when the service creates the collection: a search filters
+    # one partition's rows, so keep rows per partition near 100 k (deploy/SIZING.md).
+    partitions: int = field(default=64, metadata=_range(1, 4096))
     token: str = ""  # "user:password" or an API key, when the server requires one
     timeout_seconds: float = field(default=5.0, metadata=_range(0.1, 300))
 

@@ -32,6 +32,7 @@ def build_store(config: Config, client_name: str = "query") -> MilvusStore:
         milvus.uri,
         milvus.collection,
         milvus.dimension,
+        partitions=milvus.partitions,
         token=milvus.token,
         timeout_s=milvus.timeout_seconds,
         client_name=client_name,

@@ -175,6 +175,7 @@ class MilvusStore:
         collection: str,
         dimension: int,
         *,
+        partitions: int = 64,
         token: str = "",
         timeout_s: float = 5.0,
         reconnect_interval_s: float = 1.0,
@@ -183,6 +184,7 @@ class MilvusStore:
         self._uri = uri
         self._collection = collection
         self._dimension = dimension
+        self._partitions = partitions
         self._token = token
         self._timeout = timeout_s
         self._reconnect_interval = reconnect_interval_s
@@ -279,18 +281,22 @@ class MilvusStore:
         if await client.has_collection(name, timeout=self._timeout):
             description = await client.describe_collection(name, timeout=self._timeout)
             check_schema(description, name, self._dimension)
+            if description.get("num_partitions", self._partitions) != self._partitions:
+                log.warning(
+                    "milvus.partitions applies to new collections only",
+                    extra={"collection": name, "partitions": description["num_partitions"]},
+                )
         else:
+            # FLAT, chosen by `make scale`: a search filters to one user's few hundred rows, where
+            # exact search is as fast as HNSW (2.23 vs 2.18 ms at 1 M memories), never misses
+            # (HNSW recalled 0.978 of the exact top 5 at 100 k) and builds 12x faster.
             index = MilvusClient.prepare_index_params()
-            index.add_index(
-                field_name="embedding",
-                index_type="HNSW",
-                metric_type="COSINE",
-                params={"M": 16, "efConstruction": 200},
-            )
+            index.add_index(field_name="embedding", index_type="FLAT", metric_type="COSINE")
             await client.create_collection(
                 name,
                 schema=_schema(self._dimension),
                 index_params=index,
+                num_partitions=self._partitions,
                 consistency_level="Session",
                 timeout=self._timeout,
             )
@@ -425,6 +431,7 @@ class MilvusStore:
                 filter=expr,
                 limit=first.limit,
                 output_fields=_OUTPUT_FIELDS if first.complete else SEARCH_FIELDS,
+                # ef: for HNSW collections made by earlier releases (FLAT ignores it)
                 search_params={"metric_type": "COSINE", "params": {"ef": max(64, first.limit)}},
                 consistency_level="Eventually",
                 timeout=self._timeout,

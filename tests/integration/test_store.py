@@ -7,6 +7,7 @@ import uuid
 from collections.abc import AsyncIterator
 
 import pytest
+from pymilvus import MilvusClient
 
 from devstack.milvus import MilvusProcess
 from memory_extproc.clock import now_ms
@@ -140,6 +141,25 @@ async def test_a_collection_of_another_dimension_is_refused(milvus: MilvusProces
     ):
         await other.start()
     await other.close()
+
+
+async def test_a_new_collection_gets_the_configured_partitions_and_the_exact_index(
+    milvus: MilvusProcess,
+) -> None:
+    """`make scale` chose both: FLAT (exact: a search filters to one user's rows) and the
+    partition count an operator sizes for (deploy/SIZING.md), fixed when the collection is made."""
+    name = f"it_partitions_{uuid.uuid4().hex[:6]}"
+    store = MilvusStore(milvus.uri, name, 384, partitions=16)
+    await store.start()
+    assert await store.wait_available(60)
+    await store.close()
+    client = MilvusClient(uri=milvus.uri)
+    try:
+        assert client.describe_collection(name)["num_partitions"] == 16
+        assert client.describe_index(name, "embedding")["index_type"] == "FLAT"
+    finally:
+        client.drop_collection(name)
+        client.close()
 
 
 async def test_expired_memories_are_not_found_and_get_pruned(

@@ -59,6 +59,7 @@ memory:
         ({"memory": {"default_retrieval_limit": 5.5}}, "expected an integer"),
         ({"memory": {"default_similarity_threshold": 3}}, "out of range [-1, 1]"),
         ({"memory": {"milvus": {"dimension": 768}}}, "memory.milvus.dimension is 768"),
+        ({"memory": {"milvus": {"partitions": 5000}}}, "memory.milvus.partitions"),
         (
             {"memory": {"embedding": {"dimension": 1024}, "milvus": {"dimension": 1024}}},
             "the embedding model produces 384-d vectors",
