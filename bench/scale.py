@@ -94,10 +94,9 @@ class Point:
     @classmethod
     def parse(cls, text: str) -> Point:
         users, _, per_user = text.strip().partition("x")
-        point = cls(int(users), int(per_user))
-        if point.users < 1 or point.per_user < 1:
+        if not (users.isdigit() and per_user.isdigit() and int(users) and int(per_user)):
             raise ValueError(f"not USERSxPER_USER: {text!r}")
-        return point
+        return cls(int(users), int(per_user))
 
     @property
     def memories(self) -> int:
@@ -459,8 +458,9 @@ def plot(points: list[dict[str, Any]], path: Path) -> None:
         y = range(len(rows))
         kinds.barh(y, [row["search_p50_ms"] for row in rows], color="tab:green")
         for i, row in enumerate(rows):
+            built = row["build_and_load_seconds"]
             kinds.text(row["search_p50_ms"], i, f" recall {row['recall_at_5']:.3f}, "
-                       f"{row['milvus_rss_mb']} MB, build {row['build_and_load_seconds']:.0f} s",
+                       f"{row['milvus_rss_mb']} MB" + (f", build {built:.0f} s" if built else ""),
                        va="center", fontsize=7)  # fmt: skip
         kinds.set_yticks(list(y), names, fontsize=7)
         kinds.invert_yaxis()

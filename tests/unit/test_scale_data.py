@@ -33,7 +33,8 @@ def test_a_users_memories_are_the_same_on_every_call_and_distinct_between_users(
     base = unit_rows(1000)
     owned, vectors = user_memories(7, 1000, 100, base)
     again_owned, again = user_memories(7, 1000, 100, base)
-    assert owned == again_owned and np.array_equal(vectors, again)
+    assert owned == again_owned
+    assert np.array_equal(vectors, again)
     assert len(set(owned)) == 100  # no fact twice for one user
     other_owned, other = user_memories(8, 1000, 100, base)
     shared = set(owned) & set(other_owned)
@@ -66,6 +67,6 @@ def test_recall_at_k_counts_the_exact_top_k_the_index_returned(
 def test_points_parse_users_by_memories_per_user() -> None:
     point = Point.parse(" 3334x300")
     assert (point.users, point.per_user, point.memories) == (3334, 300, 1_000_200)
-    for bad in ("1000", "0x100", "ax100"):
-        with pytest.raises(ValueError):
+    for bad in ("1000", "0x100", "ax100", "10x-5"):
+        with pytest.raises(ValueError, match="not USERSxPER_USER"):
             Point.parse(bad)
