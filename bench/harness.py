@@ -4,11 +4,13 @@ open- and closed-loop driver, and CPU read from /proc."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import random
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -88,10 +90,8 @@ class Samples:
     retrievals: int = 0
 
 
-def session_cpu_seconds(leader: int) -> float:
-    """CPU (user + system) of every process in the session led by ``leader``."""
-    ticks = os.sysconf("SC_CLK_TCK")
-    total = 0
+def session_stats(leader: int) -> Iterator[tuple[Path, list[str]]]:
+    """(/proc entry, stat fields after the name) of every process in the session of ``leader``."""
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
@@ -100,8 +100,24 @@ def session_cpu_seconds(leader: int) -> float:
         except OSError:
             continue
         if int(fields[3]) == leader:  # field 6 of stat: session id
-            total += int(fields[11]) + int(fields[12])
-    return total / ticks
+            yield entry, fields
+
+
+def session_cpu_seconds(leader: int) -> float:
+    """CPU (user + system) of every process in the session led by ``leader``."""
+    ticks = sum(int(f[11]) + int(f[12]) for _, f in session_stats(leader))
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def session_rss_mb(leader: int) -> float:
+    """Resident memory of every process in the session led by ``leader``."""
+    kib = 0
+    for entry, _ in session_stats(leader):
+        with contextlib.suppress(OSError):
+            status = (entry / "status").read_text()
+            kib += sum(int(line.split()[1]) for line in status.splitlines()
+                       if line.startswith("VmRSS:"))  # fmt: skip
+    return kib / 1024
 
 
 def process_cpu_seconds(pid: int) -> float:

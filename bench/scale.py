@@ -47,6 +47,7 @@ from bench.harness import (
     percentile,
     process_cpu_seconds,
     session_cpu_seconds,
+    session_rss_mb,
     start_stack,
 )
 from devstack.milvus import MilvusProcess
@@ -133,25 +134,6 @@ def recall_at_k(found: list[str], exact: list[str]) -> float:
 
 def user_name(index: int) -> str:
     return f"scale-user-{index:06d}"
-
-
-def session_rss_mb(leader: int) -> float:
-    """Resident memory of every process in the session led by ``leader``."""
-    total = 0
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            if int(stat[3]) != leader:
-                continue
-            status = (entry / "status").read_text()
-        except OSError:
-            continue
-        for line in status.splitlines():
-            if line.startswith("VmRSS:"):
-                total += int(line.split()[1])
-    return total / 1024
 
 
 async def load(uri: str, point: Point, facts: Facts) -> float:
