@@ -51,7 +51,7 @@ test: setup lint
 bench: setup
 	$(PY) -m bench
 
-# Retrieval cost from 10 thousand to a million memories, and the index kinds at 1 M (~40 min):
+# Retrieval cost from 10 thousand to a million memories, and the index kinds at 1 M (~25 min):
 # a table, bench/scale.png, then JSON
 scale: setup
 	$(PY) -m bench.scale
