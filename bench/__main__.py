@@ -41,10 +41,12 @@ from bench.harness import (
     Samples,
     World,
     drive,
+    embed_facts,
     percentile,
     process_cpu_seconds,
     session_cpu_seconds,
     start_stack,
+    wait_indexed,
 )
 from devstack.envoy import EnvoyProcess, Upstream, render
 from devstack.milvus import MilvusProcess
@@ -78,10 +80,8 @@ BUSY_RATE = float(os.environ.get("BENCH_BUSY_RATE", "2"))
 
 async def load_memories(uri: str, world: World) -> None:
     print(f"embedding {len(world.facts)} distinct facts …", flush=True)
-    embedder = build_embedder(config_module.load(None))  # the service's own model
     texts = [fact for fact, _ in world.facts]
-    voiced = [in_memory_voice(t) for t in texts]  # as the service embeds them
-    vectors = np.concatenate([embedder.embed(voiced[i : i + 64]) for i in range(0, len(texts), 64)])
+    vectors = embed_facts(texts)
     store = MilvusStore(uri, COLLECTION, 384)
     await store.start()
     if not await store.wait_available(120):
@@ -98,15 +98,7 @@ async def load_memories(uri: str, world: World) -> None:
     await store.close()
     client = MilvusClient(uri=uri)
     client.flush(COLLECTION)
-    started = time.monotonic()
-    while time.monotonic() - started < 600:  # wait for the index on every sealed segment
-        info = client.describe_index(COLLECTION, "embedding")
-        if (
-            info.get("pending_index_rows", 0) == 0
-            and info.get("indexed_rows", 0) >= USERS * PER_USER
-        ):
-            break
-        await asyncio.sleep(1)
+    await asyncio.to_thread(wait_indexed, client, COLLECTION, USERS * PER_USER, timeout_s=600)
     client.close()
 
 

@@ -17,6 +17,7 @@ from typing import Any
 
 import aiohttp
 import numpy as np
+from pymilvus import MilvusClient
 
 from bench.dataset import Questions
 from devstack.envoy import EnvoyProcess, Upstream, render
@@ -25,10 +26,38 @@ from devstack.ports import free_port
 from devstack.process import ManagedProcess
 from devstack.processor import ProcessorProcess, write_config
 from devstack.tokens import DevIdentity
+from memory_extproc import config as config_module
+from memory_extproc.wiring import build_embedder
+from memory_extproc.words import in_memory_voice
 
 CONCURRENCY = int(os.environ.get("BENCH_CONCURRENCY", "8"))
 KINDS = ("direct", "passthrough", "learning", "retrieval")
 EXTRACTOR = "bench-extractor"
+
+
+def embed_facts(facts: list[str]) -> np.ndarray:
+    """The facts' vectors as the service stores them: its own model, in the memory voice."""
+    embedder = build_embedder(config_module.load(None))
+    voiced = [in_memory_voice(fact) for fact in facts]
+    batches = [embedder.embed(voiced[i : i + 64]) for i in range(0, len(voiced), 64)]
+    return np.concatenate(batches).astype(np.float32)
+
+
+def wait_indexed(
+    client: MilvusClient,
+    collection: str,
+    rows: int,
+    index: str = "embedding",
+    timeout_s: float = 3600,
+) -> None:
+    """Until ``index`` covers ``rows`` rows, every sealed segment included."""
+    started = time.monotonic()
+    while time.monotonic() - started < timeout_s:
+        info = client.describe_index(collection, index)
+        if info.get("pending_index_rows", 0) == 0 and info.get("indexed_rows", 0) >= rows:
+            return
+        time.sleep(1)
+    raise TimeoutError(f"index {index} not built on {rows} rows in {timeout_s} s")
 
 
 @dataclass

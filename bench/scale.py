@@ -44,11 +44,13 @@ from bench.harness import (
     Samples,
     World,
     drive,
+    embed_facts,
     percentile,
     process_cpu_seconds,
     session_cpu_seconds,
     session_rss_mb,
     start_stack,
+    wait_indexed,
 )
 from devstack.milvus import MilvusProcess
 from devstack.ports import free_port
@@ -158,21 +160,9 @@ async def load(uri: str, point: Point, facts: Facts) -> float:
     await store.close()
     client = MilvusClient(uri=uri)
     client.flush(COLLECTION)
-    wait_indexed(client, point.memories)
+    wait_indexed(client, COLLECTION, point.memories)
     client.close()
     return time.monotonic() - started
-
-
-def wait_indexed(
-    client: MilvusClient, rows: int, index: str = "embedding", timeout_s: float = 3600
-) -> None:
-    started = time.monotonic()
-    while time.monotonic() - started < timeout_s:
-        info = client.describe_index(COLLECTION, index)
-        if info.get("pending_index_rows", 0) == 0 and info.get("indexed_rows", 0) >= rows:
-            return
-        time.sleep(1)
-    raise TimeoutError(f"index not built on {rows} rows in {timeout_s} s")
 
 
 @dataclass(frozen=True)
@@ -221,13 +211,12 @@ def search_probes(
     latencies, recalls, hits = [], [], 0
     for warm in (True, False):
         for probe in found[:20] if warm else found:
+            scope = filters.user_scope(user_name(probe.user), alive_at=now_ms())
             started = time.perf_counter()
             (rows,) = client.search(
                 COLLECTION,
                 data=[probe.vector.tolist()],
-                filter=f"({filters.user_scope(user_name(probe.user), alive_at=now_ms())}){widen}"
-                if widen
-                else filters.user_scope(user_name(probe.user), alive_at=now_ms()),
+                filter=f"({scope}){widen}" if widen else scope,
                 limit=limit,
                 output_fields=SEARCH_FIELDS,
                 search_params={"metric_type": "COSINE", "params": params},
@@ -383,7 +372,7 @@ def sweep(
                         params=build)  # fmt: skip
         started = time.monotonic()
         client.create_index(COLLECTION, index)
-        wait_indexed(client, point.memories)
+        wait_indexed(client, COLLECTION, point.memories)
         client.load_collection(COLLECTION)
         measured(kind, build, params, time.monotonic() - started)
     kind, build, params = INDEXES[-1]
@@ -393,7 +382,7 @@ def sweep(
     index.add_index(field_name="user_id", index_type="Trie", index_name="user_id")
     started = time.monotonic()
     client.create_index(COLLECTION, index)
-    wait_indexed(client, point.memories, "user_id")
+    wait_indexed(client, COLLECTION, point.memories, "user_id")
     client.load_collection(COLLECTION)
     measured(f"{kind} + Trie on user_id", build, params, time.monotonic() - started)
     measured(f"{kind} + Trie on user_id, partition key unused", build, params, 0.0, UNPRUNED)
@@ -466,10 +455,7 @@ async def main() -> None:
     points = [Point.parse(p) for p in POINTS.split(",") if p.strip()]
     pairs = facts_and_questions()
     print(f"embedding {len(pairs)} distinct facts (memory voice) …", flush=True)
-    embedder = build_embedder(config_module.load(None))
-    voiced = [in_memory_voice(fact) for fact, _ in pairs]
-    vectors = [embedder.embed(voiced[i : i + 64]) for i in range(0, len(voiced), 64)]
-    facts = Facts(pairs, np.concatenate(vectors).astype(np.float32))
+    facts = Facts(pairs, embed_facts([fact for fact, _ in pairs]))
     workdir = Path(tempfile.mkdtemp(prefix="memory-extproc-scale-"))
     started = time.monotonic()
     results: list[dict[str, Any]] = []
