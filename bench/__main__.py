@@ -10,7 +10,9 @@ Eight client connections send, interleaved, four kinds of requests:
 Added latency = percentile(kind) - percentile(direct); the response phase adds
 learning - passthrough. Then retrieval alone, idle and while the pool is kept busy extracting
 (statements from other users), gives retrieval_p99_busy_over_idle. CPU per request is measured
-per kind in separate blocks from /proc. The last line printed is one JSON object.
+per kind in separate blocks from /proc, in rounds alternating with the floor's own measurement
+(so a slower minute on a shared machine weighs on both). The last line printed is one JSON
+object.
 
 `BENCH_EXTRACTOR=local` learns with the real local model (llama.cpp, nice 19, 2 threads) instead
 of the synthetic extractor: the idle and busy phases then run first, and the busy phase leaves
@@ -25,6 +27,7 @@ import json
 import os
 import random
 import shutil
+import statistics
 import sys
 import tempfile
 import time
@@ -66,6 +69,7 @@ USERS = int(os.environ.get("BENCH_USERS", "1000"))
 PER_USER = int(os.environ.get("BENCH_MEMORIES_PER_USER", "100"))
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "1500"))  # requests of each kind, interleaved
 CPU_BLOCK = int(os.environ.get("BENCH_CPU_BLOCK", "600"))  # requests per kind for CPU
+CPU_ROUNDS = max(1, int(os.environ.get("BENCH_CPU_ROUNDS", "3")))  # CPU blocks split in rounds
 SCALE_BLOCK = int(os.environ.get("BENCH_SCALE_BLOCK", "2000"))  # retrievals per scaling step
 RATE = float(os.environ.get("BENCH_RATE", "100"))  # requests/s, all kinds together
 # retrieval requests in each of the idle and busy phases (p99 needs many)
@@ -102,43 +106,71 @@ async def load_memories(uri: str, world: World) -> None:
     client.close()
 
 
-def floor_cpu_ms(world: World, uri: str, rounds: int = FLOOR_ROUNDS) -> dict[str, float]:
+class FloorProbe:
     """What a retrieval cannot cost the processor less than, measured here on the same machine
     in the same run: the embedding alone (the service's int8 model, warm, one new question at a
     time, read in the memory voice) and the client side of the processor's Milvus search alone
     (pymilvus' synchronous client, the cheaper of its two: the processor's filter, limit, fields
-    and ef). The third part, what any request costs (the ext_proc exchange), is
-    the passthrough's processor CPU; the floor is the sum."""
-    config = config_module.load(None)
-    embedder = build_embedder(config)
-    ranking = RetrievalPolicy().ranking
-    asked = []
-    for _ in range(rounds):
-        user = world.rng.choice(world.users)
-        _, question = world.facts[world.rng.choice(world.owned[user])]
-        asked.append((user, world.questions.ask(question)))
-    for _, text in asked[:20]:
-        embedder.embed([text])  # warm
-    started = time.process_time()
-    vectors = [embedder.embed([in_memory_voice(text)])[0] for _, text in asked]
-    embed_ms = (time.process_time() - started) / rounds * 1000
-    client = MilvusClient(uri=uri)
-    search = {
-        "limit": ranking.candidate_limit(RetrievalPolicy().limit),
-        "output_fields": SEARCH_FIELDS,
-        "search_params": {"metric_type": "COSINE", "params": {"ef": 64}},
-        "consistency_level": "Eventually",
-    }
-    for (user, _), vector in list(zip(asked, vectors, strict=True))[:20]:  # warm
-        client.search(COLLECTION, data=[vector.tolist()],
-                      filter=filters.user_scope(user, alive_at=now_ms()), **search)  # fmt: skip
-    started = time.process_time()
-    for (user, _), vector in zip(asked, vectors, strict=True):
-        client.search(COLLECTION, data=[vector.tolist()],
-                      filter=filters.user_scope(user, alive_at=now_ms()), **search)  # fmt: skip
-    search_ms = (time.process_time() - started) / rounds * 1000
-    client.close()
-    return {"embedding": embed_ms, "search_client": search_ms}
+    and ef). The third part, what any request costs (the ext_proc exchange), is the
+    passthrough's processor CPU; the floor is the sum."""
+
+    def __init__(self, world: World, uri: str) -> None:
+        self._world = world
+        self._embedder = build_embedder(config_module.load(None))
+        self._client = MilvusClient(uri=uri)
+        ranking = RetrievalPolicy().ranking
+        self._search = {
+            "limit": ranking.candidate_limit(RetrievalPolicy().limit),
+            "output_fields": SEARCH_FIELDS,
+            "search_params": {"metric_type": "COSINE", "params": {"ef": 64}},
+            "consistency_level": "Eventually",
+        }
+        self.measure(20)  # warm
+
+    def measure(self, rounds: int) -> dict[str, float]:
+        world = self._world
+        asked = []
+        for _ in range(rounds):
+            user = world.rng.choice(world.users)
+            _, question = world.facts[world.rng.choice(world.owned[user])]
+            asked.append((user, in_memory_voice(world.questions.ask(question))))
+        started = time.process_time()
+        vectors = [self._embedder.embed([text])[0] for _, text in asked]
+        embed_ms = (time.process_time() - started) / rounds * 1000
+        started = time.process_time()
+        for (user, _), vector in zip(asked, vectors, strict=True):
+            self._client.search(COLLECTION, data=[vector.tolist()],
+                                filter=filters.user_scope(user, alive_at=now_ms()),
+                                **self._search)  # fmt: skip
+        search_ms = (time.process_time() - started) / rounds * 1000
+        return {"embedding": embed_ms, "search_client": search_ms}
+
+    def close(self) -> None:
+        self._client.close()
+
+
+async def cpu_by_kind(
+    http: aiohttp.ClientSession,
+    urls: dict[str, str],
+    world: World,
+    leaders: dict[str, int],
+    requests: int,
+) -> dict[str, dict[str, float]]:
+    """CPU ms per request of each kind, in one closed-loop block per kind, from /proc: each
+    process with its children (the session), and the processor alone (without its worker,
+    which may be learning meanwhile)."""
+    cpu: dict[str, dict[str, float]] = {}
+    main = leaders["processor"]
+    for kind in KINDS:
+        before = {name: session_cpu_seconds(pid) for name, pid in leaders.items()}
+        alone = process_cpu_seconds(main)
+        await drive(http, urls, world, [kind] * requests, Samples())
+        cpu[kind] = {
+            name: (session_cpu_seconds(pid) - before[name]) / requests * 1000
+            for name, pid in leaders.items()
+        }
+        cpu[kind]["processor_alone"] = (process_cpu_seconds(main) - alone) / requests * 1000
+    return cpu
 
 
 async def build_dataset(folder: Path, world: World) -> None:
@@ -231,27 +263,19 @@ async def main() -> None:
                 samples, saturated, throughput = await latency()
                 contended = await contention()
             idle, busy, extraction = contended
-            cpu: dict[str, dict[str, float]] = {}
             leaders = {"processor": processor._process.proc.pid, "envoy": envoy._process.proc.pid,
                        "milvus": milvus._process.proc.pid, "llm": llm.proc.pid}  # fmt: skip
             if local is not None:
                 leaders["local_model"] = local._process.proc.pid
-            main = leaders["processor"]  # the session also holds its worker, which learns meanwhile
-            for kind in KINDS:
-                before = {name: session_cpu_seconds(pid) for name, pid in leaders.items()}
-                alone = process_cpu_seconds(main)
-                await drive(http, urls, world, [kind] * CPU_BLOCK, Samples())
-                cpu[kind] = {
-                    name: (session_cpu_seconds(pid) - before[name]) / CPU_BLOCK * 1000
-                    for name, pid in leaders.items()
-                }
-                cpu[kind]["processor_alone"] = (
-                    (process_cpu_seconds(main) - alone) / CPU_BLOCK * 1000
-                )
-
-            print("the floor: the embedding alone, the Milvus search alone …", flush=True)
-            floor = await asyncio.to_thread(floor_cpu_ms, world, milvus.uri)
-            floor["exchange"] = cpu["passthrough"]["processor_alone"]
+            print(f"CPU per request by kind, beside the floor, in {CPU_ROUNDS} rounds …")
+            probe = await asyncio.to_thread(FloorProbe, world, milvus.uri)
+            rounds = []
+            for _ in range(CPU_ROUNDS):  # interleaved: a slower minute weighs on both sides
+                block = await cpu_by_kind(http, urls, world, leaders, CPU_BLOCK // CPU_ROUNDS)
+                floor = await asyncio.to_thread(probe.measure, FLOOR_ROUNDS // CPU_ROUNDS)
+                floor["exchange"] = block["passthrough"]["processor_alone"]
+                rounds.append((block, floor))
+            probe.close()
 
             print("scaling: retrievals, closed loop, through 1 then 2 processor processes …")
             grpc_2, admin_2, scaled_port = free_port(), free_port(), free_port()
@@ -281,7 +305,7 @@ async def main() -> None:
     finally:
         for part in reversed(parts):
             part.stop()
-    report(samples, saturated, throughput, cpu, floor, (idle, busy, extraction), scaling, workdir)
+    report(samples, saturated, throughput, rounds, (idle, busy, extraction), scaling, workdir)
 
 
 async def extraction_stats(http: aiohttp.ClientSession, admin_port: int) -> dict[str, float]:
@@ -310,14 +334,22 @@ def report(
     samples: Samples,
     saturated: Samples,
     throughput: float,
-    cpu: dict[str, dict[str, float]],
-    floor: dict[str, float],
+    rounds: list[tuple[dict[str, dict[str, float]], dict[str, float]]],
     contention: tuple[Samples, Samples, dict[str, float]],
     scaling: dict[int, float],
     workdir: Path,
 ) -> None:
     idle, busy, extraction = contention
     lat, sat = samples.latency, saturated.latency
+    cpu = {
+        kind: {
+            name: statistics.fmean(r[kind][name] for r, _ in rounds) for name in rounds[0][0][kind]
+        }
+        for kind in KINDS
+    }
+    floor = {part: statistics.fmean(f[part] for _, f in rounds) for part in rounds[0][1]}
+    # the ratio of each round (processor and floor measured minutes apart), then their median
+    over_floor = [r["retrieval"]["processor_alone"] / sum(f.values()) for r, f in rounds]
     p = {kind: {q: percentile(lat[kind], q) for q in (50, 90, 99)} for kind in KINDS}
     print(f"\nAt {RATE:.0f} requests/s ({CONCURRENCY} clients), then CPU per request by kind:")
     print(f"{'kind':<12} {'n':>5} {'p50 ms':>7} {'p90 ms':>7} {'p99 ms':>7} | "
@@ -345,11 +377,13 @@ def report(
         f"{scaling[2]:.0f}/s with 2 ({scaling[2] / scaling[1]:.2f}x)"
     )
     floor_ms = sum(floor.values())
+    ratio = statistics.median(over_floor)
     print(
         f"processor CPU per retrieval {cpu['retrieval']['processor_alone']:.2f} ms against its "
         f"floor {floor_ms:.2f} ms (embedding {floor['embedding']:.2f} + Milvus search client "
         f"{floor['search_client']:.2f} + ext_proc exchange {floor['exchange']:.2f}): "
-        f"{cpu['retrieval']['processor_alone'] / floor_ms:.2f}x"
+        f"{ratio:.2f}x (median of {len(rounds)} rounds: "
+        f"{', '.join(f'{x:.2f}' for x in over_floor)})"
     )
     result = {
         "passthrough_added_p50_ms": round(p["passthrough"][50] - p["direct"][50], 2),
@@ -364,7 +398,8 @@ def report(
         "retrieval_floor_cpu_ms": round(floor_ms, 2),
         "retrieval_floor_embedding_cpu_ms": round(floor["embedding"], 2),
         "retrieval_floor_search_cpu_ms": round(floor["search_client"], 2),
-        "retrieval_processor_over_floor": round(cpu["retrieval"]["processor_alone"] / floor_ms, 2),
+        "retrieval_processor_over_floor": round(ratio, 2),
+        "retrieval_processor_over_floor_rounds": [round(x, 2) for x in over_floor],
         "retrieval_milvus_cpu_ms": round(cpu["retrieval"]["milvus"] - cpu["direct"]["milvus"], 2),
         "retrieval_injected_share": round(samples.injected / max(1, samples.retrievals), 3),
         "response_added_p50_ms": round(p["learning"][50] - p["passthrough"][50], 2),
