@@ -31,6 +31,7 @@ from memory_extproc.worker.inbox import Batch
 log = logging.getLogger(__name__)
 RETRY_ATTEMPTS = 4  # a failed batch is tried again after 5, 15 and 45 s, then dropped
 RETRY_FIRST_S = 5.0
+ADOPT_EVERY_S = 5.0  # how soon a dead sibling's spooled turns are taken over
 
 
 class LearningService:
@@ -78,6 +79,7 @@ class LearningService:
             loop.create_task(self._flush_idle()),
             loop.create_task(self._watch()),
             loop.create_task(self._flush_usage()),
+            loop.create_task(self._adopt_abandoned()),
         ]
 
     def capture(self, turn: CapturedTurn) -> None:
@@ -201,6 +203,13 @@ class LearningService:
             for batch in due:
                 self._deliver(batch)
             self._deliver_waiting()
+
+    async def _adopt_abandoned(self) -> None:
+        """A replica killed for good leaves its spool to the others (one shared ``spool_dir``)."""
+        while True:
+            await asyncio.sleep(ADOPT_EVERY_S)
+            for batch in self._spool.adopt():
+                self._deliver(batch)
 
     @property
     def _idle_flush_s(self) -> float:

@@ -9,8 +9,10 @@ its life. It writes two kinds of entries, each one file, replaced atomically (wr
 * ``p-<conversation>.json``: the turns of a conversation not yet cut into a batch (the batch
   an idle flush would make now), replaced as turns arrive, deleted when the batch is cut.
 
-On start, a processor adopts every directory whose lock nobody holds (its owner is gone, cleanly
-or not): each entry becomes a batch of its own, delivered again. A batch delivered twice is
+On start, and every few seconds while it runs (a sibling replica may die and not come back), a
+processor adopts every directory whose lock nobody holds (its owner is gone, cleanly or not: the
+kernel releases a killed process's lock): each entry becomes a batch of its own, delivered
+again. A batch delivered twice is
 harmless: its facts are deduplicated by content hash and by meaning (memories/writer.py).
 The directory is bounded (``spool_max_mb``); when full, a batch is still handed over but not kept,
 and counted.
@@ -72,18 +74,25 @@ class Spool:
     def open(self) -> list[Batch]:
         """Claim a directory of our own; return the batches of every abandoned one, each
         already kept again under our name (so a crash now loses nothing either)."""
-        self._dir.mkdir(parents=True, exist_ok=True)
-        self._lock_fd = _locked(self._dir / _LOCK)
-        if self._lock_fd < 0:
-            raise RuntimeError(f"spool directory {self._dir} is locked by another process")
+        # Locked before it is visible: a sibling starting at the same moment would otherwise
+        # take an unlocked new directory for an abandoned one and adopt it.
+        hidden = self._root / f".{self._dir.name}"
+        hidden.mkdir(parents=True)
+        self._lock_fd = _locked(hidden / _LOCK)
+        hidden.rename(self._dir)
+        return self.adopt()
+
+    def adopt(self) -> list[Batch]:
+        """The batches of every directory whose owner is gone, kept again under our name."""
         recovered: list[Batch] = []
         for other in sorted(self._root.iterdir()):
-            if other != self._dir and other.is_dir():
+            if other != self._dir and not other.name.startswith(".") and other.is_dir():
                 recovered += self._adopt(other)
         if recovered:
             turns = sum(b.new_turns for b in recovered)
             metrics.SPOOL_TURNS.labels("replayed").inc(turns)
-            log.info("Spooled turns from an earlier run delivered again", extra={"turns": turns})
+            log.info("Spooled turns of a processor that is gone delivered again",
+                     extra={"turns": turns})  # fmt: skip
         return recovered
 
     def close(self) -> None:
@@ -143,12 +152,14 @@ class Spool:
     def _adopt(self, other: Path) -> list[Batch]:
         fd = _locked(other / _LOCK)
         if fd < 0:
-            return []  # a live processor's
+            return []  # a live processor's, or one another is adopting
         batches = []
         try:
             for entry in sorted(other.glob("[bp]-*.json")):
                 try:
                     batch = decode(entry.read_bytes())
+                except FileNotFoundError:
+                    continue  # taken by a sibling that adopted this directory first
                 except (OSError, ValueError, TypeError) as exc:
                     log.error(
                         "Unreadable spool entry skipped: %s", exc, extra={"entry": entry.name}
@@ -160,8 +171,9 @@ class Spool:
                     batches.append(self.keep(replace(batch, entry="")))
             self.flush()  # kept under our name before theirs go
             for leftover in other.iterdir():
-                leftover.unlink()
-            other.rmdir()
+                _remove_file(leftover)
+            with contextlib.suppress(OSError):  # a sibling racing us made a new lock file
+                other.rmdir()
         finally:
             os.close(fd)
         return batches

@@ -84,3 +84,22 @@ def test_an_unreadable_entry_is_skipped(tmp_path: Path) -> None:
     spool = Spool(tmp_path, 1 << 20)
     assert [b.said for b in spool.open()] == ["I play the harp"]
     assert not dead.exists()
+
+
+def test_a_sibling_that_dies_later_is_adopted_by_a_running_spool(tmp_path: Path) -> None:
+    running = Spool(tmp_path, 1 << 20)
+    assert running.open() == []
+    own = running.keep(batch("I play the flute"))
+    sibling = Spool(tmp_path, 1 << 20)
+    sibling.open()
+    sibling.keep(batch("I play the harp"))
+    sibling.pending("conversation1", batch("I play the cello"))
+    sibling.flush()
+    assert running.adopt() == []  # alive: left alone
+
+    os.close(sibling._lock_fd)  # killed -9, and not restarted
+    adopted = running.adopt()
+    assert [b.said for b in adopted] == ["I play the harp", "I play the cello"]
+    assert running.adopt() == []  # once
+    assert entries(tmp_path, running) == sorted([own.entry, *(b.entry for b in adopted)])
+    assert [p for p in tmp_path.iterdir() if p.is_dir()] == [running._dir]
