@@ -46,9 +46,12 @@ async def run() -> None:
         sys.exit(f"LEARN={learn!r}: use one of {', '.join(LEARN_MODES)}")
     if os.environ.get("EXTRACTION_MODEL") and not os.environ.get("LLM_BASE_URL"):
         sys.exit("EXTRACTION_MODEL names a model of your endpoint: set LLM_BASE_URL too")
+    replicas = os.environ.get("REPLICAS", "1")
+    if not (replicas.isdigit() and 1 <= int(replicas) <= 8):
+        sys.exit(f"REPLICAS={replicas!r}: use a number of processors from 1 to 8")
     started: list[Started] = []
     demo: list[MockLLM] = []
-    startup = asyncio.ensure_future(_start(envoy_port, learn, started, demo))
+    startup = asyncio.ensure_future(_start(envoy_port, learn, int(replicas), started, demo))
     stopping = asyncio.ensure_future(stop.wait())
     try:
         await asyncio.wait([startup, stopping], return_when=asyncio.FIRST_COMPLETED)
@@ -65,8 +68,12 @@ async def run() -> None:
             process.stop()
 
 
-async def _start(envoy_port: int, learn: str, started: list[Started], demo: list[MockLLM]) -> None:
-    """Start every part; waits run in threads so Ctrl-C is honoured at any moment."""
+async def _start(
+    envoy_port: int, learn: str, replicas: int, started: list[Started], demo: list[MockLLM]
+) -> None:
+    """Start every part; waits run in threads so Ctrl-C is honoured at any moment. Replicas are
+    processors behind the one Envoy, sharing the spool: replica 1 uses config.yaml and
+    processor.log, replica k config-k.yaml and processor-k.log."""
     identity = DevIdentity(RUN_DIR / "identity")
     milvus = MilvusProcess(RUN_DIR / "milvus", _port(19530))
     started.append(milvus)
@@ -78,7 +85,7 @@ async def _start(envoy_port: int, learn: str, started: list[Started], demo: list
         started.append(local)
         print(f"starting the local extraction model on :{local.port} (nice 19) …")
     await asyncio.to_thread(milvus.wait_ready)
-    grpc_port, metrics_port = _port(50051), _port(9190)
+    ports = [(_port(50051 + k), _port(9190 + k)) for k in range(replicas)]
     # Every turn is extracted at once (the product's default waits for 10 turns or 5 idle
     # minutes): what you tell it is remembered seconds later.
     memory: dict[str, object] = {
@@ -97,15 +104,21 @@ async def _start(envoy_port: int, learn: str, started: list[Started], demo: list
             {"model_role": "memory_extraction", "llm_endpoint": endpoint,
              "llm_model_name": extraction_model}
         ]  # fmt: skip
-    config = write_config(
-        RUN_DIR / "config.yaml",
-        {"memory": memory, "server": {"grpc_port": grpc_port, "admin_port": metrics_port}},
-    )
-    processor = ProcessorProcess(config, grpc_port, RUN_DIR / "processor.log")
-    started.append(processor)
-    await asyncio.to_thread(processor.wait_ready)
+    processors = []
+    for k, (grpc_port, metrics_port) in enumerate(ports):
+        suffix = f"-{k + 1}" if k else ""
+        config = write_config(
+            RUN_DIR / f"config{suffix}.yaml",
+            {"memory": memory, "server": {"grpc_port": grpc_port, "admin_port": metrics_port}},
+        )
+        processor = ProcessorProcess(config, grpc_port, RUN_DIR / f"processor{suffix}.log")
+        started.append(processor)
+        processors.append((processor, metrics_port))
+    for processor, _ in processors:
+        await asyncio.to_thread(processor.wait_ready)
     print("waiting for memory to come on (Milvus may be replaying its log) …")
-    await asyncio.to_thread(processor.wait_memory_enabled, metrics_port)
+    for processor, metrics_port in processors:
+        await asyncio.to_thread(processor.wait_memory_enabled, metrics_port)
     if base_url:
         upstream = Upstream.from_url(base_url)
     else:
@@ -116,7 +129,7 @@ async def _start(envoy_port: int, learn: str, started: list[Started], demo: list
         render(
             listen_port=envoy_port,
             admin_port=_port(9901),
-            processor_ports=[grpc_port],
+            processor_ports=[grpc_port for grpc_port, _ in ports],
             upstream=upstream,
             jwks_path=identity.jwks_path,
             upstream_api_key=os.environ.get("LLM_API_KEY", ""),
@@ -130,20 +143,27 @@ async def _start(envoy_port: int, learn: str, started: list[Started], demo: list
         else f"the local model ({local.port})" if local is not None
         else f"{extraction_model} at {base_url}"
     )  # fmt: skip
-    _banner(envoy_port, metrics_port, upstream, bool(demo), identity, learning)
+    _banner(envoy_port, [m for _, m in ports], upstream, bool(demo), identity, learning)
 
 
 def _banner(
-    port: int, metrics_port: int, upstream: Upstream, demo: bool, ids: DevIdentity, learning: str
+    port: int,
+    metrics_ports: list[int],
+    upstream: Upstream,
+    demo: bool,
+    ids: DevIdentity,
+    learning: str,
 ) -> None:
     alice, bob = ids.token("alice"), ids.token("bob")
+    metrics = "   ".join(f"http://127.0.0.1:{p}/metrics" for p in metrics_ports)
+    replicas = f" ({len(metrics_ports)} replicas)" if len(metrics_ports) > 1 else ""
     llm = "built-in demo LLM" if demo else f"{upstream.host}:{upstream.port}"
     url = f"http://127.0.0.1:{port}/v1/chat/completions"
     print(
         f"""
-memory-extproc is running: Envoy on :{port} → memory-extproc → {llm}
+memory-extproc is running: Envoy on :{port} → memory-extproc{replicas} → {llm}
   learning from answers with {learning}
-  metrics:   http://127.0.0.1:{metrics_port}/metrics      logs: {RUN_DIR}/*.log
+  metrics:   {metrics}      logs: {RUN_DIR}/*.log
 
 Tokens (valid 7 days; more with `.venv/bin/python -m devstack token NAME`):
   export ALICE={alice}

@@ -1,0 +1,163 @@
+"""Replicas: two processors behind one Envoy (the routing of our Envoy configs: round robin with
+gRPC health checks), sharing one spool directory. Any replica may serve any user, since Envoy
+cannot pin ext_proc streams to one; a replica killed for good loses no turn (a sibling adopts
+its spool while running) and Envoy stops sending it requests."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import aiohttp
+import pytest
+
+from devstack.envoy import EnvoyProcess, Upstream, render
+from devstack.milvus import MilvusProcess
+from devstack.mock_llm import MockLLM
+from devstack.ports import free_port
+from devstack.processor import ProcessorProcess, write_config
+from devstack.tokens import DevIdentity
+from memory_extproc.store.milvus import MilvusStore
+from tests.integration.conftest import Stack, open_store, until
+from tests.integration.test_durable_learning import HeldExtractor, learned
+from tests.integration.test_response_path import EXTRACTOR, chat, llm_settings
+
+pytestmark = pytest.mark.integration
+
+COLLECTION = "it_replicas"
+REPLICAS = 2
+
+
+@dataclass
+class Fleet:
+    replicas: list[Stack]  # one Envoy in front of all: each Stack differs by its processor
+    spool: Path
+
+
+@pytest.fixture
+async def fleet(
+    tmp_path: Path, milvus: MilvusProcess, llm: MockLLM, identity: DevIdentity
+) -> AsyncIterator[Fleet]:
+    # One turn per batch, nothing idle-flushed: every turn stays in the spool until learned.
+    memory = llm_settings(llm.port, idle_flush_seconds=3600, drain_seconds=1,
+                          job_timeout_seconds=60, spool_dir=str(tmp_path / "spool"))  # fmt: skip
+    memory["extraction_batch_size"] = 1
+    memory["external_models"][0]["llm_timeout_seconds"] = 60
+    memory["milvus"] = {"address": f"127.0.0.1:{milvus.port}", "collection": COLLECTION}
+    started: list[tuple[ProcessorProcess, Path, int]] = []
+    envoy = None
+    try:
+        for k in range(REPLICAS):
+            grpc_port, admin_port = free_port(), free_port()
+            server = {"grpc_port": grpc_port, "admin_port": admin_port, "grace_seconds": 2}
+            config = write_config(
+                tmp_path / f"config-{k}.yaml", {"memory": memory, "server": server}
+            )
+            processor = ProcessorProcess(config, grpc_port, tmp_path / f"processor-{k}.log")
+            started.append((processor, config, admin_port))
+        for processor, _, admin_port in started:
+            processor.wait_ready()
+            processor.wait_memory_enabled(admin_port)
+        envoy_port = free_port()
+        envoy = EnvoyProcess(
+            render(
+                listen_port=envoy_port,
+                admin_port=free_port(),
+                processor_ports=[processor.grpc_port for processor, _, _ in started],
+                upstream=Upstream("127.0.0.1", llm.port),
+                jwks_path=identity.jwks_path,
+            ),
+            tmp_path / "envoy",
+        )
+        envoy.wait_ready()
+        async with aiohttp.ClientSession() as http:
+            yield Fleet(
+                [
+                    Stack(
+                        f"http://127.0.0.1:{envoy_port}",
+                        llm,
+                        identity,
+                        processor,
+                        config,
+                        f"http://127.0.0.1:{admin_port}/metrics",
+                        http,
+                    )
+                    for processor, config, admin_port in started
+                ],
+                tmp_path / "spool",
+            )
+    finally:
+        if envoy is not None:
+            envoy.stop()
+        for processor, _, _ in started:
+            processor.stop()
+        llm.on_model(EXTRACTOR, None)
+
+
+@pytest.fixture
+async def memories(milvus: MilvusProcess) -> AsyncIterator[MilvusStore]:
+    store = await open_store(milvus, COLLECTION)
+    yield store
+    await store.close()
+
+
+async def test_a_replica_killed_for_good_loses_no_turn(
+    fleet: Fleet, llm: MockLLM, memories: MilvusStore, user: str
+) -> None:
+    instruments = ["harp", "cello", "drums", "flute"]
+    extractor = HeldExtractor({name: f"User plays the {name}" for name in instruments})
+    llm.on_model(EXTRACTOR, extractor)
+    survivor, victim = fleet.replicas
+    for name in instruments:
+        await chat(survivor, user, [{"role": "user", "content": f"I play the {name} on Sundays"}])
+    # round robin: both replicas hold some of this user's turns, each kept in its spool
+    captured = [
+        await r.metric("memory_turns_total", {"outcome": "captured"}) for r in fleet.replicas
+    ]
+    assert captured == [2, 2]
+    assert await until(lambda: _spooled(fleet.spool, 4))
+
+    victim.processor.kill()  # and not restarted: no successor will open its directory
+    extractor.gate.set()
+    expected = sorted(f"User plays the {name}" for name in instruments)
+    assert await until(lambda: _learned_all(memories, user, expected), 60) == expected
+    assert await survivor.metric("memory_spool_turns_total", {"event": "replayed"}) == 2
+    assert len(list(fleet.spool.iterdir())) == 1  # the victim's directory: adopted, removed
+
+
+async def test_envoy_stops_sending_requests_to_a_dead_replica(fleet: Fleet, user: str) -> None:
+    survivor, victim = fleet.replicas
+    status, stored = await survivor.api("POST", "/v1/memory", {"content": "I live in Oslo"},
+                                        user=user)  # fmt: skip
+    assert status == 201, stored
+    assert await survivor.ask("Where do I live?", user)  # any replica finds it
+
+    victim.processor.kill()
+    # Until the health check takes it out, a request given to the dead replica passes without
+    # memory (fail open); from then on every one is served by the survivor, never the dead one.
+    assert await until(lambda: _injected_in_a_row(survivor, user, 10), 15)
+    asked_before = await survivor.metric(
+        "memory_extproc_requests_total", {"api": "chat_completions"}
+    )
+    assert await _injected_in_a_row(survivor, user, 20)
+    asked = await survivor.metric("memory_extproc_requests_total", {"api": "chat_completions"})
+    assert asked - asked_before == 20
+
+
+async def _spooled(spool: Path, batches: int) -> bool:
+    found = await asyncio.to_thread(lambda: list(spool.glob("*/b-*.json")))
+    return len(found) == batches
+
+
+async def _learned_all(store: MilvusStore, user: str, expected: list[str]) -> list[str] | None:
+    found = await learned(store, user)
+    return found if found == expected else None
+
+
+async def _injected_in_a_row(stack: Stack, user: str, times: int) -> bool:
+    for _ in range(times):
+        if not await stack.ask("Where do I live?", user):
+            return False
+    return True
