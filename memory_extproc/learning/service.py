@@ -22,6 +22,7 @@ from typing import Any
 
 from memory_extproc import metrics
 from memory_extproc.config import Config
+from memory_extproc.learning.shared import SharedConversations
 from memory_extproc.learning.spool import Spool
 from memory_extproc.learning.turns import CapturedTurn, TurnTracker
 from memory_extproc.memories.retention import UsageTracker
@@ -32,6 +33,7 @@ log = logging.getLogger(__name__)
 RETRY_ATTEMPTS = 4  # a failed batch is tried again after 5, 15 and 45 s, then dropped
 RETRY_FIRST_S = 5.0
 ADOPT_EVERY_S = 5.0  # how soon a dead sibling's spooled turns are taken over
+PRUNE_EVERY = 720  # adoption rounds between prunes of the shared conversation state (1 h)
 
 
 class LearningService:
@@ -50,10 +52,12 @@ class LearningService:
         self.mode = mode
         self._config = config
         extraction = config.memory.extraction
+        self._shared = SharedConversations(extraction.spool_path)
         self._tracker = TurnTracker(
             tracker_every,
             max_conversations=extraction.max_conversations,
             on_pending=self._on_pending,
+            shared=self._shared,
         )
         self._spool = Spool(extraction.spool_path, extraction.spool_max_mb * 1024 * 1024)
         self._usage = usage
@@ -97,6 +101,7 @@ class LearningService:
             return batch.user_id == user_id and project_id in (None, batch.project_id)
 
         dropped = self._tracker.forget(user_id, project_id)
+        self._shared.forget(user_id, project_id)
         self._send([])  # their pending entries leave the spool
         held = [*self._waiting, *(b for _, b in self._later)]
         for batch in filter(covered, held):
@@ -138,6 +143,7 @@ class LearningService:
             metrics.EXTRACTION_DROPPED.labels("shutdown").inc(lost)
             log.error("Turns dropped at shutdown (the spool was full)", extra={"turns": lost})
         self._spool.close()
+        self._shared.close()
 
     def _on_pending(self, conversation: str, batch: Batch | None) -> None:
         if batch is None:  # cleared once the batch that took its turns is in the spool
@@ -205,11 +211,14 @@ class LearningService:
             self._deliver_waiting()
 
     async def _adopt_abandoned(self) -> None:
-        """A replica killed for good leaves its spool to the others (one shared ``spool_dir``)."""
-        while True:
+        """A replica killed for good leaves its spool to the others (one shared ``spool_dir``);
+        shared conversation state nobody touched for a day goes."""
+        for tick in itertools.count(1):
             await asyncio.sleep(ADOPT_EVERY_S)
             for batch in self._spool.adopt():
                 self._deliver(batch)
+            if tick % PRUNE_EVERY == 0:
+                self._shared.prune()
 
     @property
     def _idle_flush_s(self) -> float:

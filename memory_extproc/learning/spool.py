@@ -34,6 +34,7 @@ from typing import Any
 import orjson
 
 from memory_extproc import metrics
+from memory_extproc.learning.shared import DIRECTORY as SHARED
 from memory_extproc.llm_api.requests import Turn
 from memory_extproc.worker.inbox import Batch
 
@@ -86,7 +87,9 @@ class Spool:
         """The batches of every directory whose owner is gone, kept again under our name."""
         recovered: list[Batch] = []
         for other in sorted(self._root.iterdir()):
-            if other != self._dir and not other.name.startswith(".") and other.is_dir():
+            if other == self._dir or other.name.startswith(".") or other.name == SHARED:
+                continue  # ours, one being created, the replicas' shared conversation state
+            if other.is_dir():
                 recovered += self._adopt(other)
         if recovered:
             turns = sum(b.new_turns for b in recovered)

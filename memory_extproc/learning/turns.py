@@ -1,9 +1,11 @@
 """Which turns to extract, and when: every N turns of a conversation, and when it goes idle.
 
 Chat Completions requests carry their whole history, so the trigger is arithmetic on the request
-itself (turn k with k % N == 0): any replica decides the same. Only two things need state here,
-bounded and per process: the idle flush (turns after the last multiple of N), and Responses API
-chains (``previous_response_id`` names a turn whose history the request does not repeat).
+itself (turn k with k % N == 0): any replica decides the same. Two things need state, kept here
+bounded per process and, with replicas, shared through ``SharedState`` (learning/shared.py):
+the idle flush (turns after the last multiple of N, and what is already extracted), and
+Responses API chains (``previous_response_id`` names a turn whose history the request does not
+repeat, and it may have been answered through another replica).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import hashlib
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any, Protocol
 
 from memory_extproc.llm_api.requests import Turn
 from memory_extproc.worker.inbox import Batch
@@ -64,9 +67,26 @@ def _key(user_id: str, project_id: str, first_user: str, first_answer: str) -> s
 PendingHook = Callable[[str, "Batch | None"], None]
 
 
+class SharedState(Protocol):
+    """Conversation state other replicas left (learning/shared.py)."""
+
+    def save(
+        self, user_id: str, project_id: str, key: str, state: dict[str, Any], response_id: str
+    ) -> None: ...
+
+    def conversation(self, user_id: str, response_id: str) -> str | None: ...
+
+    def latest(self, user_id: str, key: str) -> dict[str, Any] | None: ...
+
+
 class TurnTracker:
     def __init__(
-        self, every: int, *, max_conversations: int = 10_000, on_pending: PendingHook | None = None
+        self,
+        every: int,
+        *,
+        max_conversations: int = 10_000,
+        on_pending: PendingHook | None = None,
+        shared: SharedState | None = None,
     ) -> None:
         """``on_pending(conversation, batch)`` hears of each conversation's turns not yet in a
         batch (as the batch an idle flush would cut now), or None once they are in one: the
@@ -74,17 +94,14 @@ class TurnTracker:
         self._every = every
         self._max = max_conversations
         self._on_pending = on_pending
+        self._shared = shared
         self._conversations: OrderedDict[str, _Conversation] = OrderedDict()
         self._chains: OrderedDict[str, str] = OrderedDict()  # response id → conversation key
 
     def record(self, captured: CapturedTurn, now: float) -> Batch | None:
         """Remember the turn; a batch when it completes N turns."""
-        previous = (
-            self._chains.get(captured.previous_response_id)
-            if captured.previous_response_id
-            else None
-        )
-        state = self._conversations.get(previous) if previous else None
+        previous = self._chain(captured)
+        state = self._newest(captured, previous, now) if previous else None
         dialogue = [*_dialogue(captured.turns), Turn("assistant", captured.answer)]
         if previous is not None and state is not None:  # a Responses chain we followed
             key = previous
@@ -101,7 +118,7 @@ class TurnTracker:
             )
             messages = dialogue
             turn = len(users)
-            state = self._conversations.get(key)
+            state = self._newest(captured, key, now)
         extracted = (
             state.extracted_upto if state is not None and state.extracted_upto <= turn else 0
         )
@@ -126,6 +143,9 @@ class TurnTracker:
             batch = _batch(conversation, "every_n")
             _extracted(conversation)
         self._remember(key, conversation)
+        if self._shared is not None:
+            self._shared.save(captured.user_id, captured.project_id, key,
+                              _shareable(conversation), captured.response_id)  # fmt: skip
         if self._on_pending is not None:
             pending = conversation.turn > conversation.extracted_upto
             self._on_pending(key, _batch(conversation, "idle") if pending else None)
@@ -144,7 +164,8 @@ class TurnTracker:
                 now - conversation.last_seen >= idle_s
                 and conversation.turn > conversation.extracted_upto
             ):
-                batches.append(_batch(conversation, "idle"))
+                if not self._held_elsewhere(key, conversation):
+                    batches.append(_batch(conversation, "idle"))
                 _extracted(conversation)
                 if self._on_pending is not None:
                     self._on_pending(key, None)
@@ -171,11 +192,64 @@ class TurnTracker:
             _extracted(conversation)
         return dropped
 
+    def _chain(self, captured: CapturedTurn) -> str | None:
+        """The conversation a Responses request continues, wherever its answer was captured."""
+        previous = captured.previous_response_id
+        if not previous:
+            return None
+        key = self._chains.get(previous)
+        if key is None and self._shared is not None:
+            key = self._shared.conversation(captured.user_id, previous)
+        return key
+
+    def _newest(self, captured: CapturedTurn, key: str, now: float) -> _Conversation | None:
+        """Our state of the conversation, or another replica's when it saw a later turn."""
+        state = self._conversations.get(key)
+        if self._shared is None:
+            return state
+        other = self._shared.latest(captured.user_id, key)
+        if other is None or (state is not None and state.turn >= other["turn"]):
+            return state
+        return _from_shared(other, captured, now)
+
+    def _held_elsewhere(self, key: str, conversation: _Conversation) -> bool:
+        """Another replica saw a later turn: its state holds these turns too, and it (or
+        whoever adopts its spool) extracts them."""
+        if self._shared is None:
+            return False
+        other = self._shared.latest(conversation.user_id, key)
+        return other is not None and other["turn"] > conversation.turn
+
     def _remember(self, key: str, conversation: _Conversation) -> None:
         self._conversations[key] = conversation
         self._conversations.move_to_end(key)
         while len(self._conversations) > self._max:
             self._conversations.popitem(last=False)
+
+
+def _shareable(conversation: _Conversation) -> dict[str, Any]:
+    return {
+        "messages": [[t.role, t.text] for t in conversation.messages],
+        "turn": conversation.turn,
+        "extracted_upto": conversation.extracted_upto,
+        "at_ms": conversation.at_ms,
+        "recalled": conversation.recalled,
+        "received": conversation.received,
+    }
+
+
+def _from_shared(state: dict[str, Any], captured: CapturedTurn, now: float) -> _Conversation:
+    return _Conversation(
+        captured.user_id,
+        captured.project_id,
+        [Turn(role, text) for role, text in state["messages"]],
+        state["turn"],
+        state["extracted_upto"],
+        state["at_ms"],
+        now,
+        list(state["recalled"]),
+        list(state["received"]),
+    )
 
 
 def _extracted(conversation: _Conversation) -> None:

@@ -9,13 +9,15 @@ import asyncio
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import aiohttp
+import orjson
 import pytest
 
 from devstack.envoy import EnvoyProcess, Upstream, render
 from devstack.milvus import MilvusProcess
-from devstack.mock_llm import MockLLM
+from devstack.mock_llm import MockLLM, Reply
 from devstack.ports import free_port
 from devstack.processor import ProcessorProcess, write_config
 from devstack.tokens import DevIdentity
@@ -124,7 +126,8 @@ async def test_a_replica_killed_for_good_loses_no_turn(
     expected = sorted(f"User plays the {name}" for name in instruments)
     assert await until(lambda: _learned_all(memories, user, expected), 60) == expected
     assert await survivor.metric("memory_spool_turns_total", {"event": "replayed"}) == 2
-    assert len(list(fleet.spool.iterdir())) == 1  # the victim's directory: adopted, removed
+    owners = [p for p in fleet.spool.iterdir() if p.name != "conversations"]
+    assert len(owners) == 1  # the victim's directory: adopted, then removed
 
 
 async def test_envoy_stops_sending_requests_to_a_dead_replica(fleet: Fleet, user: str) -> None:
@@ -146,9 +149,54 @@ async def test_envoy_stops_sending_requests_to_a_dead_replica(fleet: Fleet, user
     assert asked - asked_before == 20
 
 
+async def test_a_responses_chain_keeps_its_earlier_turns_on_another_replica(
+    fleet: Fleet, llm: MockLLM, user: str
+) -> None:
+    prompts: list[str] = []
+
+    def extractor(payload: dict[str, Any]) -> Reply:
+        prompts.append(payload["messages"][-1]["content"])
+        return Reply(text='{"facts": []}')
+
+    llm.on_model(EXTRACTOR, extractor)
+    llm.script(Reply(text="Anna is a lovely name."))
+    first = fleet.replicas[0]
+    status, answer, _ = await first.post(
+        "/v1/responses", {"model": "m", "input": "My sister is called Anna"}, user=user
+    )
+    assert status == 200
+    await until(lambda: _files(fleet.spool / "conversations", "*/r-*.json", 1))
+    status, _, _ = await first.post(
+        "/v1/responses",
+        {
+            "model": "m",
+            "input": "She moved to Oslo",
+            "previous_response_id": orjson.loads(answer)["id"],
+        },
+        user=user,
+    )
+    assert status == 200
+    # round robin: the chain's second turn was answered through the other replica
+    captured = [
+        await r.metric("memory_turns_total", {"outcome": "captured"}) for r in fleet.replicas
+    ]
+    assert captured == [1, 1]
+    await until(lambda: _asked(prompts, 2))
+    (oslo,) = [prompt for prompt in prompts if "Oslo" in prompt]
+    # the answer before it, which the other replica captured, shown as what "She" refers to
+    assert "assistant: Anna is a lovely name." in oslo
+
+
+async def _files(folder: Path, pattern: str, count: int) -> bool:
+    return len(await asyncio.to_thread(lambda: list(folder.glob(pattern)))) == count
+
+
+async def _asked(prompts: list[str], times: int) -> bool:
+    return len(prompts) >= times
+
+
 async def _spooled(spool: Path, batches: int) -> bool:
-    found = await asyncio.to_thread(lambda: list(spool.glob("*/b-*.json")))
-    return len(found) == batches
+    return await _files(spool, "*/b-*.json", batches)
 
 
 async def _learned_all(store: MilvusStore, user: str, expected: list[str]) -> list[str] | None:

@@ -103,3 +103,11 @@ def test_a_sibling_that_dies_later_is_adopted_by_a_running_spool(tmp_path: Path)
     assert running.adopt() == []  # once
     assert entries(tmp_path, running) == sorted([own.entry, *(b.entry for b in adopted)])
     assert [p for p in tmp_path.iterdir() if p.is_dir()] == [running._dir]
+
+
+def test_the_replicas_shared_conversation_state_is_not_adopted(tmp_path: Path) -> None:
+    state = tmp_path / "conversations" / "0123"
+    state.mkdir(parents=True)
+    (state / "c-conversation.json").write_bytes(b"{}")
+    assert Spool(tmp_path, 1 << 20).open() == []
+    assert (state / "c-conversation.json").exists()

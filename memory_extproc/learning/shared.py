@@ -1,0 +1,116 @@
+"""Conversation state every replica can read, beside the spool (one shared ``spool_dir``).
+
+Envoy gives each ext_proc stream to any replica (a route's hash policy does not reach the side
+stream), so the turn one replica sees may continue a conversation another one holds. Each
+capture leaves the conversation as that turn left it, and for a Responses API answer which
+conversation it belongs to. With that, a replica continues a chain it has not seen with its
+earlier turns, and an idle flush leaves a conversation to the replica holding a newer turn
+(whose state has these turns too). Under ``<spool_dir>/conversations/<user digest>/``:
+
+* ``c-<conversation>.json``: the state (bounded messages, turn count, what is extracted);
+* ``r-<response id digest>.json``: the conversation a Responses API answer belongs to.
+
+A forget of a user removes their directory (of a project: its conversations); what nobody
+touched for ``KEEP_S`` is removed. Writes go through one thread, in order; reads are small
+local files, read where needed (a chain continued elsewhere, an idle flush).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import logging
+import shutil
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+log = logging.getLogger(__name__)
+
+KEEP_S = 24 * 3600.0  # a Responses chain continued a day later starts afresh
+DIRECTORY = "conversations"
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:32]
+
+
+class SharedConversations:
+    def __init__(self, spool_root: Path) -> None:
+        self._root = spool_root / DIRECTORY
+        self._io = ThreadPoolExecutor(max_workers=1, thread_name_prefix="conversations")
+
+    def save(
+        self, user_id: str, project_id: str, key: str, state: dict[str, Any], response_id: str
+    ) -> None:
+        folder = self._root / _digest(user_id)
+        entry = orjson.dumps({"project_id": project_id, "state": state})
+        self._io.submit(_write, folder, f"c-{key}.json", entry)
+        if response_id:
+            self._io.submit(_write, folder, f"r-{_digest(response_id)}.json", orjson.dumps(key))
+
+    def conversation(self, user_id: str, response_id: str) -> str | None:
+        """The conversation a Responses API answer belongs to."""
+        key = _read(self._root / _digest(user_id) / f"r-{_digest(response_id)}.json")
+        return key if isinstance(key, str) else None
+
+    def latest(self, user_id: str, key: str) -> dict[str, Any] | None:
+        entry = _read(self._root / _digest(user_id) / f"c-{key}.json")
+        return entry["state"] if isinstance(entry, dict) else None
+
+    def forget(self, user_id: str, project_id: str | None) -> None:
+        self._io.submit(_forget, self._root / _digest(user_id), project_id).result()
+
+    def prune(self, now: float | None = None) -> None:
+        """Remove what nobody touched for ``KEEP_S`` (on the writer thread, in order)."""
+        self._io.submit(_prune, self._root, (now or time.time()) - KEEP_S)
+
+    def flush(self) -> None:
+        self._io.submit(lambda: None).result()
+
+    def close(self) -> None:
+        self._io.shutdown(wait=True)
+
+
+def _write(folder: Path, name: str, data: bytes) -> None:
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        temporary = folder / f".{name}.tmp"
+        temporary.write_bytes(data)
+        temporary.replace(folder / name)
+    except OSError as exc:
+        log.error("Shared conversation state not written: %s", exc)
+
+
+def _read(path: Path) -> Any:
+    try:
+        return orjson.loads(path.read_bytes())
+    except FileNotFoundError:
+        return None
+    except (OSError, orjson.JSONDecodeError) as exc:
+        log.error("Shared conversation state unreadable: %s", exc)
+        return None
+
+
+def _forget(folder: Path, project_id: str | None) -> None:
+    if project_id is None:
+        shutil.rmtree(folder, ignore_errors=True)
+        return
+    for path in folder.glob("c-*.json"):
+        entry = _read(path)
+        if isinstance(entry, dict) and entry.get("project_id") == project_id:
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()
+
+
+def _prune(root: Path, before: float) -> None:
+    for path in root.glob("*/*.json"):
+        with contextlib.suppress(FileNotFoundError):
+            if path.stat().st_mtime < before:
+                path.unlink()
+    for folder in root.glob("*"):
+        with contextlib.suppress(OSError):
+            folder.rmdir()  # only when empty

@@ -1,0 +1,102 @@
+"""Replicas share conversation state through the spool directory (learning/shared.py): a
+Responses chain continued on any replica keeps its earlier turns, a conversation is extracted
+once however its turns were spread, and a forget removes the user's shared state."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from memory_extproc.learning.shared import KEEP_S, SharedConversations
+from memory_extproc.learning.turns import CapturedTurn, TurnTracker
+from memory_extproc.llm_api.requests import Turn
+from memory_extproc.worker.inbox import Batch
+from tests.unit.test_turns import captured
+
+
+def responses_turn(n: int, user: str = "alice", project: str = "") -> CapturedTurn:
+    return CapturedTurn(user, project, (Turn("user", f"message {n}"),), f"answer {n}", 1000 * n,
+                        response_id=f"resp-{n}",
+                        previous_response_id=f"resp-{n - 1}" if n > 1 else "")  # fmt: skip
+
+
+def replicas(root: Path, count: int, every: int) -> tuple[SharedConversations, list[TurnTracker]]:
+    shared = SharedConversations(root)
+    return shared, [TurnTracker(every, shared=shared) for _ in range(count)]
+
+
+def spread(shared: SharedConversations, trackers: list[TurnTracker], turns: list[CapturedTurn]):  # type: ignore[no-untyped-def]
+    """Round robin, as Envoy gives ext_proc streams to replicas; then every idle flush."""
+    batches: list[Batch] = []
+    for i, turn in enumerate(turns):
+        batch = trackers[i % len(trackers)].record(turn, now=float(i))
+        batches += [batch] if batch is not None else []
+        shared.flush()  # the next request reaches the other replica after this one's answer
+    for tracker in trackers:
+        batches += tracker.idle(now=1e9, idle_s=1.0)
+    return batches
+
+
+def test_a_responses_chain_spread_over_replicas_is_learned_as_on_one(tmp_path: Path) -> None:
+    chain = [responses_turn(n) for n in range(1, 21)]
+    alone = spread(*replicas(tmp_path / "one", 1, every=10), chain)
+    batches = spread(*replicas(tmp_path / "three", 3, every=10), chain)
+    assert [(b.reason, b.new_turns) for b in batches] == [("every_n", 10), ("every_n", 10)]
+    assert [b.messages for b in batches] == [b.messages for b in alone]
+    assert batches[1].messages[0].text == "answer 8"  # the context before turn 11 came along
+
+
+def test_a_conversation_spread_over_replicas_is_extracted_once(tmp_path: Path) -> None:
+    shared, trackers = replicas(tmp_path, 2, every=10)
+    batches = spread(shared, trackers, [captured(n) for n in range(1, 14)])
+    assert [(b.reason, b.new_turns) for b in batches] == [("every_n", 10), ("idle", 3)]
+    assert batches[1].last_exchange == ("question 13", "answer 13")
+
+
+def test_an_idle_flush_leaves_the_turns_to_the_replica_that_saw_a_later_one(
+    tmp_path: Path,
+) -> None:
+    shared, (first, second) = replicas(tmp_path, 2, every=10)
+    first.record(captured(1), now=1)
+    first.record(captured(2), now=2)
+    shared.flush()
+    second.record(captured(3), now=3)
+    shared.flush()
+    assert first.idle(now=1e9, idle_s=1.0) == []
+    (batch,) = second.idle(now=1e9, idle_s=1.0)
+    assert batch.new_turns == 3
+
+
+def test_a_forget_removes_the_users_shared_state(tmp_path: Path) -> None:
+    shared, (tracker,) = replicas(tmp_path, 1, every=10)
+    tracker.record(responses_turn(1, "alice", "p1"), now=1)
+    tracker.record(responses_turn(1, "alice", "p2"), now=1)
+    tracker.record(responses_turn(1, "bob"), now=1)
+    shared.flush()
+
+    def states() -> int:
+        return len(list((tmp_path / "conversations").glob("*/c-*.json")))
+
+    assert states() == 3
+    shared.forget("alice", "p1")
+    assert states() == 2
+    assert shared.conversation("alice", "resp-1") is not None  # p2's chain still continues
+    shared.forget("alice", None)
+    assert states() == 1  # bob's
+    assert shared.conversation("alice", "resp-1") is None
+
+
+def test_state_nobody_touched_for_a_day_is_pruned(tmp_path: Path) -> None:
+    shared, (tracker,) = replicas(tmp_path, 1, every=10)
+    tracker.record(responses_turn(1), now=1)
+    shared.flush()
+    files = list((tmp_path / "conversations").glob("*/*.json"))
+    assert len(files) == 2  # the state and the response id's conversation
+    shared.prune(now=files[0].stat().st_mtime + KEEP_S - 60)
+    shared.flush()
+    assert all(f.exists() for f in files)
+    for f in files:
+        os.utime(f, (1, 1))
+    shared.prune()
+    shared.flush()
+    assert list((tmp_path / "conversations").iterdir()) == []
