@@ -106,8 +106,20 @@ def test_kubernetes_manifests_agree() -> None:
     mounts = {m["name"]: m["mountPath"] for m in container["volumeMounts"]}
     assert volumes["config"]["configMap"]["name"] == config_map["metadata"]["name"]
     assert mounts["config"] == "/etc/memory-extproc"
-    assert "emptyDir" in volumes["spool"]  # captured turns outlive a container restart
+    # one spool every replica reaches: a dead pod's turns are learned by another
+    claim = by_kind(processor, "PersistentVolumeClaim", "memory-extproc-spool")
+    assert volumes["spool"]["persistentVolumeClaim"]["claimName"] == claim["metadata"]["name"]
+    assert claim["spec"]["accessModes"] == ["ReadWriteMany"]
     assert mounts["spool"] == CONFIG.memory.extraction.spool_dir
+    budget = by_kind(processor, "PodDisruptionBudget", "memory-extproc")
+    assert budget["spec"]["selector"] == deployment["spec"]["selector"]
+    assert budget["spec"]["minAvailable"] < deployment["spec"]["replicas"]
+    (cluster,) = [
+        c for c in envoy_configs()["deploy/kubernetes/envoy.yaml#envoy-config"]["static_resources"]
+        ["clusters"] if c["name"] == "memory_extproc"
+    ]  # fmt: skip
+    (check,) = cluster["health_checks"]  # a dead replica leaves Envoy's rotation
+    assert check["grpc_health_check"]["service_name"] == SERVICE_NAME
     service = by_kind(processor, "Service", "memory-extproc")
     assert service["spec"]["clusterIP"] == "None"  # every pod its own Envoy endpoint
     assert service["spec"]["selector"] == deployment["spec"]["selector"]["matchLabels"]
