@@ -5,8 +5,10 @@ extraction model) run on this machine. Six users send a steady stream of chats; 
 message carries a marker (``u3t0042``) that the stand-in extraction model turns into a fact.
 Meanwhile, one after another: Milvus paused (SIGSTOP/SIGCONT), the extraction model slow, then
 answering garbage, then down; huge and broken answers (40 MiB JSON, a 40 MiB SSE event, SSE cut
-short, invalid JSON); the worker killed; the processor SIGTERMed with turns queued and killed
-outright (each restarted); Milvus killed after more than 30 s up and restarted.
+short, invalid JSON); the worker killed; a second processor replica (both behind the one Envoy,
+sharing the spool) killed outright with turns queued and never restarted; the processor
+SIGTERMed with turns queued and killed outright (each restarted); Milvus killed after more than
+30 s up and restarted.
 
 What counts, in the last line's JSON object:
 * ``non_2xx_caused_by_memory``: chats not answered 2xx (the stand-in answers every chat 200, so
@@ -20,7 +22,9 @@ What counts, in the last line's JSON object:
   chat that gets its memory injected again;
 * ``forgotten_turns_learned``: markers a user said before forgetting everything (while their
   turns queued behind a slow model, then sat in the spool across a SIGTERM) that are in their
-  memories at the end: a forget must cancel every pending turn.
+  memories at the end: a forget must cancel every pending turn;
+* ``replica_kills``: replicas killed and not restarted; their turns count in ``turns_lost``
+  unless the surviving processor adopts their spool and learns them.
 """
 
 from __future__ import annotations
@@ -135,7 +139,7 @@ class Stack:
         self.milvus_started = 0.0
         self.milvus_ready_s = -1.0  # after the restart: Milvus' own part of the recovery
         self.milvus = self.start_milvus()
-        self.config = write_config(workdir / "config.yaml", {
+        self.settings = {
             "memory": {
                 "milvus": {"address": f"127.0.0.1:{self.milvus_port}", "collection": "chaos"},
                 "extraction_batch_size": 1,
@@ -147,20 +151,33 @@ class Stack:
                 "extraction": {"spool_dir": str(workdir / "spool"), "drain_seconds": 2,
                                "job_timeout_seconds": 30, "retries": 1},
             },
-            "server": {"grpc_port": self.grpc_port, "admin_port": self.admin_port,
-                       "log_level": "INFO", "grace_seconds": 5},
-        })  # fmt: skip
+        }  # fmt: skip
+        self.config = self.write_config("config.yaml", self.grpc_port, self.admin_port)
         self.runs = 0
         self.processor = self.start_processor()
+        # A second replica, killed for good in one phase: the first adopts its spool.
+        self.replica_ports = (free_port(), free_port())
+        self.replica: ProcessorProcess | None = ProcessorProcess(
+            self.write_config("config-replica.yaml", *self.replica_ports), self.replica_ports[0],
+            workdir / "processor-replica.log",
+        )  # fmt: skip
+        self.replica.wait_ready()
+        self.replica.wait_memory_enabled(self.replica_ports[1])
         self.envoy = EnvoyProcess(
             render(listen_port=self.envoy_port, admin_port=free_port(),
-                   processor_ports=[self.grpc_port], upstream=Upstream("127.0.0.1", llm.port),
-                   jwks_path=self.identity.jwks_path),
+                   processor_ports=[self.grpc_port, self.replica_ports[0]],
+                   upstream=Upstream("127.0.0.1", llm.port), jwks_path=self.identity.jwks_path),
             workdir / "envoy",
         )  # fmt: skip
         self.envoy.wait_ready()
         self.url = f"http://127.0.0.1:{self.envoy_port}"
-        self.metrics: dict[int, Counter[str]] = {}  # per processor run: last counters seen
+        # per processor run (the replica's as run 0): the last counters seen
+        self.metrics: dict[int, Counter[str]] = {}
+
+    def write_config(self, name: str, grpc_port: int, admin_port: int) -> Path:
+        server = {"grpc_port": grpc_port, "admin_port": admin_port, "log_level": "INFO",
+                  "grace_seconds": 5}  # fmt: skip
+        return write_config(self.workdir / name, {**self.settings, "server": server})
 
     def start_milvus(self) -> MilvusProcess:
         milvus = MilvusProcess(self.workdir / "milvus", self.milvus_port)
@@ -188,9 +205,14 @@ class Stack:
         raise LookupError("no extraction worker")
 
     async def read_metrics(self, http: aiohttp.ClientSession) -> None:
-        """The current processor's counters (they restart with it: summed per run at the end)."""
+        """Each processor's counters (they restart with it: summed per run at the end)."""
+        await self._read_metrics(http, self.admin_port, self.runs)
+        if self.replica is not None:
+            await self._read_metrics(http, self.replica_ports[1], 0)
+
+    async def _read_metrics(self, http: aiohttp.ClientSession, port: int, run: int) -> None:
         try:
-            async with http.get(f"http://127.0.0.1:{self.admin_port}/metrics") as response:
+            async with http.get(f"http://127.0.0.1:{port}/metrics") as response:
                 text = await response.text()
         except aiohttp.ClientError:
             return
@@ -202,7 +224,7 @@ class Stack:
             ):  # fmt: skip
                 name, value = line.rsplit(" ", 1)
                 seen[name] = int(float(value))
-        self.metrics[self.runs] = seen
+        self.metrics[run] = seen
 
     def total(self, name: str) -> int:
         return sum(v for run in self.metrics.values() for k, v in run.items() if k.startswith(name))
@@ -210,6 +232,8 @@ class Stack:
     def stop(self) -> None:
         self.envoy.stop()
         self.processor.stop()
+        if self.replica is not None:
+            self.replica.stop()
         self.milvus.stop()
 
 
@@ -360,6 +384,7 @@ async def main() -> int:
     started = time.monotonic()
     expected: list[Sent] = []
     recovery = -1.0
+    replica_kills = 0
     try:
         async with aiohttp.ClientSession() as http:
             token = stack.identity.token("chaos-probe")
@@ -389,6 +414,18 @@ async def main() -> int:
 
             os.kill(stack.worker_pid(), signal.SIGKILL)
             await phase("worker killed", 10, stack, http)
+
+            chaos.extraction = "slow"
+            await phase("turns queue up behind a slow model", 6, stack, http)
+            await stack.read_metrics(http)
+            log("replica kill -9, not restarted")
+            chaos.kills.append(time.monotonic())
+            assert stack.replica is not None
+            await asyncio.to_thread(stack.replica.kill)
+            stack.replica = None
+            replica_kills = 1
+            chaos.extraction = "ok"
+            await phase("one processor left: it adopts the replica's spool", 10, stack, http)
 
             chaos.extraction = "slow"
             await phase("turns queue up behind a slow model", 10, stack, http)
@@ -445,6 +482,7 @@ async def main() -> int:
         "milvus_ready_seconds_after_restart": stack.milvus_ready_s,
         "cross_user_leaks": chaos.leaks + leaks_api,
         "forgotten_turns_learned": sum(1 for m in forgotten if m in remembered),
+        "replica_kills": replica_kills,
         "forgotten_turns_said": len(forgotten),
         "turns_cancelled_by_the_forget": stack.total("memory_turns_forgotten_total"),
         "seconds": round(time.monotonic() - started),
