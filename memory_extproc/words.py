@@ -70,8 +70,9 @@ _FIRST_PERSON = {
     "i'll": "User will", "i": "User", "me": "User", "myself": "User", "my": "User's",
     "mine": "User's",
 }  # fmt: skip
+# ASCII case folding ("(?ai:"): Unicode folding also matched the Turkish "ı" and "İ" as "i"
 _FIRST_PERSON_WORD = re.compile(
-    r"(?<![\w/'(=-])(?:i(?:'(?:m|ve|d|ll)| am)?|me|my(?:self)?|mine)(?![\w/'=)-])", re.IGNORECASE
+    r"(?<![\w/'(=-])(?ai:i(?:'(?:m|ve|d|ll)| am)?|me|my(?:self)?|mine)(?![\w/'=)-])"
 )
 
 
