@@ -70,7 +70,8 @@ _FIRST_PERSON = {
     "i'll": "User will", "i": "User", "me": "User", "myself": "User", "my": "User's",
     "mine": "User's",
 }  # fmt: skip
-# ASCII case folding ("(?ai:"): Unicode folding also matched the Turkish "ı" and "İ" as "i"
+# ASCII case folding ("(?ai:"): Unicode folding also took the Turkish dotless and dotted i
+# (U+0131, U+0130) for "i"
 _FIRST_PERSON_WORD = re.compile(
     r"(?<![\w/'(=-])(?ai:i(?:'(?:m|ve|d|ll)| am)?|me|my(?:self)?|mine)(?![\w/'=)-])"
 )

@@ -53,7 +53,7 @@ def test_huge_messages_are_cut_before_embedding() -> None:
         ("User lives in Berlin", "User lives in Berlin"),
         # Turkish dotless and dotted i are not "I" (Unicode case folding matched them: a
         # KeyError, a 500 from POST /v1/memory/search, found by the API fuzz test)
-        ("ı İ ılık İyi", "ı İ ılık İyi"),
+        ("\u0131 \u0130 \u0131l\u0131k \u0130yi", "\u0131 \u0130 \u0131l\u0131k \u0130yi"),
     ],
 )
 def test_the_users_words_are_read_in_the_voice_their_memories_are_written_in(
