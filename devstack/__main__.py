@@ -16,6 +16,7 @@ import os
 import signal
 import sys
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from devstack.envoy import EnvoyProcess, Upstream, render
 from devstack.local_llm import LocalLlmProcess
@@ -133,6 +134,7 @@ async def _start(
             upstream=upstream,
             jwks_path=identity.jwks_path,
             upstream_api_key=os.environ.get("LLM_API_KEY", ""),
+            otlp=_otlp_collector(),
         ),
         RUN_DIR / "envoy",
     )
@@ -144,6 +146,17 @@ async def _start(
         else f"{extraction_model} at {base_url}"
     )  # fmt: skip
     _banner(envoy_port, [m for _, m in ports], upstream, bool(demo), identity, learning)
+
+
+def _otlp_collector() -> tuple[str, int] | None:
+    """Where Envoy sends its spans: the collector the processor exports to (OTLP/gRPC)."""
+    endpoint = os.environ.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") or os.environ.get(
+        "OTEL_EXPORTER_OTLP_ENDPOINT"
+    )
+    if not endpoint:
+        return None
+    url = urlsplit(endpoint if "://" in endpoint else f"http://{endpoint}")
+    return url.hostname or "127.0.0.1", url.port or 4317
 
 
 def _banner(

@@ -55,9 +55,11 @@ def render(
     direct_port: int | None = None,
     upstream_api_key: str = "",
     source: Path = REPO_CONFIG,
+    otlp: tuple[str, int] | None = None,
 ) -> dict[str, Any]:
     """The repository config with our ports; ``direct_port`` adds a listener without ext_proc
-    (the benchmark's baseline: same Envoy, same upstream, no processor)."""
+    (the benchmark's baseline: same Envoy, same upstream, no processor); ``otlp`` (host, port of
+    an OTLP/gRPC collector) turns on Envoy's OpenTelemetry tracer, every request sampled."""
     config = yaml.safe_load(source.read_text())
     config["admin"]["address"]["socket_address"]["port_value"] = admin_port
     resources = config["static_resources"]
@@ -101,6 +103,26 @@ def render(
                 "sni": upstream.host,
             },
         }
+    if otlp is not None:
+        hcm["tracing"] = {
+            "random_sampling": {"value": 100},
+            "provider": {
+                "name": "envoy.tracers.opentelemetry",
+                "typed_config": {
+                    "@type": "type.googleapis.com/envoy.config.trace.v3.OpenTelemetryConfig",
+                    "grpc_service": {"envoy_grpc": {"cluster_name": "otel_collector"},
+                                     "timeout": "1s"},
+                    "service_name": "envoy",
+                },
+            },
+        }  # fmt: skip
+        resources["clusters"].append({
+            "name": "otel_collector", "type": "STRICT_DNS", "connect_timeout": "1s",
+            "typed_extension_protocol_options": clusters["memory_extproc"][
+                "typed_extension_protocol_options"],  # HTTP/2, as gRPC needs
+            "load_assignment": {"cluster_name": "otel_collector",
+                                "endpoints": [{"lb_endpoints": [_endpoint(*otlp)]}]},
+        })  # fmt: skip
     if direct_port is not None:
         direct = copy.deepcopy(listener)
         direct["name"] = "direct"

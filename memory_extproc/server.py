@@ -13,7 +13,7 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from prometheus_client import start_http_server
 
-from memory_extproc import metrics
+from memory_extproc import metrics, tracing
 from memory_extproc._proto.envoy.service.ext_proc.v3 import external_processor_pb2_grpc as pb_grpc
 from memory_extproc.api.service import MemoryApi
 from memory_extproc.config import Config
@@ -52,6 +52,7 @@ async def serve(config: Config) -> None:
     learning: LearningService | None = None  # learns from answers (auto_store)
     supervisor: LearningService | None = None  # of the worker, which also does retention
     memory_api: MemoryApi | None = None
+    tracing.configure()
     if memory.enabled:
         batcher = EmbeddingBatcher(build_embedder(config), name="query")
         store = build_store(config)
@@ -130,4 +131,5 @@ async def serve(config: Config) -> None:
         await store.close()
     if batcher is not None:
         batcher.close()
+    tracing.shutdown()
     log.info("stopped")

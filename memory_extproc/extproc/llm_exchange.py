@@ -25,6 +25,7 @@ from memory_extproc.llm_api.answers import (
 from memory_extproc.llm_api.requests import Api, ChatRequest, InvalidRequestBody, parse_request
 from memory_extproc.retrieval.decision import Skip, learns_from_answer
 from memory_extproc.retrieval.service import MemoryRetrieval, Outcome
+from memory_extproc.tracing import Context, current_traceparent, tracer
 
 log = logging.getLogger(__name__)
 
@@ -42,8 +43,11 @@ class LlmExchange:
         request_id: str,
         retrieval: MemoryRetrieval | None,  # None: memory disabled by configuration
         learning: LearningService | None,  # None: nothing is learned from answers
+        trace: Context | None = None,  # Envoy's span of this request, when traces are on
     ) -> None:
         self.api = api
+        self._trace = trace
+        self._traceparent = ""  # our request span, linked from the learning job
         self.headers = headers
         self._request_id = request_id
         self._retrieval = retrieval
@@ -89,7 +93,12 @@ class LlmExchange:
             log.info("Unreadable LLM request passed through: %s", exc, extra=self._log_extra())
             return p.CONTINUE_REQUEST_BODY
         self.request = request
-        result = await retrieval.process(request, self.headers)
+        with tracer.start_as_current_span("memory.request", context=self._trace) as span:
+            span.set_attribute("memory.api", self.api.value)
+            result = await retrieval.process(request, self.headers)
+            span.set_attribute("memory.outcome", result.outcome.value)
+            span.set_attribute("memory.injected", len(result.recalled))
+            self._traceparent = current_traceparent()
         self._recalled = result.recalled
         if result.outcome not in (Skip.NO_USER, Skip.GREETING):
             log.info(
@@ -169,6 +178,7 @@ class LlmExchange:
                 previous_response_id=request.previous_response_id,
                 recalled=self._recalled,
                 received_ms=self._received_ms,
+                traceparent=self._traceparent,
             )
         )
 

@@ -8,6 +8,7 @@ from memory_extproc.api.routes import MAX_BODY_BYTES
 from memory_extproc.api.service import MemoryApi, error_reply
 from memory_extproc.extproc import protocol as p
 from memory_extproc.identity import HeaderSignals
+from memory_extproc.tracing import Context, tracer
 
 log = logging.getLogger(__name__)
 
@@ -20,8 +21,10 @@ class MemoryApiCall:
         query: str,
         headers: HeaderSignals,
         request_id: str,
+        trace: Context | None = None,  # Envoy's span of this request, when traces are on
     ) -> None:
         self._memory_api = memory_api
+        self._trace = trace
         self._method = method
         self._query = query
         self._headers = headers
@@ -47,15 +50,20 @@ class MemoryApiCall:
 
     async def _reply(self) -> p.ProcessingResponse:
         path, headers = self._headers.path, self._headers
-        if self._memory_api is None:
-            reply = error_reply(503, "memory_disabled", "memory is disabled on this gateway")
-        else:
-            reply = await self._memory_api.respond(
-                self._method, path, self._query, bytes(self._body),
-                headers.user_id, headers.project_id,
-            )  # fmt: skip
+        route = path.split("/mem_")[0]  # no memory id in logs or spans
+        with tracer.start_as_current_span("memory.api", context=self._trace) as span:
+            span.set_attribute("http.request.method", self._method)
+            span.set_attribute("memory.api.route", route)
+            if self._memory_api is None:
+                reply = error_reply(503, "memory_disabled", "memory is disabled on this gateway")
+            else:
+                reply = await self._memory_api.respond(
+                    self._method, path, self._query, bytes(self._body),
+                    headers.user_id, headers.project_id,
+                )  # fmt: skip
+            span.set_attribute("http.response.status_code", reply.status)
         log.info(
-            "Memory API %s %s: %d", self._method, path.split("/mem_")[0], reply.status,
+            "Memory API %s %s: %d", self._method, route, reply.status,
             extra={"request_id": self._request_id, "api": "memory_api"},
         )  # fmt: skip
         return p.immediate(reply.status, reply.body)

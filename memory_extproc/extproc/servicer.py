@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator
 
 import grpc
 
-from memory_extproc import metrics
+from memory_extproc import metrics, tracing
 from memory_extproc._proto.envoy.service.ext_proc.v3 import external_processor_pb2_grpc as pb_grpc
 from memory_extproc.extproc import protocol as p
 from memory_extproc.extproc.stream import ProcessorDeps, Stream
@@ -29,12 +29,19 @@ class ExternalProcessor(pb_grpc.ExternalProcessorServicer):
         context: grpc.aio.ServicerContext,
     ) -> AsyncIterator[p.ProcessingResponse]:
         metrics.EXTPROC_STREAMS.inc()
-        exchange = Stream(self._deps)
+        exchange = Stream(self._deps, self._trace(context))
         try:
             async for reply in self._replies(exchange, request_iterator):
                 yield reply
         finally:
             exchange.close()
+
+    @staticmethod
+    def _trace(context: grpc.aio.ServicerContext) -> tracing.Context | None:
+        """Envoy's span of this ext_proc call: its traceparent is in the gRPC metadata."""
+        if not tracing.enabled():
+            return None
+        return tracing.incoming(dict(context.invocation_metadata() or ()))
 
     async def _replies(
         self, exchange: Stream, request_iterator: AsyncIterator[p.ProcessingRequest]

@@ -21,6 +21,7 @@ from memory_extproc.identity import read_headers
 from memory_extproc.learning.service import LearningService
 from memory_extproc.llm_api.requests import Api
 from memory_extproc.retrieval.service import MemoryRetrieval
+from memory_extproc.tracing import Context, incoming
 
 _LLM_ROUTES = {
     ("POST", "/v1/chat/completions"): Api.CHAT_COMPLETIONS,
@@ -60,8 +61,9 @@ class PassThrough:
 
 
 class Stream:
-    def __init__(self, deps: ProcessorDeps) -> None:
+    def __init__(self, deps: ProcessorDeps, trace: Context | None = None) -> None:
         self._deps = deps
+        self._trace = trace  # Envoy's span of the ext_proc call, when traces are on
         self._exchange: Exchange | None = None
 
     async def handle(self, kind: str, message: p.ProcessingRequest) -> p.ProcessingResponse:
@@ -85,10 +87,18 @@ class Stream:
         if is_api_path(path):
             metrics.REQUESTS.labels("memory_api").inc()
             signals = read_headers(headers, path, deps.identity, deps.signals)
-            return MemoryApiCall(deps.memory_api, method, query, signals, request_id)
+            return MemoryApiCall(
+                deps.memory_api, method, query, signals, request_id, self._trace_of(headers)
+            )
         api = _LLM_ROUTES.get((method, path))
         metrics.REQUESTS.labels(api.value if api else "other").inc()
         if api is None:
             return PassThrough()
         signals = read_headers(headers, path, deps.identity, deps.signals, deps.date_header)
-        return LlmExchange(api, signals, request_id, deps.retrieval, deps.learning)
+        return LlmExchange(
+            api, signals, request_id, deps.retrieval, deps.learning, self._trace_of(headers)
+        )
+
+    def _trace_of(self, headers: dict[str, str]) -> Context | None:
+        """Envoy's ext_proc span, or else the client's own ``traceparent``."""
+        return self._trace if self._trace is not None else incoming(headers)

@@ -36,6 +36,7 @@ class CapturedTurn:
     previous_response_id: str = ""
     recalled: tuple[str, ...] = ()  # memories injected into the request: never learned back
     received_ms: int = 0  # wall clock when its request arrived (at_ms may be a replayed date)
+    traceparent: str = ""  # its request's span, when traces are on
 
 
 @dataclass
@@ -49,6 +50,7 @@ class _Conversation:
     last_seen: float
     recalled: list[str]  # injected since the last batch, bounded
     received: list[int]  # received_ms of each turn not yet extracted, oldest first (0: unknown)
+    traceparent: str = ""  # the latest turn's request span
 
 
 def _dialogue(turns: tuple[Turn, ...]) -> list[Turn]:
@@ -137,6 +139,7 @@ class TurnTracker:
             now,
             list(dict.fromkeys([*recalled, *captured.recalled]))[-MAX_RECALLED:],
             [0] * (waiting - len(earlier)) + earlier + [captured.received_ms],
+            captured.traceparent,
         )
         batch = None
         if turn % self._every == 0 and turn > extracted:
@@ -278,4 +281,5 @@ def _batch(conversation: _Conversation, reason: str) -> Batch:
         reason,
         tuple(conversation.recalled),
         received=tuple(conversation.received[-new_turns:]) if new_turns else (),
+        traceparent=conversation.traceparent,
     )

@@ -33,6 +33,7 @@ from memory_extproc.retrieval.plan import (
 from memory_extproc.retrieval.rank import rank
 from memory_extproc.retrieval.rewrite import REWRITE_SHARE, QueryRewriter
 from memory_extproc.store.model import ScoredMemory, SearchRequest, Store, StoreUnavailableError
+from memory_extproc.tracing import tracer
 
 log = logging.getLogger(__name__)
 
@@ -77,7 +78,9 @@ class MemoryRetrieval:
         self._rewriter = rewriter
 
     async def process(self, request: ChatRequest, signals: HeaderSignals) -> RetrievalResult:
-        decision = plan_retrieval(request, signals, self.policy)
+        with tracer.start_as_current_span("memory.decision") as span:
+            decision = plan_retrieval(request, signals, self.policy)
+            span.set_attribute("memory.decision", getattr(decision, "value", "search"))
         if isinstance(decision, Skip):
             return self._finish(request, decision)
         if not self._store.available:
@@ -98,13 +101,16 @@ class MemoryRetrieval:
         except Exception:
             log.exception("Memory retrieval failed, skipping")
             return self._finish(request, Outcome.ERROR, started)
-        context, injected = format_context(memories, self.policy.max_context_chars)
+        with tracer.start_as_current_span("memory.context"):
+            context, injected = format_context(memories, self.policy.max_context_chars)
         count = len(injected)
         if not count:
             log.debug("No memories above threshold", extra={"threshold": decision.threshold})
             return self._finish(request, Outcome.NO_RESULTS, started)
         try:
-            body = with_memory_context(request, context)
+            with tracer.start_as_current_span("memory.injection") as span:
+                body = with_memory_context(request, context)
+                span.set_attribute("memory.injected", count)
         except SpliceError as exc:
             log.warning("Request body not editable exactly, passed through: %s", exc)
             return self._finish(request, Outcome.NOT_EDITABLE, started)
@@ -130,23 +136,27 @@ class MemoryRetrieval:
             )
             query = rewritten or query
         try:
-            vector = await self._embedder.embed(query)
+            with tracer.start_as_current_span("memory.embedding"):
+                vector = await self._embedder.embed(query)
         except Exception as exc:
             raise EmbeddingError from exc
         ranking = self.policy.ranking
-        candidates = await self._store.retrieve(
-            SearchRequest(
-                user_id=signals.user_id,
-                vector=vector,
-                limit=ranking.candidate_limit(plan.limit),
-                threshold=ranking.candidate_floor(plan.threshold),
-                types=plan.types,
-                project_id=signals.project_id or None,  # a project header scopes the search
+        with tracer.start_as_current_span("memory.search") as span:
+            candidates = await self._store.retrieve(
+                SearchRequest(
+                    user_id=signals.user_id,
+                    vector=vector,
+                    limit=ranking.candidate_limit(plan.limit),
+                    threshold=ranking.candidate_floor(plan.threshold),
+                    types=plan.types,
+                    project_id=signals.project_id or None,  # a project header scopes the search
+                )
             )
-        )
+            span.set_attribute("memory.candidates", len(candidates))
         # A request that raised the threshold gets exactly that bar: narrowing never widens.
         rescue = plan.threshold <= self.policy.threshold
-        return rank(query, candidates, plan.threshold, plan.limit, ranking, rescue=rescue)
+        with tracer.start_as_current_span("memory.ranking"):
+            return rank(query, candidates, plan.threshold, plan.limit, ranking, rescue=rescue)
 
     @staticmethod
     def _finish(

@@ -23,6 +23,7 @@ class Batch:
     # When each new turn's request arrived (wall clock, epoch ms, oldest first); 0: not known (a
     # turn only seen in a later request's history, or a spool entry of an older release).
     received: tuple[int, ...] = ()
+    traceparent: str = ""  # the request span of its latest turn, linked from the job's span
 
     def after(self, forgotten_at: int) -> Batch | None:
         """The batch without the turns said at or before a forget of their user (None when

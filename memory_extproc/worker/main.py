@@ -22,7 +22,7 @@ from typing import Any
 
 from prometheus_client import REGISTRY
 
-from memory_extproc import logs, metrics
+from memory_extproc import logs, metrics, tracing
 from memory_extproc.config import Config
 from memory_extproc.embedding import EmbeddingBatcher
 from memory_extproc.memories.retention import UsageBatch
@@ -67,7 +67,11 @@ def main(config: Config, batches: Any, events: Any, stop: Any, parent: int) -> N
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the processor decides when to stop
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     logs.setup(config.server.log_level)
-    asyncio.run(_serve(config, batches, events, stop, parent))
+    tracing.configure()
+    try:
+        asyncio.run(_serve(config, batches, events, stop, parent))
+    finally:
+        tracing.shutdown()
 
 
 def build_jobs(config: Config) -> LearningJobs:

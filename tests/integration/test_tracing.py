@@ -1,0 +1,166 @@
+"""One trace per request: Envoy's OpenTelemetry tracer and the processor (and its worker) export
+to the same OTLP receiver, a real gRPC TraceService in this test; our spans are children of
+Envoy's ext_proc span, the learning job links to the request it learns from, and no span
+carries a user id or a memory's words."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import grpc
+import orjson
+import pytest
+from opentelemetry.proto.collector.trace.v1 import trace_service_pb2, trace_service_pb2_grpc
+from opentelemetry.proto.trace.v1 import trace_pb2
+
+from devstack.envoy import EnvoyProcess, Upstream, render
+from devstack.milvus import MilvusProcess
+from devstack.mock_llm import MockLLM
+from devstack.ports import free_port
+from devstack.processor import ProcessorProcess, write_config
+from devstack.tokens import DevIdentity
+from tests.integration.conftest import Stack, until
+from tests.integration.test_response_path import EXTRACTOR, Extractor, llm_settings
+
+pytestmark = pytest.mark.integration
+
+
+@dataclass
+class Receiver(trace_service_pb2_grpc.TraceServiceServicer):
+    """An OTLP/gRPC collector that keeps what it is sent: (service name, span)."""
+
+    spans: list[tuple[str, trace_pb2.Span]] = field(default_factory=list)
+
+    async def Export(  # the OTLP method name
+        self, request: trace_service_pb2.ExportTraceServiceRequest, context: Any
+    ) -> trace_service_pb2.ExportTraceServiceResponse:
+        for resource_spans in request.resource_spans:
+            service = next(
+                a.value.string_value
+                for a in resource_spans.resource.attributes
+                if a.key == "service.name"
+            )
+            for scope in resource_spans.scope_spans:
+                self.spans += [(service, span) for span in scope.spans]
+        return trace_service_pb2.ExportTraceServiceResponse()
+
+    def named(self, name: str) -> list[trace_pb2.Span]:
+        return [span for _, span in self.spans if span.name == name]
+
+
+@pytest.fixture
+async def receiver() -> AsyncIterator[tuple[Receiver, int]]:
+    server = grpc.aio.server()
+    collector = Receiver()
+    trace_service_pb2_grpc.add_TraceServiceServicer_to_server(collector, server)
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    yield collector, port
+    await server.stop(0)
+
+
+@pytest.fixture
+async def traced(
+    tmp_path: Path,
+    milvus: MilvusProcess,
+    llm: MockLLM,
+    identity: DevIdentity,
+    receiver: tuple[Receiver, int],
+    monkeypatch: pytest.MonkeyPatch,
+) -> AsyncIterator[Stack]:
+    _, otlp_port = receiver
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", f"http://127.0.0.1:{otlp_port}")
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_INSECURE", "true")
+    monkeypatch.setenv("OTEL_BSP_SCHEDULE_DELAY", "100")  # export within 0.1 s
+    memory = llm_settings(llm.port, spool_dir=str(tmp_path / "spool"))
+    memory["extraction_batch_size"] = 1
+    memory["milvus"] = {"address": f"127.0.0.1:{milvus.port}", "collection": "it_tracing"}
+    grpc_port, admin_port, envoy_port = free_port(), free_port(), free_port()
+    server = {"grpc_port": grpc_port, "admin_port": admin_port, "grace_seconds": 2}
+    config = write_config(tmp_path / "config.yaml", {"memory": memory, "server": server})
+    processor = ProcessorProcess(config, grpc_port, tmp_path / "processor.log")
+    envoy = None
+    try:
+        processor.wait_ready()
+        processor.wait_memory_enabled(admin_port)
+        envoy = EnvoyProcess(
+            render(
+                listen_port=envoy_port,
+                admin_port=free_port(),
+                processor_ports=[grpc_port],
+                upstream=Upstream("127.0.0.1", llm.port),
+                jwks_path=identity.jwks_path,
+                otlp=("127.0.0.1", otlp_port),
+            ),
+            tmp_path / "envoy",
+        )
+        envoy.wait_ready()
+        async with aiohttp.ClientSession() as http:
+            yield Stack(f"http://127.0.0.1:{envoy_port}", llm, identity, processor, config,
+                        f"http://127.0.0.1:{admin_port}/metrics", http)  # fmt: skip
+    finally:
+        if envoy is not None:
+            envoy.stop()
+        processor.stop()
+        llm.on_model(EXTRACTOR, None)
+
+
+async def test_envoy_the_processor_and_the_learning_job_in_one_trace(
+    traced: Stack, receiver: tuple[Receiver, int], llm: MockLLM, user: str
+) -> None:
+    collector, _ = receiver
+    extractor = Extractor()
+    extractor.facts = {"violin": ["User plays the violin"]}
+    llm.on_model(EXTRACTOR, extractor)
+    status, _ = await traced.api("POST", "/v1/memory", {"content": "I live in Lisbon"}, user=user)
+    assert status == 201
+    status, _, received = await traced.post(
+        "/v1/chat/completions",
+        {"model": "m", "messages": [{"role": "user",
+                                     "content": "Where do I live? I play the violin."}]},
+        user=user,
+    )  # fmt: skip
+    assert status == 200
+    assert received is not None
+
+    async def traced_through() -> bool:
+        return bool(collector.named("memory.request") and collector.named("memory.learning"))
+
+    await until(traced_through, 30)
+    (request,) = collector.named("memory.request")
+    await until(lambda: _from_envoy(collector, request.parent_span_id), 30)  # flushed every 5 s
+    envoy = {s.span_id: s for service, s in collector.spans if service == "envoy"}
+    assert request.parent_span_id in envoy  # Envoy's span of the ext_proc call
+    assert envoy[request.parent_span_id].trace_id == request.trace_id
+    ours = {span.name: span for service, span in collector.spans if service == "memory-extproc"}
+    for step in ("memory.decision", "memory.embedding", "memory.search", "memory.ranking",
+                 "memory.context", "memory.injection"):  # fmt: skip
+        assert ours[step].parent_span_id == request.span_id, step
+        assert ours[step].trace_id == request.trace_id
+    attributes = {a.key: a.value for a in request.attributes}
+    assert attributes["memory.outcome"].string_value == "injected"
+    (job,) = collector.named("memory.learning")
+    assert [(link.trace_id, link.span_id) for link in job.links] == [
+        (request.trace_id, request.span_id)
+    ]
+    assert ours["memory.extraction"].parent_span_id == job.span_id
+    assert ours["memory.write"].parent_span_id == job.span_id
+    (api,) = collector.named("memory.api")
+    assert {a.key: a.value.string_value for a in api.attributes}["memory.api.route"] == "/v1/memory"
+
+    # Privacy: no user id and no memory words in any of our spans
+    for service, span in collector.spans:
+        if service != "memory-extproc":
+            continue
+        text = orjson.dumps([str(a.value) for a in span.attributes]).decode()
+        for secret in (user, "Lisbon", "violin"):
+            assert secret not in text
+            assert secret not in span.name
+
+
+async def _from_envoy(collector: Receiver, span_id: bytes) -> bool:
+    return any(s.span_id == span_id for service, s in collector.spans if service == "envoy")
