@@ -53,6 +53,7 @@ from bench.harness import (
 )
 from devstack.envoy import EnvoyProcess, Upstream, render
 from devstack.milvus import MilvusProcess
+from devstack.otlp import OtlpReceiver
 from devstack.ports import free_port
 from devstack.processor import ProcessorProcess, write_config
 from devstack.tokens import DevIdentity
@@ -78,6 +79,7 @@ CONTENTION_ROUNDS = int(os.environ.get("BENCH_CONTENTION_ROUNDS", "1500"))
 FLOOR_ROUNDS = max(1, int(os.environ.get("BENCH_FLOOR_ROUNDS", "500")))
 COLLECTION = "bench_memories"
 LOCAL = os.environ.get("BENCH_EXTRACTOR", "synthetic") == "local"
+TRACING = os.environ.get("BENCH_TRACING") == "1"  # every request traced, to a local collector
 # conversations/s, each at its 10th turn: one extraction job of 10 facts, keeping the pool busy
 BUSY_RATE = float(os.environ.get("BENCH_BUSY_RATE", "2"))
 
@@ -209,11 +211,14 @@ async def main() -> None:
     shutil.copytree(pristine, data_dir, ignore=shutil.ignore_patterns("*.log"))
     milvus = MilvusProcess(data_dir, free_port())
     parts: list = [milvus]
+    collector = OtlpReceiver() if TRACING else None
     try:
         print(f"starting Milvus standalone on a copy of {pristine} …", flush=True)
         await asyncio.to_thread(milvus.wait_ready)
 
-        stack = await start_stack(workdir, milvus.port, COLLECTION, identity, parts, local=LOCAL)
+        otlp_port = await collector.start() if collector is not None else None
+        stack = await start_stack(workdir, milvus.port, COLLECTION, identity, parts, local=LOCAL,
+                                  otlp_port=otlp_port)  # fmt: skip
         settings, processor, envoy, llm = stack.settings, stack.processor, stack.envoy, stack.llm
         admin_port, grpc_port, llm_port, memory_port = (
             stack.admin_port, stack.grpc_port, stack.llm_port, stack.memory_port,
@@ -305,6 +310,8 @@ async def main() -> None:
     finally:
         for part in reversed(parts):
             part.stop()
+        if collector is not None:
+            await collector.stop()
     report(samples, saturated, throughput, rounds, (idle, busy, extraction), scaling, workdir)
 
 
@@ -408,6 +415,7 @@ def report(
         "retrieval_p99_busy_ms": round(busy_p99, 2),
         "retrieval_p99_busy_over_idle": round(busy_p99 / idle_p99, 2),
         "extractor": "local model" if LOCAL else "synthetic",
+        "tracing": TRACING,
         "busy_extraction_jobs": int(extraction["jobs_ok"]),
         "saturated_requests_per_s": round(throughput),
         "saturated_retrievals_per_s_1_process": round(scaling[1]),

@@ -221,8 +221,13 @@ async def start_stack(
     parts: list[Any],
     *,
     local: bool = False,
+    otlp_port: int | None = None,
 ) -> Stack:
-    """Start the stack in front of a running Milvus; every part joins ``parts`` (to stop)."""
+    """Start the stack in front of a running Milvus; every part joins ``parts`` (to stop).
+    ``otlp_port``: traces on, Envoy and the processor exporting to that collector."""
+    if otlp_port is not None:  # read by the processors started from here on
+        os.environ["OTEL_EXPORTER_OTLP_ENDPOINT"] = f"http://127.0.0.1:{otlp_port}"
+        os.environ["OTEL_EXPORTER_OTLP_INSECURE"] = "true"
     llm_port, grpc_port, admin_port = free_port(), free_port(), free_port()
     llm = ManagedProcess(
         "mock-llm",
@@ -269,6 +274,7 @@ async def start_stack(
             upstream=Upstream("127.0.0.1", llm_port),
             jwks_path=identity.jwks_path,
             direct_port=direct_port,
+            otlp=("127.0.0.1", otlp_port) if otlp_port is not None else None,
         ),
         workdir / "envoy",
     )

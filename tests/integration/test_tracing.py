@@ -6,20 +6,16 @@ carries a user id or a memory's words."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import aiohttp
-import grpc
 import orjson
 import pytest
-from opentelemetry.proto.collector.trace.v1 import trace_service_pb2, trace_service_pb2_grpc
-from opentelemetry.proto.trace.v1 import trace_pb2
 
 from devstack.envoy import EnvoyProcess, Upstream, render
 from devstack.milvus import MilvusProcess
 from devstack.mock_llm import MockLLM
+from devstack.otlp import OtlpReceiver
 from devstack.ports import free_port
 from devstack.processor import ProcessorProcess, write_config
 from devstack.tokens import DevIdentity
@@ -29,38 +25,12 @@ from tests.integration.test_response_path import EXTRACTOR, Extractor, llm_setti
 pytestmark = pytest.mark.integration
 
 
-@dataclass
-class Receiver(trace_service_pb2_grpc.TraceServiceServicer):
-    """An OTLP/gRPC collector that keeps what it is sent: (service name, span)."""
-
-    spans: list[tuple[str, trace_pb2.Span]] = field(default_factory=list)
-
-    async def Export(  # the OTLP method name
-        self, request: trace_service_pb2.ExportTraceServiceRequest, context: Any
-    ) -> trace_service_pb2.ExportTraceServiceResponse:
-        for resource_spans in request.resource_spans:
-            service = next(
-                a.value.string_value
-                for a in resource_spans.resource.attributes
-                if a.key == "service.name"
-            )
-            for scope in resource_spans.scope_spans:
-                self.spans += [(service, span) for span in scope.spans]
-        return trace_service_pb2.ExportTraceServiceResponse()
-
-    def named(self, name: str) -> list[trace_pb2.Span]:
-        return [span for _, span in self.spans if span.name == name]
-
-
 @pytest.fixture
-async def receiver() -> AsyncIterator[tuple[Receiver, int]]:
-    server = grpc.aio.server()
-    collector = Receiver()
-    trace_service_pb2_grpc.add_TraceServiceServicer_to_server(collector, server)
-    port = server.add_insecure_port("127.0.0.1:0")
-    await server.start()
+async def receiver() -> AsyncIterator[tuple[OtlpReceiver, int]]:
+    collector = OtlpReceiver()
+    port = await collector.start()
     yield collector, port
-    await server.stop(0)
+    await collector.stop()
 
 
 @pytest.fixture
@@ -69,7 +39,7 @@ async def traced(
     milvus: MilvusProcess,
     llm: MockLLM,
     identity: DevIdentity,
-    receiver: tuple[Receiver, int],
+    receiver: tuple[OtlpReceiver, int],
     monkeypatch: pytest.MonkeyPatch,
 ) -> AsyncIterator[Stack]:
     _, otlp_port = receiver
@@ -110,7 +80,7 @@ async def traced(
 
 
 async def test_envoy_the_processor_and_the_learning_job_in_one_trace(
-    traced: Stack, receiver: tuple[Receiver, int], llm: MockLLM, user: str
+    traced: Stack, receiver: tuple[OtlpReceiver, int], llm: MockLLM, user: str
 ) -> None:
     collector, _ = receiver
     extractor = Extractor()
@@ -162,5 +132,5 @@ async def test_envoy_the_processor_and_the_learning_job_in_one_trace(
             assert secret not in span.name
 
 
-async def _from_envoy(collector: Receiver, span_id: bytes) -> bool:
+async def _from_envoy(collector: OtlpReceiver, span_id: bytes) -> bool:
     return any(s.span_id == span_id for service, s in collector.spans if service == "envoy")
