@@ -19,7 +19,6 @@ import logging
 import re
 import time
 import uuid
-import weakref
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
@@ -29,6 +28,7 @@ from pymilvus import AsyncMilvusClient, DataType, MilvusClient
 from memory_extproc import metrics
 from memory_extproc.clock import now_ms
 from memory_extproc.store import filters
+from memory_extproc.store.locks import WriteLocks
 from memory_extproc.store.model import (
     MAX_SCOPE_BYTES,
     Memory,
@@ -194,11 +194,7 @@ class MilvusStore:
         self._connected = asyncio.Event()
         self._available_gauge = metrics.STORE_AVAILABLE.labels(client_name)
         self._available_gauge.set(0)
-        # A revision is delete + insert of one primary key: two at once both delete, then both
-        # insert, and the memory is stored twice. One writer per user at a time (this process).
-        self._writers: weakref.WeakValueDictionary[str, asyncio.Lock] = (
-            weakref.WeakValueDictionary()
-        )
+        self._locks = WriteLocks()  # who writes which rows at once (store/locks.py)
 
     @property
     def available(self) -> bool:
@@ -319,16 +315,19 @@ class MilvusStore:
             except Exception:  # closing a broken channel may fail too
                 log.debug("closing Milvus client failed", exc_info=True)
 
-    def _writer(self, user_id: str) -> asyncio.Lock:
-        lock = self._writers.get(user_id)
-        if lock is None:
-            lock = self._writers[user_id] = asyncio.Lock()
-        return lock
-
     async def _write(
-        self, user_id: str, operation: str, fn: Callable[[AsyncMilvusClient], Awaitable[T]]
+        self,
+        user_id: str,
+        operation: str,
+        fn: Callable[[AsyncMilvusClient], Awaitable[T]],
+        memory_ids: Sequence[str] | None = None,  # None: any of the user's rows
     ) -> T:
-        async with self._writer(user_id):
+        held = (
+            self._locks.user(user_id)
+            if memory_ids is None
+            else self._locks.memories(user_id, memory_ids)
+        )
+        async with held:
             return await self._call(operation, fn)
 
     async def _call(self, operation: str, fn: Callable[[AsyncMilvusClient], Awaitable[T]]) -> T:
@@ -391,7 +390,7 @@ class MilvusStore:
 
         users = sorted({m.user_id for m, _ in items})
         if len(users) == 1:
-            await self._write(users[0], "insert", op)
+            await self._write(users[0], "insert", op, [m.id for m, _ in items])
         else:  # bulk loads (bench, eval): new ids only, nothing to race with
             await self._call("insert", op)
 
@@ -402,7 +401,7 @@ class MilvusStore:
             await self._replace(client, row)
             await self._visible(client, memory.id)
 
-        await self._write(memory.user_id, "update", op)
+        await self._write(memory.user_id, "update", op, [memory.id])
 
     async def retrieve(self, request: SearchRequest) -> list[ScoredMemory]:
         return (await self.retrieve_many([request]))[0]
@@ -449,9 +448,9 @@ class MilvusStore:
                 timeout=self._timeout,
             )  # fmt: skip
 
-        # Behind this process's writes of the user: a revision's delete-then-insert would
-        # otherwise show the memory as gone for a moment (a PUT answered 404 in a flood of them).
-        async with self._writer(user_id):
+        # Behind this process's writes of the memory: a revision's delete-then-insert would
+        # otherwise show it as gone for a moment (a PUT answered 404 in a flood of them).
+        async with self._locks.memories(user_id, [memory_id]):
             rows = _one_per_id(await self._call("get", op), user_id)
         return _memory(rows[0]) if rows else None
 
@@ -542,7 +541,7 @@ class MilvusStore:
                 await self._visible(client, memory.id)
             return True
 
-        return await self._write(memory.user_id, "revise", op)
+        return await self._write(memory.user_id, "revise", op, [memory.id])
 
     async def history(self, user_id: str, memory_id: str) -> Sequence[Memory]:
         expr = filters.history_of(user_id, memory_id)
@@ -560,7 +559,9 @@ class MilvusStore:
         if await self.get(user_id, memory_id) is None:
             return False
         expr = filters.memory_with_history(user_id, memory_id)
-        await self._write(user_id, "delete", lambda client: self._delete_all(client, expr))
+        await self._write(
+            user_id, "delete", lambda client: self._delete_all(client, expr), [memory_id]
+        )
         return True
 
     async def forget_by_scope(self, user_id: str, project_id: str | None = None) -> int:
@@ -626,7 +627,7 @@ class MilvusStore:
         raise IncompleteDeleteError(f"rows still match after {DELETE_ATTEMPTS} deletes")
 
     async def record_use(self, uses: Sequence[MemoryUse], at_ms: int, ttl_ms: int) -> int:
-        """Renewals are revisions too (delete + insert): one user at a time, under its lock."""
+        """Renewals are revisions too (delete + insert), under the locks of their memories."""
         counts: dict[str, dict[str, int]] = {}
         for user_id, memory_id, count in uses:
             if is_memory_id(memory_id):
@@ -636,7 +637,7 @@ class MilvusStore:
             renew = functools.partial(
                 self._renew, user_id=user_id, wanted=wanted, at_ms=at_ms, ttl_ms=ttl_ms
             )
-            changed += await self._write(user_id, "record_use", renew)
+            changed += await self._write(user_id, "record_use", renew, list(wanted))
         return changed
 
     async def _renew(

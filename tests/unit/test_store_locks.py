@@ -1,0 +1,89 @@
+"""Writes of different memories of one user run side by side; writes of one memory take turns;
+a write of the whole user waits for all of them and holds later ones back."""
+
+from __future__ import annotations
+
+import asyncio
+
+from memory_extproc.store.locks import WriteLocks
+
+
+async def test_writes_of_different_memories_of_one_user_run_side_by_side() -> None:
+    locks = WriteLocks()
+    inside = 0
+    both = asyncio.Event()
+
+    async def edit(memory_id: str) -> None:
+        nonlocal inside
+        async with locks.memories("alice", [memory_id]):
+            inside += 1
+            if inside == 2:
+                both.set()
+            await both.wait()  # each waits for the other: only passes if both are in at once
+
+    async with asyncio.timeout(1):
+        await asyncio.gather(edit("mem_1"), edit("mem_2"))
+
+
+async def test_writes_of_one_memory_take_turns() -> None:
+    locks = WriteLocks()
+    order: list[str] = []
+    release = asyncio.Event()
+
+    async def edit(name: str) -> None:
+        async with locks.memories("alice", ["mem_1"]):
+            order.append(f"{name} in")
+            await release.wait()
+            order.append(f"{name} out")
+
+    first = asyncio.create_task(edit("first"))
+    second = asyncio.create_task(edit("second"))
+    await asyncio.sleep(0)  # both tasks reach the lock
+    await asyncio.sleep(0)
+    assert order == ["first in"]
+    release.set()
+    await asyncio.gather(first, second)
+    assert order == ["first in", "first out", "second in", "second out"]
+
+
+async def test_a_write_of_the_whole_user_waits_for_edits_and_holds_later_ones_back() -> None:
+    locks = WriteLocks()
+    order: list[str] = []
+    release = asyncio.Event()
+
+    async def edit(name: str, memory_id: str) -> None:
+        async with locks.memories("alice", [memory_id]):
+            order.append(name)
+            await release.wait()
+
+    async def forget() -> None:
+        async with locks.user("alice"):
+            order.append("forget")
+
+    early = asyncio.create_task(edit("early edit", "mem_1"))
+    await asyncio.sleep(0)
+    forgetting = asyncio.create_task(forget())
+    await asyncio.sleep(0)
+    late = asyncio.create_task(edit("late edit", "mem_2"))
+    for _ in range(3):
+        await asyncio.sleep(0)
+    assert order == ["early edit"]  # the forget waits; the late edit waits behind it
+    release.set()
+    await asyncio.gather(early, forgetting, late)
+    assert order == ["early edit", "forget", "late edit"]
+
+
+async def test_other_users_are_not_held_back() -> None:
+    locks = WriteLocks()
+    release = asyncio.Event()
+
+    async def forget_alice() -> None:
+        async with locks.user("alice"):
+            await release.wait()
+
+    holding = asyncio.create_task(forget_alice())
+    await asyncio.sleep(0)
+    async with asyncio.timeout(1), locks.memories("bob", ["mem_9"]):
+        pass
+    release.set()
+    await holding
