@@ -146,9 +146,7 @@ class TurnTracker:
             batch = _batch(conversation, "every_n")
             _extracted(conversation)
         self._remember(key, conversation)
-        if self._shared is not None:
-            self._shared.save(captured.user_id, captured.project_id, key,
-                              _shareable(conversation), captured.response_id)  # fmt: skip
+        self._share(key, conversation, captured.response_id)
         if self._on_pending is not None:
             pending = conversation.turn > conversation.extracted_upto
             self._on_pending(key, _batch(conversation, "idle") if pending else None)
@@ -167,9 +165,12 @@ class TurnTracker:
                 now - conversation.last_seen >= idle_s
                 and conversation.turn > conversation.extracted_upto
             ):
-                if not self._held_elsewhere(key, conversation):
+                elsewhere = self._held_elsewhere(key, conversation)
+                if not elsewhere:
                     batches.append(_batch(conversation, "idle"))
                 _extracted(conversation)
+                if not elsewhere:  # what is extracted now, for whoever sees its next turn
+                    self._share(key, conversation, "")
                 if self._on_pending is not None:
                     self._on_pending(key, None)
         return batches
@@ -214,6 +215,11 @@ class TurnTracker:
         if other is None or (state is not None and state.turn >= other["turn"]):
             return state
         return _from_shared(other, captured, now)
+
+    def _share(self, key: str, conversation: _Conversation, response_id: str) -> None:
+        if self._shared is not None:
+            self._shared.save(conversation.user_id, conversation.project_id, key,
+                              _shareable(conversation), response_id)  # fmt: skip
 
     def _held_elsewhere(self, key: str, conversation: _Conversation) -> bool:
         """Another replica saw a later turn: its state holds these turns too, and it (or

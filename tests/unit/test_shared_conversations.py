@@ -100,3 +100,18 @@ def test_state_nobody_touched_for_a_day_is_pruned(tmp_path: Path) -> None:
     shared.prune()
     shared.flush()
     assert list((tmp_path / "conversations").iterdir()) == []
+
+
+def test_a_restarted_processor_does_not_extract_again_what_its_predecessor_flushed(
+    tmp_path: Path,
+) -> None:
+    shared, (before,) = replicas(tmp_path, 1, every=10)
+    for n in (1, 2, 3):
+        before.record(captured(n), now=n)
+    (flushed,) = before.flush_all()  # SIGTERM: the pending turns go to the worker
+    assert flushed.new_turns == 3
+    shared.flush()
+    after = TurnTracker(10, shared=shared)  # the next processor, same spool
+    after.record(captured(4), now=4)
+    (batch,) = after.idle(now=1e9, idle_s=1.0)
+    assert batch.new_turns == 1  # turn 4 only
