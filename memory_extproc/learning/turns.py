@@ -211,10 +211,10 @@ class TurnTracker:
         state = self._conversations.get(key)
         if self._shared is None:
             return state
-        other = self._shared.latest(captured.user_id, key)
-        if other is None or (state is not None and state.turn >= other["turn"]):
+        other = _readable(self._shared.latest(captured.user_id, key), captured, now)
+        if other is None or (state is not None and state.turn >= other.turn):
             return state
-        return _from_shared(other, captured, now)
+        return other
 
     def _share(self, key: str, conversation: _Conversation, response_id: str) -> None:
         if self._shared is not None:
@@ -227,7 +227,8 @@ class TurnTracker:
         if self._shared is None:
             return False
         other = self._shared.latest(conversation.user_id, key)
-        return other is not None and other["turn"] > conversation.turn
+        turn = other.get("turn") if other is not None else None
+        return isinstance(turn, int) and turn > conversation.turn
 
     def _remember(self, key: str, conversation: _Conversation) -> None:
         self._conversations[key] = conversation
@@ -247,17 +248,31 @@ def _shareable(conversation: _Conversation) -> dict[str, Any]:
     }
 
 
+def _readable(
+    state: dict[str, Any] | None, captured: CapturedTurn, now: float
+) -> _Conversation | None:
+    """Another replica's state, or None when there is none or it is not in our shape (a file
+    from another release, or damaged: that conversation goes on from what the request holds)."""
+    if state is None:
+        return None
+    try:
+        return _from_shared(state, captured, now)
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
 def _from_shared(state: dict[str, Any], captured: CapturedTurn, now: float) -> _Conversation:
+    turn, extracted, at_ms = (int(state[k]) for k in ("turn", "extracted_upto", "at_ms"))
     return _Conversation(
         captured.user_id,
         captured.project_id,
-        [Turn(role, text) for role, text in state["messages"]],
-        state["turn"],
-        state["extracted_upto"],
-        state["at_ms"],
+        [Turn(str(role), str(text)) for role, text in state["messages"]],
+        turn,
+        extracted,
+        at_ms,
         now,
-        list(state["recalled"]),
-        list(state["received"]),
+        [str(r) for r in state["recalled"]],
+        [int(r) for r in state["received"]],
     )
 
 

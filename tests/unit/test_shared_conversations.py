@@ -115,3 +115,15 @@ def test_a_restarted_processor_does_not_extract_again_what_its_predecessor_flush
     after.record(captured(4), now=4)
     (batch,) = after.idle(now=1e9, idle_s=1.0)
     assert batch.new_turns == 1  # turn 4 only
+
+
+def test_damaged_shared_state_is_ignored_and_the_turn_still_counted(tmp_path: Path) -> None:
+    shared, (first, second) = replicas(tmp_path, 2, every=10)
+    first.record(captured(1), now=1)
+    shared.flush()
+    (state,) = (tmp_path / "conversations").glob("*/c-*.json")
+    for damage in (b"{not json", b'{"project_id": "", "state": {"turn": "x"}}', b"[1, 2]"):
+        state.write_bytes(damage)
+        assert second.record(captured(2), now=2) is None  # from the request itself
+    (batch,) = second.idle(now=1e9, idle_s=1.0)
+    assert batch.new_turns == 2
