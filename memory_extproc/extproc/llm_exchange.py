@@ -25,7 +25,7 @@ from memory_extproc.llm_api.answers import (
 from memory_extproc.llm_api.requests import Api, ChatRequest, InvalidRequestBody, parse_request
 from memory_extproc.retrieval.decision import Skip, learns_from_answer
 from memory_extproc.retrieval.service import MemoryRetrieval, Outcome
-from memory_extproc.tracing import Context, current_traceparent, tracer
+from memory_extproc.tracing import Context, current_traceparent, traced
 
 log = logging.getLogger(__name__)
 
@@ -93,7 +93,7 @@ class LlmExchange:
             log.info("Unreadable LLM request passed through: %s", exc, extra=self._log_extra())
             return p.CONTINUE_REQUEST_BODY
         self.request = request
-        with tracer.start_as_current_span("memory.request", context=self._trace) as span:
+        with traced("memory.request", context=self._trace) as span:
             span.set_attribute("memory.api", self.api.value)
             result = await retrieval.process(request, self.headers)
             span.set_attribute("memory.outcome", result.outcome.value)

@@ -8,7 +8,7 @@ from memory_extproc.api.routes import MAX_BODY_BYTES
 from memory_extproc.api.service import MemoryApi, error_reply
 from memory_extproc.extproc import protocol as p
 from memory_extproc.identity import HeaderSignals
-from memory_extproc.tracing import Context, tracer
+from memory_extproc.tracing import Context, traced
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +51,7 @@ class MemoryApiCall:
     async def _reply(self) -> p.ProcessingResponse:
         path, headers = self._headers.path, self._headers
         route = path.split("/mem_")[0]  # no memory id in logs or spans
-        with tracer.start_as_current_span("memory.api", context=self._trace) as span:
+        with traced("memory.api", context=self._trace) as span:
             span.set_attribute("http.request.method", self._method)
             span.set_attribute("memory.api.route", route)
             if self._memory_api is None:

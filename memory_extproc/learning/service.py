@@ -202,23 +202,29 @@ class LearningService:
         period = max(0.05, min(self._idle_flush_s, 20.0) / 4)
         while True:
             await asyncio.sleep(period)
-            now = time.monotonic()
-            self._send(self._tracker.idle(now, self._idle_flush_s))
-            due = [b for at, b in self._later if at <= now]
-            self._later = [(at, b) for at, b in self._later if at > now]
-            for batch in due:
-                self._deliver(batch)
-            self._deliver_waiting()
+            try:
+                now = time.monotonic()
+                self._send(self._tracker.idle(now, self._idle_flush_s))
+                due = [b for at, b in self._later if at <= now]
+                self._later = [(at, b) for at, b in self._later if at > now]
+                for batch in due:
+                    self._deliver(batch)
+                self._deliver_waiting()
+            except Exception:  # the next round tries again; the loop must not die
+                log.exception("Idle flush failed")
 
     async def _adopt_abandoned(self) -> None:
         """A replica killed for good leaves its spool to the others (one shared ``spool_dir``);
         shared conversation state nobody touched for a day goes."""
         for tick in itertools.count(1):
             await asyncio.sleep(ADOPT_EVERY_S)
-            for batch in self._spool.adopt():
-                self._deliver(batch)
-            if tick % PRUNE_EVERY == 0:
-                self._shared.prune()
+            try:
+                for batch in self._spool.adopt():
+                    self._deliver(batch)
+                if tick % PRUNE_EVERY == 0:
+                    self._shared.prune()
+            except Exception:  # e.g. a sibling adopting the same directory: next round
+                log.exception("Spool adoption failed")
 
     @property
     def _idle_flush_s(self) -> float:

@@ -20,8 +20,10 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import logging
+import os
 import shutil
 import time
+import uuid
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -48,7 +50,7 @@ class SharedConversations:
     ) -> None:
         folder = self._root / _digest(user_id)
         entry = orjson.dumps({"project_id": project_id, "state": state})
-        self._io.submit(_write, folder, f"c-{key}.json", entry)
+        self._io.submit(_write_state, folder, f"c-{key}.json", entry, state["turn"])
         if response_id:
             self._io.submit(_write, folder, f"r-{_digest(response_id)}.json", orjson.dumps(key))
 
@@ -58,11 +60,11 @@ class SharedConversations:
         return key if isinstance(key, str) else None
 
     def latest(self, user_id: str, key: str) -> dict[str, Any] | None:
-        entry = _read(self._root / _digest(user_id) / f"c-{key}.json")
-        return entry["state"] if isinstance(entry, dict) else None
+        return _state(_read(self._root / _digest(user_id) / f"c-{key}.json"))
 
     def forget(self, user_id: str, project_id: str | None) -> None:
-        self._io.submit(_forget, self._root / _digest(user_id), project_id).result()
+        """Queued behind the writes before it (never waited for on the event loop)."""
+        self._io.submit(_forget, self._root / _digest(user_id), project_id)
 
     def prune(self, now: float | None = None) -> None:
         """Remove what nobody touched for ``KEEP_S`` (on the writer thread, in order)."""
@@ -75,10 +77,25 @@ class SharedConversations:
         self._io.shutdown(wait=True)
 
 
+def _state(entry: Any) -> dict[str, Any] | None:
+    state = entry.get("state") if isinstance(entry, dict) else None
+    return state if isinstance(state, dict) else None
+
+
+def _write_state(folder: Path, name: str, data: bytes, turn: int) -> None:
+    """Never a conversation's state older than the one there (another replica may have
+    written a later turn since this one was recorded)."""
+    stored = _state(_read(folder / name))
+    if stored is not None and isinstance(stored.get("turn"), int) and stored["turn"] > turn:
+        return
+    _write(folder, name, data)
+
+
 def _write(folder: Path, name: str, data: bytes) -> None:
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        temporary = folder / f".{name}.tmp"
+        # a name of our own: replicas write into the same folder
+        temporary = folder / f".{name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp"
         temporary.write_bytes(data)
         temporary.replace(folder / name)
     except OSError as exc:
@@ -107,7 +124,7 @@ def _forget(folder: Path, project_id: str | None) -> None:
 
 
 def _prune(root: Path, before: float) -> None:
-    for path in root.glob("*/*.json"):
+    for path in [*root.glob("*/*.json"), *root.glob("*/.*.tmp")]:
         with contextlib.suppress(FileNotFoundError):
             if path.stat().st_mtime < before:
                 path.unlink()

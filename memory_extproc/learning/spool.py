@@ -90,7 +90,8 @@ class Spool:
             if other == self._dir or other.name.startswith(".") or other.name == SHARED:
                 continue  # ours, one being created, the replicas' shared conversation state
             if other.is_dir():
-                recovered += self._adopt(other)
+                with contextlib.suppress(FileNotFoundError):  # emptied by a sibling meanwhile
+                    recovered += self._adopt(other)
         if recovered:
             turns = sum(b.new_turns for b in recovered)
             metrics.SPOOL_TURNS.labels("replayed").inc(turns)

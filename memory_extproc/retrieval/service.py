@@ -33,7 +33,7 @@ from memory_extproc.retrieval.plan import (
 from memory_extproc.retrieval.rank import rank
 from memory_extproc.retrieval.rewrite import REWRITE_SHARE, QueryRewriter
 from memory_extproc.store.model import ScoredMemory, SearchRequest, Store, StoreUnavailableError
-from memory_extproc.tracing import tracer
+from memory_extproc.tracing import traced
 
 log = logging.getLogger(__name__)
 
@@ -78,7 +78,7 @@ class MemoryRetrieval:
         self._rewriter = rewriter
 
     async def process(self, request: ChatRequest, signals: HeaderSignals) -> RetrievalResult:
-        with tracer.start_as_current_span("memory.decision") as span:
+        with traced("memory.decision") as span:
             decision = plan_retrieval(request, signals, self.policy)
             span.set_attribute("memory.decision", getattr(decision, "value", "search"))
         if isinstance(decision, Skip):
@@ -101,14 +101,14 @@ class MemoryRetrieval:
         except Exception:
             log.exception("Memory retrieval failed, skipping")
             return self._finish(request, Outcome.ERROR, started)
-        with tracer.start_as_current_span("memory.context"):
+        with traced("memory.context"):
             context, injected = format_context(memories, self.policy.max_context_chars)
         count = len(injected)
         if not count:
             log.debug("No memories above threshold", extra={"threshold": decision.threshold})
             return self._finish(request, Outcome.NO_RESULTS, started)
         try:
-            with tracer.start_as_current_span("memory.injection") as span:
+            with traced("memory.injection") as span:
                 body = with_memory_context(request, context)
                 span.set_attribute("memory.injected", count)
         except SpliceError as exc:
@@ -136,12 +136,12 @@ class MemoryRetrieval:
             )
             query = rewritten or query
         try:
-            with tracer.start_as_current_span("memory.embedding"):
+            with traced("memory.embedding"):
                 vector = await self._embedder.embed(query)
         except Exception as exc:
             raise EmbeddingError from exc
         ranking = self.policy.ranking
-        with tracer.start_as_current_span("memory.search") as span:
+        with traced("memory.search") as span:
             candidates = await self._store.retrieve(
                 SearchRequest(
                     user_id=signals.user_id,
@@ -155,7 +155,7 @@ class MemoryRetrieval:
             span.set_attribute("memory.candidates", len(candidates))
         # A request that raised the threshold gets exactly that bar: narrowing never widens.
         rescue = plan.threshold <= self.policy.threshold
-        with tracer.start_as_current_span("memory.ranking"):
+        with traced("memory.ranking"):
             return rank(query, candidates, plan.threshold, plan.limit, ranking, rescue=rescue)
 
     @staticmethod

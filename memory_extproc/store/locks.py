@@ -17,41 +17,45 @@ from collections.abc import AsyncIterator, Iterable
 
 class SharedLock:
     """Held by many in shared mode or by one exclusively; a waiting exclusive holder goes
-    before later shared ones (a forget is never starved by a stream of edits)."""
+    before later shared ones (a forget is never starved by a stream of edits). Releases take
+    no await, so a cancellation cannot leave the lock held."""
 
     def __init__(self) -> None:
-        self._changed = asyncio.Condition()
         self._shared = 0
         self._exclusive = False
         self._waiting = 0  # exclusive holders waiting
+        self._changed = asyncio.Event()
+
+    def _notify(self) -> None:
+        self._changed.set()  # wakes whoever waits on it; they re-check and wait on the next
+        self._changed = asyncio.Event()
 
     @contextlib.asynccontextmanager
     async def shared(self) -> AsyncIterator[None]:
-        async with self._changed:
-            await self._changed.wait_for(lambda: not self._exclusive and not self._waiting)
-            self._shared += 1
+        while self._exclusive or self._waiting:
+            await self._changed.wait()
+        self._shared += 1
         try:
             yield
         finally:
-            async with self._changed:
-                self._shared -= 1
-                self._changed.notify_all()
+            self._shared -= 1
+            self._notify()
 
     @contextlib.asynccontextmanager
     async def exclusive(self) -> AsyncIterator[None]:
-        async with self._changed:
-            self._waiting += 1
-            try:
-                await self._changed.wait_for(lambda: not self._exclusive and not self._shared)
-            finally:
-                self._waiting -= 1
-            self._exclusive = True
+        self._waiting += 1
+        try:
+            while self._exclusive or self._shared:
+                await self._changed.wait()
+        finally:
+            self._waiting -= 1
+            self._notify()  # a cancelled waiter no longer holds shared ones back
+        self._exclusive = True
         try:
             yield
         finally:
-            async with self._changed:
-                self._exclusive = False
-                self._changed.notify_all()
+            self._exclusive = False
+            self._notify()
 
 
 class WriteLocks:

@@ -30,7 +30,7 @@ from memory_extproc.memories.retention import UsageBatch
 from memory_extproc.memories.writer import MemoryWriter, Written
 from memory_extproc.store.milvus import MilvusStore
 from memory_extproc.store.model import MemoryType, StoreUnavailableError
-from memory_extproc.tracing import linked, tracer
+from memory_extproc.tracing import linked, traced
 from memory_extproc.worker.echo import statements, strip_echoes
 from memory_extproc.worker.episodic import qa_chunk
 from memory_extproc.worker.inbox import Batch
@@ -112,9 +112,7 @@ class LearningJobs:
     async def run(self, batch: Batch) -> bool:
         """True when learned; False when it failed (the model or Milvus down, slow or talking
         garbage), to be tried again later: nothing half-made is stored either way."""
-        with tracer.start_as_current_span(
-            "memory.learning", links=linked(batch.traceparent)
-        ) as span:
+        with traced("memory.learning", links=linked(batch.traceparent)) as span:
             span.set_attribute("memory.learning.reason", batch.reason)
             span.set_attribute("memory.learning.turns", batch.new_turns)
             learned = await self._run(batch)
@@ -220,7 +218,7 @@ class LearningJobs:
             changes += [says_change(stated)] * len(found)
         if failed is not None and failures == asked:
             raise failed  # not one usable answer: the job failed
-        with tracer.start_as_current_span("memory.write") as span:  # reconcile, then store
+        with traced("memory.write") as span:  # reconcile, then store
             written = await self._writer.write_batch(
                 batch.user_id, batch.project_id, facts, batch.at_ms, source="conversation",
                 changes=changes, wait_visible=False,
@@ -237,7 +235,7 @@ class LearningJobs:
         others = "\n".join(t.text for t in turns if t.role != "user")
         lines = transcript(turns)
         shown = known_for(known, lines)
-        with tracer.start_as_current_span("memory.extraction"):
+        with traced("memory.extraction"):
             answer = await extractor.complete(
                 extraction_messages(shown, lines, day(batch.at_ms)),
                 schema=facts_schema(self._limits.max_facts, self._limits.max_chars),

@@ -79,9 +79,11 @@ def test_a_forget_removes_the_users_shared_state(tmp_path: Path) -> None:
 
     assert states() == 3
     shared.forget("alice", "p1")
+    shared.flush()
     assert states() == 2
     assert shared.conversation("alice", "resp-1") is not None  # p2's chain still continues
     shared.forget("alice", None)
+    shared.flush()
     assert states() == 1  # bob's
     assert shared.conversation("alice", "resp-1") is None
 
@@ -122,8 +124,19 @@ def test_damaged_shared_state_is_ignored_and_the_turn_still_counted(tmp_path: Pa
     first.record(captured(1), now=1)
     shared.flush()
     (state,) = (tmp_path / "conversations").glob("*/c-*.json")
-    for damage in (b"{not json", b'{"project_id": "", "state": {"turn": "x"}}', b"[1, 2]"):
+    damaged = (b"{not json", b'{"project_id": "", "state": {"turn": "x"}}', b"[1, 2]",
+               b'{"project_id": ""}', b'{"state": "text"}')  # fmt: skip
+    for damage in damaged:
         state.write_bytes(damage)
         assert second.record(captured(2), now=2) is None  # from the request itself
     (batch,) = second.idle(now=1e9, idle_s=1.0)
     assert batch.new_turns == 2
+
+
+def test_an_older_state_never_replaces_a_newer_one(tmp_path: Path) -> None:
+    shared, (late, early) = replicas(tmp_path, 2, every=10)
+    late.record(captured(6), now=6)
+    shared.flush()
+    early.record(captured(5), now=5)  # recorded before, written after
+    shared.flush()
+    assert shared.latest("alice", next(iter(late._conversations)))["turn"] == 6  # type: ignore[index]

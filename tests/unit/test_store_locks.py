@@ -87,3 +87,28 @@ async def test_other_users_are_not_held_back() -> None:
         pass
     release.set()
     await holding
+
+
+async def test_an_exclusive_waiter_cancelled_lets_the_edits_behind_it_go() -> None:
+    locks = WriteLocks()
+    release = asyncio.Event()
+
+    async def forget(hold: bool) -> None:
+        async with locks.user("alice"):
+            if hold:
+                await release.wait()
+
+    async def edit() -> None:
+        async with locks.memories("alice", ["mem_1"]):
+            pass
+
+    first = asyncio.create_task(forget(hold=True))
+    await asyncio.sleep(0)
+    waiting_edit = asyncio.create_task(edit())
+    cancelled = asyncio.create_task(forget(hold=False))
+    await asyncio.sleep(0)
+    release.set()  # the first forget ends; the edit and the second forget both wake
+    await first
+    cancelled.cancel()  # the request behind the second forget went away
+    async with asyncio.timeout(1):
+        await waiting_edit
