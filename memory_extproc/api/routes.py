@@ -191,6 +191,12 @@ def parse_call(method: str, path: str, query: str, body: bytes) -> Call:
     return _update(memory_id, _json_object(body), require_content=method == "PUT")
 
 
+def route_of(path: str) -> str:
+    """The route a path matches ("/v1/memory/{id}"), or "unknown": never an id or a client's
+    stray text (for spans)."""
+    return _template(path)[0] or "unknown"
+
+
 def _template(path: str) -> tuple[str | None, str | None]:
     path = path.rstrip("/") or "/"
     if path == PREFIX:

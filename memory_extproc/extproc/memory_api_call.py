@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 
-from memory_extproc.api.routes import MAX_BODY_BYTES
+from memory_extproc.api.routes import MAX_BODY_BYTES, route_of
 from memory_extproc.api.service import MemoryApi, error_reply
 from memory_extproc.extproc import protocol as p
 from memory_extproc.identity import HeaderSignals
@@ -50,10 +50,10 @@ class MemoryApiCall:
 
     async def _reply(self) -> p.ProcessingResponse:
         path, headers = self._headers.path, self._headers
-        route = path.split("/mem_")[0]  # no memory id in logs or spans
+        route = path.split("/mem_")[0]  # no memory id in logs
         with traced("memory.api", context=self._trace) as span:
             span.set_attribute("http.request.method", self._method)
-            span.set_attribute("memory.api.route", route)
+            span.set_attribute("memory.api.route", route_of(path))
             if self._memory_api is None:
                 reply = error_reply(503, "memory_disabled", "memory is disabled on this gateway")
             else:

@@ -21,6 +21,7 @@ from memory_extproc.api.routes import (
     is_api_path,
     parse_call,
     request_path,
+    route_of,
 )
 from memory_extproc.api.service import MemoryApi
 from memory_extproc.embedding import EmbeddingBatcher, OnnxEmbedder
@@ -207,3 +208,17 @@ async def test_no_user_is_401_and_store_down_is_503(api: MemoryApi, embedder: On
     down = MemoryApi(store, batcher, MemoryWriter(store, batcher, None),
                      default_threshold=0.6)  # fmt: skip
     assert (await call(down, "GET", "/v1/memory"))[0] == 503
+
+
+@pytest.mark.parametrize(
+    ("path", "route"),
+    [
+        ("/v1/memory", "/v1/memory"),
+        ("/v1/memory/search", "/v1/memory/search"),
+        ("/v1/memory/mem_0123456789abcdef0123456789abcdef", "/v1/memory/{id}"),
+        ("/v1/memory/not-an-id-alice/history", "/v1/memory/{id}/history"),
+        ("/v1/memory/alice@example.com/x/y", "unknown"),
+    ],
+)
+def test_spans_name_the_route_never_what_the_path_holds(path: str, route: str) -> None:
+    assert route_of(path) == route
