@@ -163,6 +163,7 @@ async def running_stack(
     *,
     collection: str,
     memory: dict[str, Any] | None = None,
+    otlp: tuple[str, int] | None = None,  # Envoy's traces to this collector
 ) -> AsyncIterator[Stack]:
     grpc_port, admin_port, envoy_port = free_port(), free_port(), free_port()
     memory = dict(memory or {})
@@ -189,6 +190,7 @@ async def running_stack(
                 processor_ports=[grpc_port],
                 upstream=Upstream("127.0.0.1", llm.port),
                 jwks_path=identity.jwks_path,
+                otlp=otlp,
             ),
             workdir / "envoy",
         )

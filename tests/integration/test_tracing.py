@@ -8,18 +8,14 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-import aiohttp
 import orjson
 import pytest
 
-from devstack.envoy import EnvoyProcess, Upstream, render
 from devstack.milvus import MilvusProcess
 from devstack.mock_llm import MockLLM
 from devstack.otlp import OtlpReceiver
-from devstack.ports import free_port
-from devstack.processor import ProcessorProcess, write_config
 from devstack.tokens import DevIdentity
-from tests.integration.conftest import Stack, until
+from tests.integration.conftest import Stack, running_stack, until
 from tests.integration.test_response_path import EXTRACTOR, Extractor, llm_settings
 
 pytestmark = pytest.mark.integration
@@ -46,37 +42,14 @@ async def traced(
     monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", f"http://127.0.0.1:{otlp_port}")
     monkeypatch.setenv("OTEL_EXPORTER_OTLP_INSECURE", "true")
     monkeypatch.setenv("OTEL_BSP_SCHEDULE_DELAY", "100")  # export within 0.1 s
-    memory = llm_settings(llm.port, spool_dir=str(tmp_path / "spool"))
+    memory = llm_settings(llm.port)
     memory["extraction_batch_size"] = 1
-    memory["milvus"] = {"address": f"127.0.0.1:{milvus.port}", "collection": "it_tracing"}
-    grpc_port, admin_port, envoy_port = free_port(), free_port(), free_port()
-    server = {"grpc_port": grpc_port, "admin_port": admin_port, "grace_seconds": 2}
-    config = write_config(tmp_path / "config.yaml", {"memory": memory, "server": server})
-    processor = ProcessorProcess(config, grpc_port, tmp_path / "processor.log")
-    envoy = None
-    try:
-        processor.wait_ready()
-        processor.wait_memory_enabled(admin_port)
-        envoy = EnvoyProcess(
-            render(
-                listen_port=envoy_port,
-                admin_port=free_port(),
-                processor_ports=[grpc_port],
-                upstream=Upstream("127.0.0.1", llm.port),
-                jwks_path=identity.jwks_path,
-                otlp=("127.0.0.1", otlp_port),
-            ),
-            tmp_path / "envoy",
-        )
-        envoy.wait_ready()
-        async with aiohttp.ClientSession() as http:
-            yield Stack(f"http://127.0.0.1:{envoy_port}", llm, identity, processor, config,
-                        f"http://127.0.0.1:{admin_port}/metrics", http)  # fmt: skip
-    finally:
-        if envoy is not None:
-            envoy.stop()
-        processor.stop()
-        llm.on_model(EXTRACTOR, None)
+    async with running_stack(
+        tmp_path, f"127.0.0.1:{milvus.port}", llm, identity, collection="it_tracing",
+        memory=memory, otlp=("127.0.0.1", otlp_port),
+    ) as stack:  # fmt: skip
+        yield stack
+    llm.on_model(EXTRACTOR, None)
 
 
 async def test_envoy_the_processor_and_the_learning_job_in_one_trace(
