@@ -17,6 +17,8 @@ from memory_extproc.retrieval.rank import RankPolicy
 from memory_extproc.retrieval.rewrite import QueryRewriter
 from memory_extproc.store.milvus import MilvusStore
 
+STORE_LOCKS = ".store-locks"  # in the spool volume every process shares; the spool skips dot names
+
 
 def build_embedder(config: Config) -> OnnxEmbedder:
     emb = config.memory.embedding
@@ -36,6 +38,7 @@ def build_store(config: Config, client_name: str = "query") -> MilvusStore:
         token=milvus.token,
         timeout_s=milvus.timeout_seconds,
         client_name=client_name,
+        locks_dir=config.memory.extraction.spool_path / STORE_LOCKS,
     )
 
 

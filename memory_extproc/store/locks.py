@@ -1,18 +1,31 @@
-"""Who may write a user's rows at once, in this process.
+"""Who may write a user's rows at once, in this process and across processes.
 
 A revision is delete + insert of one primary key: two of one memory at once both delete, then
-both insert, and the memory is stored twice. So writes of one memory take turns; writes of
-different memories of one user run side by side (24 concurrent edits of one user took 10 s in
-a row, Envoy's API timeout); a write of the whole user (a forget of a scope, a trim) waits for
-all of them and holds the others back until it is done, so nothing it deleted is written back.
+both insert, and the memory is stored twice; a read between the two finds nothing. (Milvus
+2.3's upsert would do both at once, but on this partition-key collection it files the row under
+the wrong partition: a search of its user never finds it again.) So writes of one memory take
+turns; writes of different memories of one user run side by side (24 concurrent edits of one
+user took 10 s in a row, Envoy's API timeout); a write of the whole user (a forget of a scope, a
+trim) waits for all of them and holds the others back until it is done, so nothing it deleted
+is written back.
+
+Across processes (the worker beside the processor, replicas) the same locks are ``flock``s on
+stripe files in a directory they all share, the spool volume (``FileLocks``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import fcntl
+import hashlib
+import os
 import weakref
 from collections.abc import AsyncIterator, Iterable
+from pathlib import Path
+
+STRIPES = 1024  # lock files per kind: a file per memory could never be removed safely
+_POLL_S = (0.001, 0.02)  # first and longest wait between tries of a lock another process holds
 
 
 class SharedLock:
@@ -58,10 +71,69 @@ class SharedLock:
             self._notify()
 
 
-class WriteLocks:
-    """A SharedLock per user and a lock per memory, each alive while someone holds it."""
+class FileLocks:
+    """The locks of WriteLocks for other processes: a user's stripe file locked shared or
+    exclusive, then the stripe files of the memories, exclusive, in one order (no deadlock).
+    The kernel releases the locks of a process that dies. Another process's lock is waited for
+    by trying again (flock cannot be awaited); this process's own holders queue in WriteLocks
+    first, so the files see one holder per process at a time."""
 
-    def __init__(self) -> None:
+    def __init__(self, directory: Path) -> None:
+        self._dir = directory
+
+    def _stripe(self, kind: str, name: str) -> Path:
+        digest = hashlib.blake2b(name.encode("utf-8", "surrogatepass"), digest_size=4).digest()
+        return self._dir / f"{kind}-{int.from_bytes(digest, 'big') % STRIPES:04d}"
+
+    @contextlib.asynccontextmanager
+    async def memories(self, user_id: str, memory_ids: Iterable[str]) -> AsyncIterator[None]:
+        stripes = sorted({self._stripe("memory", m) for m in memory_ids})
+        wanted = [(self._stripe("user", user_id), fcntl.LOCK_SH)]
+        async with self._held(wanted + [(s, fcntl.LOCK_EX) for s in stripes]):
+            yield
+
+    @contextlib.asynccontextmanager
+    async def user(self, user_id: str) -> AsyncIterator[None]:
+        async with self._held([(self._stripe("user", user_id), fcntl.LOCK_EX)]):
+            yield
+
+    @contextlib.asynccontextmanager
+    async def _held(self, wanted: list[tuple[Path, int]]) -> AsyncIterator[None]:
+        fds: list[int] = []
+        try:
+            for path, mode in wanted:
+                fds.append(await self._lock(path, mode))
+            yield
+        finally:
+            for fd in fds:
+                os.close(fd)  # releases its lock
+
+    async def _lock(self, path: Path, mode: int) -> int:
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        except FileNotFoundError:
+            self._dir.mkdir(parents=True, exist_ok=True)
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        wait, longest = _POLL_S
+        try:
+            while True:
+                try:
+                    fcntl.flock(fd, mode | fcntl.LOCK_NB)
+                    return fd
+                except BlockingIOError:
+                    await asyncio.sleep(wait)
+                    wait = min(2 * wait, longest)
+        except BaseException:
+            os.close(fd)
+            raise
+
+
+class WriteLocks:
+    """A SharedLock per user and a lock per memory, each alive while someone holds it; with
+    ``files``, the same locks across processes."""
+
+    def __init__(self, files: FileLocks | None = None) -> None:
+        self._files = files
         self._users: weakref.WeakValueDictionary[str, SharedLock] = weakref.WeakValueDictionary()
         self._memories: weakref.WeakValueDictionary[str, asyncio.Lock] = (
             weakref.WeakValueDictionary()
@@ -71,16 +143,21 @@ class WriteLocks:
     async def memories(self, user_id: str, memory_ids: Iterable[str]) -> AsyncIterator[None]:
         """Some memories of a user: beside writes of the user's other memories."""
         user = self._user(user_id)
-        locks = [self._memory(m) for m in sorted(set(memory_ids))]  # one order: no deadlock
+        ids = sorted(set(memory_ids))
+        locks = [self._memory(m) for m in ids]  # one order: no deadlock
         async with user.shared(), contextlib.AsyncExitStack() as held:
             for lock in locks:
                 await held.enter_async_context(lock)
+            if self._files is not None:
+                await held.enter_async_context(self._files.memories(user_id, ids))
             yield
 
     @contextlib.asynccontextmanager
     async def user(self, user_id: str) -> AsyncIterator[None]:
         """All of a user's rows: alone."""
-        async with self._user(user_id).exclusive():
+        async with self._user(user_id).exclusive(), contextlib.AsyncExitStack() as held:
+            if self._files is not None:
+                await held.enter_async_context(self._files.user(user_id))
             yield
 
     def _user(self, user_id: str) -> SharedLock:

@@ -20,6 +20,7 @@ import re
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
 from typing import Any, TypeVar
 
 import numpy as np
@@ -28,7 +29,7 @@ from pymilvus import AsyncMilvusClient, DataType, MilvusClient
 from memory_extproc import metrics
 from memory_extproc.clock import now_ms
 from memory_extproc.store import filters
-from memory_extproc.store.locks import WriteLocks
+from memory_extproc.store.locks import FileLocks, WriteLocks
 from memory_extproc.store.model import (
     MAX_SCOPE_BYTES,
     Memory,
@@ -156,8 +157,9 @@ def _scored(hits: list[dict[str, Any]], request: SearchRequest) -> list[ScoredMe
 
 
 def _one_per_id(rows: Sequence[dict[str, Any]], user_id: str) -> list[dict[str, Any]]:
-    """The user's rows, the newest of each id: a revision racing another process's (delete and
-    insert of one key each) can leave a key stored twice until it is next revised."""
+    """The user's rows, the newest of each id: a key stored twice (revisions of one memory by
+    processes that do not share the store locks) shows its oldest row to a query by id and its
+    newest to a search; the next revision deletes both."""
     newest: dict[str, dict[str, Any]] = {}
     for row in rows:
         if row["user_id"] != user_id:
@@ -180,6 +182,7 @@ class MilvusStore:
         timeout_s: float = 5.0,
         reconnect_interval_s: float = 1.0,
         client_name: str = "query",
+        locks_dir: Path | None = None,  # shared by every process writing this collection
     ) -> None:
         self._uri = uri
         self._collection = collection
@@ -194,7 +197,8 @@ class MilvusStore:
         self._connected = asyncio.Event()
         self._available_gauge = metrics.STORE_AVAILABLE.labels(client_name)
         self._available_gauge.set(0)
-        self._locks = WriteLocks()  # who writes which rows at once (store/locks.py)
+        # who writes which rows at once (store/locks.py)
+        self._locks = WriteLocks(FileLocks(locks_dir) if locks_dir is not None else None)
 
     @property
     def available(self) -> bool:
@@ -442,16 +446,18 @@ class MilvusStore:
     async def get(self, user_id: str, memory_id: str) -> Memory | None:
         expr = filters.one_memory(user_id, memory_id)
 
-        async def op(client: AsyncMilvusClient) -> list[dict[str, Any]]:
-            return await client.query(
+        def op(consistency: str) -> Callable[[AsyncMilvusClient], Awaitable[list[dict]]]:
+            return lambda client: client.query(
                 self._collection, filter=expr, output_fields=_OUTPUT_FIELDS, limit=_COPIES,
-                timeout=self._timeout,
+                consistency_level=consistency, timeout=self._timeout,
             )  # fmt: skip
 
-        # Behind this process's writes of the memory: a revision's delete-then-insert would
-        # otherwise show it as gone for a moment (a PUT answered 404 in a flood of them).
-        async with self._locks.memories(user_id, [memory_id]):
-            rows = _one_per_id(await self._call("get", op), user_id)
+        rows = _one_per_id(await self._call("get", op("Bounded")), user_id)
+        if not rows:
+            # Not found may be a revision's delete-then-insert half done, here or in another
+            # process (a PUT answered 404 in a flood of them): ask again behind its writers.
+            async with self._locks.memories(user_id, [memory_id]):
+                rows = _one_per_id(await self._call("get", op("Strong")), user_id)
         return _memory(rows[0]) if rows else None
 
     async def list(

@@ -1,11 +1,16 @@
 """Writes of different memories of one user run side by side; writes of one memory take turns;
-a write of the whole user waits for all of them and holds later ones back."""
+a write of the whole user waits for all of them and holds later ones back — in this process and
+across processes."""
 
 from __future__ import annotations
 
 import asyncio
+import sys
+from pathlib import Path
 
-from memory_extproc.store.locks import WriteLocks
+import pytest
+
+from memory_extproc.store.locks import FileLocks, WriteLocks
 
 
 async def test_writes_of_different_memories_of_one_user_run_side_by_side() -> None:
@@ -112,3 +117,70 @@ async def test_an_exclusive_waiter_cancelled_lets_the_edits_behind_it_go() -> No
     cancelled.cancel()  # the request behind the second forget went away
     async with asyncio.timeout(1):
         await waiting_edit
+
+
+_HOLDER = """
+import asyncio, sys
+from pathlib import Path
+from memory_extproc.store.locks import FileLocks
+
+async def main() -> None:
+    locks = FileLocks(Path(sys.argv[1]))
+    held = locks.user("alice") if sys.argv[2] == "user" else locks.memories("alice", ["mem_1"])
+    async with held:
+        print("held", flush=True)
+        sys.stdin.readline()
+        Path(sys.argv[1], "released").touch()
+    print("out", flush=True)
+
+asyncio.run(main())
+"""
+
+
+async def _held_by_another_process(directory: Path, kind: str) -> asyncio.subprocess.Process:
+    child = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", _HOLDER, str(directory), kind,
+        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    assert child.stdout is not None
+    assert await child.stdout.readline() == b"held\n"
+    return child
+
+
+@pytest.mark.parametrize(
+    ("held", "wanted"),
+    [("memory", "memory"), ("user", "memory"), ("memory", "user"), ("user", "user")],
+)
+async def test_a_lock_held_by_another_process_is_waited_for(
+    tmp_path: Path, held: str, wanted: str
+) -> None:
+    child = await _held_by_another_process(tmp_path, held)
+    locks = WriteLocks(FileLocks(tmp_path))
+    seen: list[bool] = []
+
+    async def write() -> None:
+        lock = locks.user("alice") if wanted == "user" else locks.memories("alice", ["mem_1"])
+        async with lock:
+            seen.append((tmp_path / "released").exists())
+
+    task = asyncio.create_task(write())
+    for _ in range(3):
+        await asyncio.sleep(0)  # its first try is made: it would be inside now if not held off
+    assert not task.done()
+    assert child.stdin is not None
+    child.stdin.write(b"go\n")
+    async with asyncio.timeout(10):
+        await task
+        await child.wait()
+    assert seen == [True]
+
+
+async def test_other_memories_and_users_are_not_held_by_another_process(tmp_path: Path) -> None:
+    child = await _held_by_another_process(tmp_path, "memory")  # alice's mem_1
+    locks = WriteLocks(FileLocks(tmp_path))
+    async with asyncio.timeout(10):
+        async with locks.memories("alice", ["mem_2"]), locks.memories("bob", ["mem_3"]):
+            assert not (tmp_path / "released").exists()
+    assert child.stdin is not None
+    child.stdin.write(b"go\n")
+    await child.wait()
