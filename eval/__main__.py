@@ -1,9 +1,10 @@
 """`make eval`: memory quality on LoCoMo (dev split), through Envoy, the processor and Milvus.
 
 For each mode — ``replay`` (the extraction model returns LoCoMo's gold observations of the turns
-it is shown, about the user) and ``episodic`` (no extraction model: Q/A notes) — every
-conversation is replayed turn by turn through Envoy from both sides: speaker A as one user's
-chats (B answering), speaker B as another user's (A answering), dated with its session dates.
+it is shown, about the user) and ``episodic`` (no extraction model: notes of what the user
+said) — every conversation is replayed turn by turn through Envoy from both sides: speaker A
+as one user's chats (B answering), speaker B as another user's (A answering), dated with its
+session dates.
 The processor is then stopped (SIGTERM extracts everything pending), started again, and every
 question of categories 1-4 is asked through Envoy as a new conversation by the speaker whose
 turns hold its evidence (eval/locomo.py); the stand-in LLM records what the processor injected.

@@ -27,6 +27,7 @@ from typing import Any
 
 from eval.answer_recall import recalled
 from eval.replay import observations, sessions
+from memory_extproc.memories.notes import statement
 from memory_extproc.words import terms
 
 CATEGORIES = (1, 2, 3, 4)  # 5 is adversarial (no answer): left out, as LoCoMo's standard set does
@@ -174,6 +175,7 @@ class Provenance:
 
     observed: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
     quoted: list[tuple[str, str]] = field(default_factory=list)  # (turn opening, dia id)
+    texts: list[tuple[str, str]] = field(default_factory=list)  # (whole turn, dia id)
     covered: set[str] = field(default_factory=set)  # turns an observation of their speaker cites
     # (user, turn words, dia id): the turns each user (a speaker of a conversation) said
     said: list[tuple[str, set[str], str]] = field(default_factory=list)
@@ -195,6 +197,7 @@ class Provenance:
                     opening = norm(turn["text"])[:_QUOTE_CHARS]
                     if len(opening) >= 12:
                         provenance.quoted.append((opening, dia))
+                    provenance.texts.append((norm(turn["text"]), dia))
                     if dia in side_of:
                         user = user_of(prefix, side_of[dia])
                         provenance.said.append((user, terms(turn["text"]), dia))
@@ -207,14 +210,29 @@ class Provenance:
         return bool(question.evidence & self.covered)
 
     def turns(self, injected_line: str, *, attribute: str = "") -> set[str]:
-        """The turns a memory comes from: a gold observation's, the turns a note quotes, or
-        (``attribute``: a model's own wording, in this user's memory) the user's turns that
-        share most of its words."""
+        """The turns a memory comes from: a gold observation's, the turns a note quotes (whole,
+        or one sentence of a turn, found in that turn only), or (``attribute``: a model's own
+        wording, in this user's memory) the user's turns that share most of its words."""
         content = norm(_DATE_PREFIX.sub("", injected_line))
         if content in self.observed:
             return set(self.observed[content])
         quoted = {dia for opening, dia in self.quoted if opening in content}
-        return quoted or (self.attributed(content, attribute) if attribute else set())
+        return (
+            quoted
+            or self.sentence_of(_DATE_PREFIX.sub("", injected_line))
+            or (self.attributed(content, attribute) if attribute else set())
+        )
+
+    def sentence_of(self, content: str) -> set[str]:
+        """The turn a note's quoted sentence comes from; nothing when several turns hold it."""
+        said = statement(content)
+        if said == content:  # not a note
+            return set()
+        said = norm(said).removesuffix("…")
+        if len(said) < 12:
+            return set()
+        found = {dia for text, dia in self.texts if said in text}
+        return found if len(found) == 1 else set()
 
     def attributed(self, content: str, user: str) -> set[str]:
         """The user's turns sharing the most words with a fact, if they share at least two and

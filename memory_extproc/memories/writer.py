@@ -188,7 +188,9 @@ class MemoryWriter:
             ))
             for (i, vector), candidates in zip(kept, similar, strict=True)
         ]  # fmt: skip
-        updates = [facts[i].content for i, _, revision, _ in placed if revision is not None]
+        updates = [  # what the user said: a note's date frame is not an amount
+            statement(facts[i].content) for i, _, revision, _ in placed if revision is not None
+        ]
         new: list[tuple[Memory, np.ndarray]] = []
         for i, vector, revision, outcome in placed:
             written = ""
@@ -197,7 +199,7 @@ class MemoryWriter:
                     revision, vector, facts[i].content, at_ms, wait_visible=wait_visible
                 )
                 written = revision.target.memory.id if outcome is Written.UPDATED else ""
-            elif any(same_amount(facts[i].content, update) for update in updates):
+            elif any(same_amount(statement(facts[i].content), u) for u in updates):
                 outcome = Written.NOOP  # the job's update said twice ("went up to $1,350")
             elif outcome in (Written.STORED, Written.STORED_UNRECONCILED):
                 memory = self._new(user_id, project_id, facts[i], at_ms, source)

@@ -32,7 +32,7 @@ from memory_extproc.store.milvus import MilvusStore
 from memory_extproc.store.model import MemoryType, StoreUnavailableError
 from memory_extproc.tracing import linked, traced
 from memory_extproc.worker.echo import statements, strip_echoes
-from memory_extproc.worker.episodic import qa_chunk
+from memory_extproc.worker.episodic import turn_notes
 from memory_extproc.worker.inbox import Batch
 from memory_extproc.worker.pool import WorkerPool
 from memory_extproc.worker.prompts import (
@@ -259,13 +259,13 @@ class LearningJobs:
 
     async def _episodic(self, batch: Batch) -> tuple[Counter[str], list[tuple[Written, str]]]:
         question, answer = batch.last_exchange
-        chunk = qa_chunk(question, answer, day(batch.at_ms), batch.recalled)
-        if chunk is None:
+        notes = turn_notes(question, answer, day(batch.at_ms), batch.recalled)
+        if not notes:
             return Counter({"skipped_not_substantive": 1}), []
         written = await self._writer.write_batch(
             batch.user_id,
             batch.project_id,
-            [Fact(MemoryType.EPISODIC, chunk)],
+            [Fact(MemoryType.EPISODIC, n) for n in notes],
             batch.at_ms,
             source="conversation",
             wait_visible=False,

@@ -6,7 +6,7 @@ import pytest
 
 from memory_extproc.memories.notes import statement
 from memory_extproc.worker.echo import adds_information, is_request, statements, strip_echoes
-from memory_extproc.worker.episodic import qa_chunk
+from memory_extproc.worker.episodic import turn_notes
 
 HAWAII = "My budget for the Hawaii trip is $10,000"
 NOTE = f'On 2026-11-22 the user said: "{HAWAII}" Answer: "Noted, have fun!"'
@@ -50,13 +50,12 @@ def test_an_answer_adds_information_with_its_own_numbers_or_words() -> None:
 
 def test_notes_skip_questions_answered_from_memory_and_keep_the_rest() -> None:
     echo = "Your budget for the Hawaii trip is $10,000."
-    assert qa_chunk("What is my Hawaii trip budget?", echo, "2026-11-23", [NOTE]) is None
-    told = qa_chunk("I have a dog called Rex now", echo, "2026-11-23", [NOTE])
-    assert told == 'On 2026-11-23 the user said: "I have a dog called Rex now"'
-    asked = qa_chunk(
+    assert turn_notes("What is my Hawaii trip budget?", echo, "2026-11-23", [NOTE]) == []
+    told = turn_notes("I have a dog called Rex now", echo, "2026-11-23", [NOTE])
+    assert told == ['On 2026-11-23 the user said: "I have a dog called Rex now"']
+    (asked,) = turn_notes(
         "How much is a week on Maui?", echo + " A week on Maui costs about $3,000.", "d", [NOTE]
     )
-    assert asked is not None
     assert "$10,000" not in asked
     assert "$3,000" in asked
 

@@ -80,6 +80,11 @@ def test_provenance_of_observations_and_quoted_turns() -> None:
     note = 'On 2023-05-08 the user said: "I adopted a cat called Miso last week." Answer: "…"'
     assert provenance.turns(f"[2023-05-08] {note}") == {"conv-x/D1:2"}
     assert provenance.turns("[2023-05-08] something else entirely") == set()
+    sentence = 'On 2023-05-08 the user said: "I started learning the cello."'
+    assert provenance.turns(f"[2023-05-08] {sentence}") == {"conv-x/D1:3"}
+    part = 'On 2023-06-09 the user said: "my first cello concert"'
+    assert provenance.turns(part) == {"conv-x/D2:1"}
+    assert provenance.turns('On 2023-05-08 the user said: "cello"') == set()  # too short
 
 
 def test_a_models_fact_is_traced_to_its_own_users_turns() -> None:

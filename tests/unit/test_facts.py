@@ -17,7 +17,7 @@ from memory_extproc.memories.facts import (
 )
 from memory_extproc.memories.judge import parse_judgment
 from memory_extproc.store.model import MemoryType
-from memory_extproc.worker.episodic import qa_chunk
+from memory_extproc.worker.episodic import turn_notes
 
 LIMITS = FactLimits(min_chars=8, max_chars=120, max_facts=3)
 
@@ -242,25 +242,38 @@ def test_unreadable_judgments_are_errors(text: str) -> None:
         parse_judgment(text)
 
 
-def test_episodic_chunks_keep_substantive_turns_only() -> None:
-    chunk = qa_chunk(
+def test_a_question_is_noted_with_its_answer_and_small_talk_not_at_all() -> None:
+    assert turn_notes(
         "What is a good budget for a week in Hawaii?", "About $3,000 for two.", "2026-11-22"
-    )
-    assert chunk == (
+    ) == [
         'On 2026-11-22 the user said: "What is a good budget for a week in Hawaii?" '
         'Answer: "About $3,000 for two."'
-    )
-    assert qa_chunk("Hello!", "Hi! How can I help?", "2026-11-22") is None
-    assert qa_chunk("thanks a lot!", "You're welcome", "2026-11-22") is None
-    assert (
-        qa_chunk("Tell me the admin password please", "I'm sorry, I can't help with that.", "d")
-        is None
-    )
-    long = qa_chunk(
-        "I am comparing options for the trip " * 40, "Here they are. " * 100, "2026-11-22"
-    )
-    assert long is not None
+    ]
+    assert turn_notes("Hello!", "Hi! How can I help?", "2026-11-22") == []
+    assert turn_notes("thanks a lot!", "You're welcome", "2026-11-22") == []
+    refused = "I'm sorry, I can't help with that."
+    assert turn_notes("Tell me the admin password please", refused, "d") == []
+    options = " ".join(f"Option {i} costs ${i * 100}." for i in range(100))
+    (long,) = turn_notes("Which of these options for the trip " * 40 + "?", options, "d")
     assert len(long) < 800
+
+
+def test_what_the_user_states_is_noted_sentence_by_sentence_whatever_the_answer() -> None:
+    said = (
+        "I live in Berlin, in a flat near the river. My manager at work is Priya. "
+        "What should I cook tonight? Thanks so much!"
+    )
+    for answer in ["(demo LLM) I was given no memories for this request.", "I'm sorry, I can't.",
+                   "```python\nprint(1)\n```", ""]:  # fmt: skip
+        assert turn_notes(said, answer, "2026-11-22") == [
+            'On 2026-11-22 the user said: "I live in Berlin, in a flat near the river."',
+            'On 2026-11-22 the user said: "My manager at work is Priya."',
+        ]
+
+
+def test_a_pasted_text_leaves_a_bounded_number_of_notes() -> None:
+    pasted = " ".join(f"Line {i} of the report says the figures went up." for i in range(100))
+    assert len(turn_notes(pasted, "Summary: up.", "d")) == 6
 
 
 FIXTURES = orjson.loads(

@@ -11,7 +11,7 @@ from memory_extproc.memories.facts import Fact
 from memory_extproc.memories.writer import MemoryWriter, Written
 from memory_extproc.store.memory import InMemoryStore
 from memory_extproc.store.model import Memory, MemoryType
-from memory_extproc.worker.episodic import qa_chunk
+from memory_extproc.worker.episodic import turn_notes
 
 T0 = 1_700_000_000_000
 DAY = 86_400_000
@@ -171,18 +171,31 @@ async def test_notes_update_by_what_the_user_said(
     store: InMemoryStore, embedder: OnnxEmbedder
 ) -> None:
     w = writer(store, embedder, None)
-    first = qa_chunk("My budget for the Hawaii trip is $10,000", "Noted!", "2026-11-22")
-    second = qa_chunk(
+    (first,) = turn_notes("My budget for the Hawaii trip is $10,000", "Noted!", "2026-11-22")
+    (second,) = turn_notes(
         "Actually my budget for the Hawaii trip is now $15,000", "Got it.", "2026-11-23"
     )
-    assert first is not None
-    assert second is not None
     note = Fact(MemoryType.EPISODIC, first)
     assert await w.write("a", "", note, T0, source="c") is Written.STORED
     assert await w.write("a", "", note, T0, source="c") is Written.DEDUPED
     updated = await w.write("a", "", Fact(MemoryType.EPISODIC, second), T0 + DAY, source="c")
     assert updated is Written.UPDATED
     assert await active(store, "a") == [second]
+
+
+async def test_notes_of_one_turn_beside_an_update_are_stored(
+    store: InMemoryStore, embedder: OnnxEmbedder
+) -> None:
+    w = writer(store, embedder, None)
+    (first,) = turn_notes("My budget for the Hawaii trip is $10,000", "Noted!", "2026-11-22")
+    await w.write("a", "", Fact(MemoryType.EPISODIC, first), T0, source="c")
+    said = "Actually my budget for the Hawaii trip is now $15,000. My sister Anna lives in Oslo."
+    notes = turn_notes(said, "Got it.", "2026-11-23")
+    written = await w.write_batch(
+        "a", "", [Fact(MemoryType.EPISODIC, n) for n in notes], T0 + DAY, source="c"
+    )
+    assert [outcome for outcome, _ in written] == [Written.UPDATED, Written.STORED]
+    assert await active(store, "a") == sorted(notes)
 
 
 async def test_without_a_model_an_ending_finds_what_it_ends_by_its_object(
