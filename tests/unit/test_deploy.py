@@ -141,6 +141,34 @@ def test_kubernetes_manifests_agree() -> None:
     assert set(kustomization["resources"]) == manifests
 
 
+def _tracer_collector(config: dict[str, Any]) -> tuple[str, int]:
+    listener = config["static_resources"]["listeners"][0]
+    tracing = listener["filter_chains"][0]["filters"][0]["typed_config"]["tracing"]
+    provider = tracing["provider"]
+    assert provider["name"] == "envoy.tracers.opentelemetry"
+    cluster_name = provider["typed_config"]["grpc_service"]["envoy_grpc"]["cluster_name"]
+    (collector,) = endpoints(config, cluster_name)
+    return collector
+
+
+def test_every_deployed_and_example_envoy_traces_where_the_processors_export() -> None:
+    configs = envoy_configs()
+    for name, config in configs.items():
+        if name != "envoy/envoy.yaml":  # make run's: devstack adds the tracer with a collector
+            assert _tracer_collector(config)[1] == 4317, name
+    compose = yaml.safe_load((DEPLOY / "compose.yaml").read_text())["services"]
+    host, port = _tracer_collector(configs["deploy/envoy.yaml"])
+    assert host in compose
+    for name in ("processor-1", "processor-2"):
+        assert (
+            compose[name]["environment"]["OTEL_EXPORTER_OTLP_ENDPOINT"] == f"http://{host}:{port}"
+        )
+    host, port = _tracer_collector(configs["deploy/kubernetes/envoy.yaml#envoy-config"])
+    pod = by_kind(kubernetes("processor.yaml"), "Deployment", "memory-extproc")["spec"]["template"]
+    env = {e["name"]: e.get("value") for e in pod["spec"]["containers"][0]["env"]}
+    assert env["OTEL_EXPORTER_OTLP_ENDPOINT"] == f"http://{host}:{port}"
+
+
 def test_grafana_dashboard_queries_only_metrics_we_export() -> None:
     dashboard = json.loads((DEPLOY / "grafana" / "memory-extproc.json").read_text())
     exported = {
