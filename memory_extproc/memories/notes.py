@@ -13,7 +13,7 @@ from memory_extproc.words import one_line
 _QUESTION_CHARS = 300
 _ANSWER_CHARS = 400
 _NOTE = re.compile(
-    r'^On \d{4}-\d{2}-\d{2} the user said: "(?P<said>.*?)"(?: Answer: "|$)', re.DOTALL
+    r'^(?:On \d{4}-\d{2}-\d{2} the user|User) said: "(?P<said>.*?)"(?: Answer: "|$)', re.DOTALL
 )
 
 
@@ -33,3 +33,10 @@ def statement(content: str) -> str:
     """What the user said, for a note; the memory itself for anything else."""
     match = _NOTE.match(content)
     return match.group("said") if match else content
+
+
+def undated(content: str, date: str) -> str:
+    """A note as injected on a line dated ``date``: its own date, the same, said once (five notes
+    of a block: ~35 tokens)."""
+    frame = f"On {date} the user said: "
+    return "User said: " + content[len(frame) :] if content.startswith(frame) else content

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 from memory_extproc.clock import day
 from memory_extproc.memories.changes import Change, compare
-from memory_extproc.memories.notes import statement
+from memory_extproc.memories.notes import statement, undated
 from memory_extproc.store.model import Memory, ScoredMemory
 from memory_extproc.words import terms
 
@@ -98,11 +98,12 @@ def format_context(
     seen: set[str] = set()
     current, won = newest_wins(memories)
     for scored in current:
-        text = _one_line(scored.memory.content)
+        recorded = day(_recorded(scored.memory))
+        text = _one_line(undated(scored.memory.content, recorded))
         if not text or text.casefold() in seen:
             continue
         latest = ", latest" if scored.memory.id in won else ""
-        line = f"- [{day(_recorded(scored.memory))}{latest}] {text}"
+        line = f"- [{recorded}{latest}] {text}"
         if len(line) + 1 > budget:
             break
         budget -= len(line) + 1

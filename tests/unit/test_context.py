@@ -4,6 +4,7 @@ import dataclasses
 
 import pytest
 
+from memory_extproc.memories.notes import statement
 from memory_extproc.retrieval.context import CLOSE_TAG, OPEN_TAG, format_context
 from memory_extproc.store.model import Memory, ScoredMemory
 
@@ -103,3 +104,14 @@ def test_a_revised_memory_is_dated_by_its_revision() -> None:
     revised = dataclasses.replace(revised, updated_at=DAY + 86_400_000)
     text, _ = format_context([ScoredMemory(revised, 0.9)], 2000)
     assert "- [2026-03-16] Budget is $15,000" in text
+
+
+def test_a_note_shows_its_date_once() -> None:
+    same = scored('On 2026-03-15 the user said: "I adopted a cat called Miso."')
+    edited = scored('On 2026-01-02 the user said: "I sold my car."')  # dated by its revision
+    text, _ = format_context([same, edited], 2000)
+    assert text.splitlines()[2:4] == [
+        '- [2026-03-15] User said: "I adopted a cat called Miso."',
+        '- [2026-03-15] On 2026-01-02 the user said: "I sold my car."',
+    ]
+    assert statement('User said: "I adopted a cat called Miso."') == "I adopted a cat called Miso."

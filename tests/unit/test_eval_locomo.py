@@ -82,6 +82,8 @@ def test_provenance_of_observations_and_quoted_turns() -> None:
     assert provenance.turns("[2023-05-08] something else entirely") == set()
     sentence = 'On 2023-05-08 the user said: "I started learning the cello."'
     assert provenance.turns(f"[2023-05-08] {sentence}") == {"conv-x/D1:3"}
+    injected = '[2023-05-08] User said: "I started learning the cello."'  # as a block shows it
+    assert provenance.turns(injected) == {"conv-x/D1:3"}
     part = 'On 2023-06-09 the user said: "my first cello concert"'
     assert provenance.turns(part) == {"conv-x/D2:1"}
     assert provenance.turns('On 2023-05-08 the user said: "cello"') == set()  # too short
