@@ -452,7 +452,7 @@ class MilvusStore:
                 consistency_level=consistency, timeout=self._timeout,
             )  # fmt: skip
 
-        rows = _one_per_id(await self._call("get", op("Bounded")), user_id)
+        rows = _one_per_id(await self._call("get", op("Session")), user_id)
         if not rows:
             # Not found may be a revision's delete-then-insert half done, here or in another
             # process (a PUT answered 404 in a flood of them): ask again behind its writers.
