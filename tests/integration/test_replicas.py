@@ -126,7 +126,9 @@ async def test_a_replica_killed_for_good_loses_no_turn(
     expected = sorted(f"User plays the {name}" for name in instruments)
     assert await until(lambda: _learned_all(memories, user, expected), 60) == expected
     assert await survivor.metric("memory_spool_turns_total", {"event": "replayed"}) == 2
-    owners = [p for p in fleet.spool.iterdir() if p.name != "conversations"]
+    owners = [  # not the shared state, nor hidden ones (the store's locks)
+        p for p in fleet.spool.iterdir() if p.name != "conversations" and p.name[0] != "."
+    ]
     assert len(owners) == 1  # the victim's directory: adopted, then removed
 
 
