@@ -32,10 +32,9 @@ import sys
 import tempfile
 import time
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-
-from tokenizers import Tokenizer
 
 from devstack.embeddings import EmbeddingsServer
 from devstack.local_llm import MODEL_NAME, LocalLlmProcess
@@ -53,7 +52,7 @@ from eval.locomo import (
     score,
     user_of,
 )
-from memory_extproc.embedding import model_files
+from eval.tokens import token_counter
 from scenarios.cases import SCENARIOS, Scenario
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -171,7 +170,7 @@ async def run_mem0(workdir: Path) -> dict[str, Any]:
     return {"steps": steps, "results": results, "asked": asked, "scenarios": scenarios}
 
 
-def mem0_scores(run: dict[str, Any], tokenizer: Tokenizer) -> dict[str, Any]:
+def mem0_scores(run: dict[str, Any], tokens_of: Callable[[str], int]) -> dict[str, Any]:
     steps, results = run["steps"], run["results"]
     sessions = [r for s, r in zip(steps, results, strict=True) if s.get("session")]
     searches = [(s, r) for s, r in zip(steps, results, strict=True) if s["op"] == "search"]
@@ -179,7 +178,7 @@ def mem0_scores(run: dict[str, Any], tokenizer: Tokenizer) -> dict[str, Any]:
     answered = []
     for question, (_, result) in zip(run["asked"], questions, strict=True):
         lines = [m["memory"] for m in result.get("results", [])]
-        tokens = len(tokenizer.encode(result.get("context", ""), add_special_tokens=False).ids)
+        tokens = tokens_of(result.get("context", ""))
         answered.append(Asked(question, lines, tokens))
     follow_ups = searches[len(run["asked"]) :]
     passed = [
@@ -248,12 +247,11 @@ async def main() -> int:
     evaluated = run_tool("eval", {"EVAL_MODES": "llm", "EVAL_LLM_SLICES": SLICES})
     scenarios = run_tool("scenarios", {"SCENARIO_MODES": "real"})
     mem0_run = await run_mem0(workdir)
-    tokenizer = Tokenizer.from_file(str(model_files().tokenizer))
-    tokenizer.no_truncation()
+    tokens_of = token_counter()
     provenance = Provenance.of(replay.load_samples())
     rows: dict[str, dict[str, Any]] = {}
     for name, measured in (("ours", ours_scores(evaluated, scenarios)),
-                           ("mem0", mem0_scores(mem0_run, tokenizer))):  # fmt: skip
+                           ("mem0", mem0_scores(mem0_run, tokens_of))):  # fmt: skip
         scored = score(measured.pop("asked"), provenance, attribute=True)
         rows[name] = {**{k: scored["all"][k] for k in (
             "questions", "hit_at_1", "hit_at_5", "answer_recall", "mean_injected_tokens")},

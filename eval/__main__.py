@@ -30,13 +30,13 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import aiohttp
 import orjson
-from tokenizers import Tokenizer
 
 from devstack.gateway import Gateway
 from devstack.local_llm import LocalLlmProcess
@@ -57,7 +57,7 @@ from eval.locomo import (
     score,
     user_of,
 )
-from memory_extproc.embedding import model_files
+from eval.tokens import token_counter
 from memory_extproc.store.milvus import MilvusStore
 
 EXTRACTOR = "locomo-replay"
@@ -156,7 +156,7 @@ async def ask(
     llm: MockLLM,
     asked: list[Question],
     identity: Any,
-    tokenizer: Tokenizer,
+    tokens_of: Callable[[str], int],
     progress: Progress,
 ) -> list[Asked]:
     results = []
@@ -179,7 +179,7 @@ async def ask(
                 raise RuntimeError(f"ask: HTTP {response.status}")
         (received,) = [r for r in llm.recorded[before:] if "x-request-id" in r.headers]
         blocks = _BLOCK.findall(received.body.decode())
-        tokens = sum(len(tokenizer.encode(b, add_special_tokens=False).ids) for b in blocks)
+        tokens = sum(tokens_of(b) for b in blocks)
         results.append(Asked(question, memory_lines(received.json), tokens))
     return results
 
@@ -257,7 +257,7 @@ async def stored_per_user(milvus: MilvusProcess, mode: str, samples: list[dict])
 async def run_mode(
     name: str, kind: str, samples: list[dict], asked: list[Question], milvus: MilvusProcess,
     llm: MockLLM, local: LocalLlmProcess | None, identity: Any, workdir: Path,
-    tokenizer: Tokenizer,
+    tokens_of: Callable[[str], int],
 ) -> Mode:  # fmt: skip
     settings = settings_for(name, kind, milvus, llm, local)
     stack = Gateway(workdir / name, settings, llm.port, identity)
@@ -280,7 +280,7 @@ async def run_mode(
             await asyncio.to_thread(stack.start_processor, 2)
             print(f"[{name}] asking {len(asked)} questions …", flush=True)
             progress = Progress(f"{name} questions", len(asked))
-            results = await ask(http, stack, llm, asked, identity, tokenizer, progress)
+            results = await ask(http, stack, llm, asked, identity, tokens_of, progress)
             latency = await retrieval_latency(http, stack.admin_port)
     finally:
         await asyncio.to_thread(stack.stop)
@@ -366,8 +366,7 @@ async def main() -> int:
         samples = [s for s in samples if s["sample_id"] in only.split(",")]
     wanted = os.environ.get("EVAL_MODES", ",".join(MODES)).split(",")
     workdir = Path(tempfile.mkdtemp(prefix="memory-extproc-eval-"))
-    tokenizer = Tokenizer.from_file(str(model_files().tokenizer))
-    tokenizer.no_truncation()
+    tokens_of = token_counter()
     identity = DevIdentity(workdir / "identity")
     llm = MockLLM()
     llm.on_model(EXTRACTOR, replay.ObservationReplay(everything))
@@ -392,7 +391,7 @@ async def main() -> int:
             await asyncio.to_thread(local.wait_ready)
         modes = [
             await run_mode(name, kind, run_samples, asked, milvus, llm, local, identity,
-                           workdir, tokenizer)
+                           workdir, tokens_of)
             for name, kind, run_samples, asked in runs
         ]  # fmt: skip
     finally:

@@ -9,6 +9,7 @@ import pytest
 from eval.answer_recall import content, recalled
 from eval.locomo import Asked, Provenance, chats, first_person, questions, score
 from eval.replay import ObservationReplay
+from eval.tokens import token_counter
 
 SAMPLE = {
     "sample_id": "conv-x",
@@ -190,3 +191,9 @@ def test_questions_are_asked_in_the_askers_own_words(question: str, asked: str) 
 def test_the_sample_questions_are_asked_by_their_speaker() -> None:
     cat, *_ = questions(SAMPLE)
     assert cat.text == "What is my cat called?"
+
+
+def test_injected_tokens_are_counted_without_padding_or_truncation() -> None:
+    tokens_of = token_counter()
+    assert tokens_of("User said: hello") == 4  # user, said, :, hello; not 128
+    assert tokens_of("word " * 300) == 300
