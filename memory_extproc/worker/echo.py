@@ -34,11 +34,6 @@ _ASKS = re.compile(
 )
 
 
-def is_request(text: str) -> bool:
-    """Every sentence asks or requests something (greetings aside): nothing is stated."""
-    return not statements(text)
-
-
 _TRAILING_ASK = re.compile(
     r",\s*(?:and\s+|so\s+|but\s+)?(?:what|how|which|where|when|who|why|can|could|would|should|do|does"
     r"|is|are|any)\b[^.!]*\?$",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from memory_extproc.memories.notes import statement
-from memory_extproc.worker.echo import adds_information, is_request, statements, strip_echoes
+from memory_extproc.worker.echo import adds_information, statements, strip_echoes
 from memory_extproc.worker.episodic import turn_notes
 
 HAWAII = "My budget for the Hawaii trip is $10,000"
@@ -26,7 +26,7 @@ NOTE = f'On 2026-11-22 the user said: "{HAWAII}" Answer: "Noted, have fun!"'
     ],
 )
 def test_requests_state_nothing(text: str, asks: bool) -> None:
-    assert is_request(text) is asks
+    assert (statements(text) == "") is asks
 
 
 def test_sentences_restating_an_injected_memory_are_dropped() -> None:
