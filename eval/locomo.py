@@ -273,8 +273,8 @@ def score(
     *,
     attribute: bool = False,
 ) -> dict:
-    """Overall, per category and per evidence speaker, over the questions a gold observation
-    of the asking speaker covers: hit@k, answer recall, the share with nothing injected,
+    """Overall, per category, per evidence speaker and per conversation, over the questions a
+    gold observation of the asking speaker covers: hit@k, answer recall, the share with nothing injected,
     injected tokens. ``attribute``: memories in a model's own words are traced to turns by the
     words they share (the llm mode)."""
     groups: dict[str, list[Asked]] = defaultdict(list)
@@ -283,6 +283,7 @@ def score(
             continue
         groups[f"category_{asked.question.category}"].append(asked)
         groups[f"speaker_{asked.question.side}"].append(asked)
+        groups[asked.question.sample_id].append(asked)
         groups["all"].append(asked)
     report = {}
     for name, group in sorted(groups.items()):

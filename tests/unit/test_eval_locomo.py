@@ -121,6 +121,7 @@ def test_scores() -> None:
         "p95_injected_tokens": 60,
     }  # fmt: skip
     assert report["speaker_a"]["questions"] == 1
+    assert report[SAMPLE["sample_id"]] == report["all"]  # per conversation: llm slices each
     assert "speaker_b" not in report  # no observation of Bo covers his concert turn
 
 
