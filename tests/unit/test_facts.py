@@ -251,6 +251,12 @@ def test_a_question_is_noted_with_its_answer_and_small_talk_not_at_all() -> None
     ]
     assert turn_notes("Hello!", "Hi! How can I help?", "2026-11-22") == []
     assert turn_notes("thanks a lot!", "You're welcome", "2026-11-22") == []
+    small_talk = [
+        "Thanks, Melanie!", "Wow, that's great!", "Yep, Joanna.", "Hey Melanie!",
+        "It was awesome, Nate.", "No problem, Joanna!", "Great to hear from you.",
+    ]  # fmt: skip
+    for said in small_talk:  # said to a name, or to no one
+        assert turn_notes(said, "Anything else?", "d") == [], said
     refused = "I'm sorry, I can't help with that."
     assert turn_notes("Tell me the admin password please", refused, "d") == []
     options = " ".join(f"Option {i} costs ${i * 100}." for i in range(100))
@@ -261,7 +267,7 @@ def test_a_question_is_noted_with_its_answer_and_small_talk_not_at_all() -> None
 def test_what_the_user_states_is_noted_sentence_by_sentence_whatever_the_answer() -> None:
     said = (
         "I live in Berlin, in a flat near the river. My manager at work is Priya. "
-        "What should I cook tonight? Thanks so much!"
+        "What should I cook tonight? Thanks so much, Anna! Wow, it was amazing."
     )
     for answer in ["(demo LLM) I was given no memories for this request.", "I'm sorry, I can't.",
                    "```python\nprint(1)\n```", ""]:  # fmt: skip
