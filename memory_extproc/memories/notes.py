@@ -35,6 +35,18 @@ def statement(content: str) -> str:
     return match.group("said") if match else content
 
 
+def unframed(content: str) -> str:
+    """What a memory is embedded by: a note's own words, without its frame. The frame is most of
+    a one-sentence note, so "My son is 5 years old." and "My daughter is 5 years old." looked the
+    same as notes (cosine 0.92: one was taken for a restatement of the other) and not as words
+    (0.84)."""
+    match = _NOTE.match(content)
+    if match is None:
+        return content
+    answer = content[match.end() :].removesuffix('"')
+    return f"{match.group('said')} {answer}" if answer else match.group("said")
+
+
 def undated(content: str, date: str) -> str:
     """A note as injected on a line dated ``date``: its own date, the same, said once (five notes
     of a block: ~35 tokens)."""

@@ -45,7 +45,7 @@ from memory_extproc.memories.changes import (
 )
 from memory_extproc.memories.facts import ExtractionParseError, Fact
 from memory_extproc.memories.judge import JUDGE_SCHEMA, judge_messages, parse_judgment
-from memory_extproc.memories.notes import statement
+from memory_extproc.memories.notes import statement, unframed
 from memory_extproc.store.model import (
     Memory,
     MemoryType,
@@ -168,7 +168,7 @@ class MemoryWriter:
         existing = await self._store.existing_hashes(user_id, digests)
         results: list[tuple[Written, str]] = [(Written.DEDUPED, "")] * len(facts)
         todo = [i for i, d in enumerate(digests) if d not in existing]
-        vectors = list(await self._embedder.embed_many([facts[i].content for i in todo]))
+        vectors = list(await self._embedder.embed_many([unframed(facts[i].content) for i in todo]))
         kept: list[tuple[int, np.ndarray]] = []
         for i, vector in zip(todo, vectors, strict=True):
             # the same fact twice in one job, reworded: keep the first
@@ -230,7 +230,7 @@ class MemoryWriter:
         """An explicit add (API, CLI): the same text returns the memory held; a restatement,
         changed value, correction or ending revises the memory it concerns; anything else is
         stored as said. No model is asked: an API call does not wait on an LLM."""
-        vector = await self._embedder.embed(fact.content)
+        vector = await self._embedder.embed(unframed(fact.content))
         candidates = await self._store.retrieve(
             SearchRequest(
                 user_id, vector, limit=CANDIDATES, threshold=RELATED, project_id=project_id
@@ -264,7 +264,7 @@ class MemoryWriter:
             return None
         text = current.content if content is None else content
         revised = _revised(current, text, now_ms(), kind)
-        ok = await self._store.revise(revised, await self._embedder.embed(text), "edited")
+        ok = await self._store.revise(revised, await self._embedder.embed(unframed(text)), "edited")
         return revised if ok else None
 
     async def _place(
@@ -372,7 +372,7 @@ class MemoryWriter:
         if current is None:
             return None
         if revision.content != text:
-            vector = await self._embedder.embed(revision.content)
+            vector = await self._embedder.embed(unframed(revision.content))
         revised = _revised(current, revision.content, max(at_ms, current.updated_at))
         ok = await self._store.revise(revised, vector, revision.reason, wait_visible=wait_visible)
         return revised if ok else None

@@ -183,6 +183,27 @@ async def test_notes_update_by_what_the_user_said(
     assert await active(store, "a") == [second]
 
 
+async def test_notes_about_two_people_are_two_memories(
+    store: InMemoryStore, embedder: OnnxEmbedder
+) -> None:
+    """A note's frame ("On … the user said:") is most of a one-sentence note: compared with it,
+    the son's age was taken for a restatement of the daughter's."""
+    w = writer(store, embedder, None)
+    daughter, son = "My daughter is 5 years old.", "My son is 5 years old."
+    (first,) = turn_notes(daughter, "", "2026-11-22")
+    (second,) = turn_notes(son, "", "2026-11-23")
+    await w.write("a", "", Fact(MemoryType.EPISODIC, first), T0, source="c")
+    assert await w.write("a", "", Fact(MemoryType.EPISODIC, second), T0 + DAY, source="c") is (
+        Written.STORED
+    )
+    both = turn_notes(f"{daughter} {son}", "", "2026-11-24")
+    written = await w.write_batch(
+        "b", "", [Fact(MemoryType.EPISODIC, n) for n in both], T0, source="c"
+    )
+    assert [outcome for outcome, _ in written] == [Written.STORED, Written.STORED]
+    assert len(await active(store, "a")) == len(await active(store, "b")) == 2
+
+
 async def test_notes_of_one_turn_beside_an_update_are_stored(
     store: InMemoryStore, embedder: OnnxEmbedder
 ) -> None:
