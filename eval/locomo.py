@@ -274,9 +274,9 @@ def score(
     attribute: bool = False,
 ) -> dict:
     """Overall, per category, per evidence speaker and per conversation, over the questions a
-    gold observation of the asking speaker covers: hit@k, answer recall, the share with nothing injected,
-    injected tokens. ``attribute``: memories in a model's own words are traced to turns by the
-    words they share (the llm mode)."""
+    gold observation of the asking speaker covers: hit@k, answer recall, the share with nothing
+    injected, injected tokens. ``attribute``: memories in a model's own words are traced to turns
+    by the words they share (the llm mode)."""
     groups: dict[str, list[Asked]] = defaultdict(list)
     for asked in results:
         if not provenance.covers(asked.question):

@@ -49,7 +49,9 @@ def statements(text: str) -> str:
     for sentence in sentences(text):
         if is_greeting(sentence) or _ASKS.match(sentence):
             continue
-        kept.append(_TRAILING_ASK.sub(".", sentence))
+        stated = _TRAILING_ASK.sub(".", sentence)
+        if not stated.endswith(("?", "\uff1f")):  # asked without a question word: "Any tips?"
+            kept.append(stated)
     return " ".join(kept)
 
 

@@ -52,9 +52,9 @@ def turn_notes(message: str, answer: str, date: str, recalled: Sequence[str] = (
     if len(message) < _MIN_CHARS or is_greeting(message) or _small_talk(message):
         return []
     stated = [
-        s
+        said
         for s in sentences(message)
-        if len(s) >= _MIN_CHARS and statements(s) and not _small_talk(s)
+        if len(said := statements(s)) >= _MIN_CHARS and not _small_talk(said)
     ]
     if stated:
         return [note(s, "", date) for s in stated[:_MOST_NOTES]]

@@ -77,6 +77,9 @@ def test_the_statement_of_a_note() -> None:
         ("My sister Anna is coming, and the budget is now $12,000.",
          "My sister Anna is coming, and the budget is now $12,000."),
         ("Can you suggest a hotel?", ""),
+        ("I loved Lisbon. Any good restaurants near my hotel? Thoughts on Porto?",
+         "I loved Lisbon."),
+        ("Got any fave styles\uff1f", ""),
     ],
 )  # fmt: skip
 def test_what_a_message_states_without_its_questions(text: str, stated: str) -> None:
