@@ -131,8 +131,9 @@ class ExtractionConfig:
     max_conversations: int = field(default=10_000, metadata=_range(1, 10_000_000))
     date_header: str = "x-memory-date"  # optional ISO date of the turn (replayed history)
     # Captured turns wait here until learned (learning/spool.py). Default:
-    # $XDG_STATE_HOME/memory-extproc/spool (~/.local/state/…); give each replica its own volume
-    # or share one: each processor owns a locked directory inside and adopts abandoned ones.
+    # $XDG_STATE_HOME/memory-extproc/spool (~/.local/state/…). Processors writing one collection
+    # share it (one volume): each owns a locked directory inside and adopts abandoned ones, and
+    # the store's cross-process write locks live in it (.store-locks).
     spool_dir: str = ""
     spool_max_mb: int = field(default=256, metadata=_range(1, 1_000_000))
 

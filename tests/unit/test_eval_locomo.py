@@ -85,6 +85,10 @@ def test_provenance_of_observations_and_quoted_turns() -> None:
     assert provenance.turns(f"[2023-05-08] {sentence}") == {"conv-x/D1:3"}
     injected = '[2023-05-08] User said: "I started learning the cello."'  # as a block shows it
     assert provenance.turns(injected) == {"conv-x/D1:3"}
+    assert provenance.turns(injected.replace("]", ", latest]", 1)) == {"conv-x/D1:3"}  # updated
+    assert provenance.turns("[2023-05-08, latest] User adopted a cat called Miso.") == {
+        "conv-x/D1:2"
+    }
     part = 'On 2023-06-09 the user said: "my first cello concert"'
     assert provenance.turns(part) == {"conv-x/D2:1"}
     assert provenance.turns('On 2023-05-08 the user said: "cello"') == set()  # too short
