@@ -10,7 +10,9 @@ trim) waits for all of them and holds the others back until it is done, so nothi
 is written back.
 
 Across processes (the worker beside the processor, replicas) the same locks are ``flock``s on
-stripe files in a directory they all share, the spool volume (``FileLocks``).
+stripe files in a directory they all share, the spool volume (``FileLocks``). A lock not granted
+within a minute, or a lock file that cannot be opened, is the store being unavailable: the
+write fails like one Milvus refused, never waits forever.
 """
 
 from __future__ import annotations
@@ -19,13 +21,20 @@ import asyncio
 import contextlib
 import fcntl
 import hashlib
+import logging
 import os
+import time
 import weakref
 from collections.abc import AsyncIterator, Iterable
 from pathlib import Path
 
+from memory_extproc.store.model import StoreUnavailableError
+
+log = logging.getLogger(__name__)
+
 STRIPES = 1024  # lock files per kind: a file per memory could never be removed safely
 _POLL_S = (0.001, 0.02)  # first and longest wait between tries of a lock another process holds
+WAIT_S = 60.0  # longest wait for one lock file: a holder stuck that long is a failure
 
 
 class SharedLock:
@@ -76,10 +85,16 @@ class FileLocks:
     exclusive, then the stripe files of the memories, exclusive, in one order (no deadlock).
     The kernel releases the locks of a process that dies. Another process's lock is waited for
     by trying again (flock cannot be awaited); this process's own holders queue in WriteLocks
-    first, so the files see one holder per process at a time."""
+    first, so the files see one holder per process at a time.
 
-    def __init__(self, directory: Path) -> None:
+    flock has no queue, so a user's exclusive lock waiting for shared holders (edits of users of
+    its stripe, in other processes) could wait for as long as new ones keep coming. A gate file
+    per stripe orders them: the exclusive taker holds the gate while it waits, a shared taker
+    passes through the gate before it takes its lock."""
+
+    def __init__(self, directory: Path, wait_s: float = WAIT_S) -> None:
         self._dir = directory
+        self._wait_s = wait_s
 
     def _stripe(self, kind: str, name: str) -> Path:
         digest = hashlib.blake2b(name.encode("utf-8", "surrogatepass"), digest_size=4).digest()
@@ -88,14 +103,24 @@ class FileLocks:
     @contextlib.asynccontextmanager
     async def memories(self, user_id: str, memory_ids: Iterable[str]) -> AsyncIterator[None]:
         stripes = sorted({self._stripe("memory", m) for m in memory_ids})
-        wanted = [(self._stripe("user", user_id), fcntl.LOCK_SH)]
-        async with self._held(wanted + [(s, fcntl.LOCK_EX) for s in stripes]):
+        user = self._stripe("user", user_id)
+        async with contextlib.AsyncExitStack() as held:
+            async with self._held([(self._gate(user), fcntl.LOCK_EX)]):
+                await held.enter_async_context(self._held([(user, fcntl.LOCK_SH)]))
+            await held.enter_async_context(self._held([(s, fcntl.LOCK_EX) for s in stripes]))
             yield
 
     @contextlib.asynccontextmanager
     async def user(self, user_id: str) -> AsyncIterator[None]:
-        async with self._held([(self._stripe("user", user_id), fcntl.LOCK_EX)]):
+        user = self._stripe("user", user_id)
+        async with contextlib.AsyncExitStack() as held:
+            async with self._held([(self._gate(user), fcntl.LOCK_EX)]):
+                await held.enter_async_context(self._held([(user, fcntl.LOCK_EX)]))
             yield
+
+    @staticmethod
+    def _gate(stripe: Path) -> Path:
+        return stripe.with_name(f"gate-{stripe.name}")
 
     @contextlib.asynccontextmanager
     async def _held(self, wanted: list[tuple[Path, int]]) -> AsyncIterator[None]:
@@ -106,26 +131,48 @@ class FileLocks:
             yield
         finally:
             for fd in fds:
-                os.close(fd)  # releases its lock
+                with contextlib.suppress(OSError):
+                    os.close(fd)  # releases its lock
 
     async def _lock(self, path: Path, mode: int) -> int:
-        try:
-            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-        except FileNotFoundError:
-            self._dir.mkdir(parents=True, exist_ok=True)
-            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        fd = self._open(path)
         wait, longest = _POLL_S
+        deadline = time.monotonic() + self._wait_s
         try:
             while True:
                 try:
                     fcntl.flock(fd, mode | fcntl.LOCK_NB)
                     return fd
                 except BlockingIOError:
+                    if time.monotonic() > deadline:
+                        log.error("Write lock %s not granted in %.0f s", path.name, self._wait_s)
+                        raise StoreUnavailableError(f"write lock {path.name} not granted") from None
                     await asyncio.sleep(wait)
                     wait = min(2 * wait, longest)
+                except OSError as exc:
+                    raise self._unusable(path, exc) from exc
         except BaseException:
             os.close(fd)
             raise
+
+    def _open(self, path: Path) -> int:
+        """Read-write where it may (NFS locks exclusively only what is open for writing), else
+        read-only: a file another user created (a CLI run as root) locks as well locally."""
+        flags = os.O_CREAT | os.O_CLOEXEC
+        try:
+            try:
+                return os.open(path, os.O_RDWR | flags, 0o666)
+            except FileNotFoundError:
+                self._dir.mkdir(parents=True, exist_ok=True)
+                return os.open(path, os.O_RDWR | flags, 0o666)
+            except PermissionError:
+                return os.open(path, os.O_RDONLY | flags, 0o666)
+        except OSError as exc:
+            raise self._unusable(path, exc) from exc
+
+    def _unusable(self, path: Path, exc: OSError) -> StoreUnavailableError:
+        log.error("Write lock %s unusable in %s: %s", path.name, self._dir, exc.strerror)
+        return StoreUnavailableError(f"write lock {path.name}: {exc.strerror}")
 
 
 class WriteLocks:

@@ -157,9 +157,9 @@ def _scored(hits: list[dict[str, Any]], request: SearchRequest) -> list[ScoredMe
 
 
 def _one_per_id(rows: Sequence[dict[str, Any]], user_id: str) -> list[dict[str, Any]]:
-    """The user's rows, the newest of each id: a key stored twice (revisions of one memory by
-    processes that do not share the store locks) shows its oldest row to a query by id and its
-    newest to a search; the next revision deletes both."""
+    """The user's rows, the newest of each id: of a key stored twice (revisions of one memory
+    by processes that do not share the store locks), Milvus gives a query by id the oldest row
+    first and a search the newest; the next revision deletes both."""
     newest: dict[str, dict[str, Any]] = {}
     for row in rows:
         if row["user_id"] != user_id:
@@ -516,19 +516,20 @@ class MilvusStore:
     async def _with_vector(
         self, client: AsyncMilvusClient, user_id: str, memory_id: str
     ) -> tuple[Memory, Sequence[float]] | None:
-        rows = _one_per_id(
-            await client.query(
-                self._collection,
-                filter=filters.one_memory(user_id, memory_id),
-                output_fields=[*_OUTPUT_FIELDS, "embedding"],
-                limit=_COPIES,
-                timeout=self._timeout,
-            ),
-            user_id,
-        )
-        if not rows:
-            return None
-        return _memory(rows[0]), rows[0]["embedding"]
+        """Read under the memory's write lock. Not found may be another process's revision
+        not yet visible to this client (Session sees its own writes): ask again, Strong."""
+        for consistency in ("Session", "Strong"):
+            rows = _one_per_id(
+                await client.query(
+                    self._collection, filter=filters.one_memory(user_id, memory_id),
+                    output_fields=[*_OUTPUT_FIELDS, "embedding"], limit=_COPIES,
+                    consistency_level=consistency, timeout=self._timeout,
+                ),
+                user_id,
+            )  # fmt: skip
+            if rows:
+                return _memory(rows[0]), rows[0]["embedding"]
+        return None
 
     async def revise(
         self, memory: Memory, vector: np.ndarray, reason: str, *, wait_visible: bool = True

@@ -21,7 +21,7 @@ async def revise(store: MilvusStore, user: str, memory_id: str, count: int, name
         assert current is not None, "the memory vanished during a revision"
         revised = dataclasses.replace(current, content=f"{name} {i}", updated_at=now_ms())
         vector = np.ones(384, dtype=np.float32) / np.sqrt(384)
-        await store.revise(revised, vector, "test", wait_visible=False)
+        assert await store.revise(revised, vector, "test", wait_visible=False), "not found"
 
 
 async def main(uri: str, collection: str, locks: str, user: str, memory_id: str, n: str) -> None:

@@ -11,6 +11,9 @@ from pathlib import Path
 import pytest
 
 from memory_extproc.store.locks import FileLocks, WriteLocks
+from memory_extproc.store.model import StoreUnavailableError
+
+ALICE_STRIPE_MATE = "u228"  # another user whose lock file is alice's (1,024 stripes)
 
 
 async def test_writes_of_different_memories_of_one_user_run_side_by_side() -> None:
@@ -184,3 +187,52 @@ async def test_other_memories_and_users_are_not_held_by_another_process(tmp_path
     assert child.stdin is not None
     child.stdin.write(b"go\n")
     await child.wait()
+
+
+async def test_a_whole_user_write_goes_before_later_edits_of_its_stripe(tmp_path: Path) -> None:
+    """Without the gate, edits of users sharing alice's lock file (held shared by another
+    process, new ones arriving) kept a forget of alice out as long as they kept coming."""
+    locks = FileLocks(tmp_path)
+    assert locks._stripe("user", ALICE_STRIPE_MATE) == locks._stripe("user", "alice")
+    child = await _held_by_another_process(tmp_path, "memory")  # alice's user stripe, shared
+    order: list[str] = []
+
+    async def forget() -> None:
+        async with WriteLocks(locks).user("alice"):
+            order.append("forget")
+
+    async def edit() -> None:
+        async with WriteLocks(locks).memories(ALICE_STRIPE_MATE, ["mem_9"]):
+            order.append("edit")
+
+    waiting = asyncio.create_task(forget())
+    for _ in range(3):
+        await asyncio.sleep(0)  # the forget holds the gate and waits for the child
+    later = asyncio.create_task(edit())
+    for _ in range(3):
+        await asyncio.sleep(0)  # the edit would be in now, beside the child, without the gate
+    assert order == []
+    assert child.stdin is not None
+    child.stdin.write(b"go\n")
+    async with asyncio.timeout(10):
+        await asyncio.gather(waiting, later, child.wait())
+    assert order == ["forget", "edit"]
+
+
+async def test_a_lock_never_granted_is_the_store_unavailable(tmp_path: Path) -> None:
+    child = await _held_by_another_process(tmp_path, "user")
+    with pytest.raises(StoreUnavailableError):
+        async with asyncio.timeout(10), FileLocks(tmp_path, wait_s=0.05).memories("alice", ["m"]):
+            pass
+    assert child.stdin is not None
+    child.stdin.write(b"go\n")
+    await child.wait()
+
+
+async def test_a_lock_directory_that_cannot_be_made_is_the_store_unavailable(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "file").write_text("not a directory")
+    with pytest.raises(StoreUnavailableError):
+        async with FileLocks(tmp_path / "file" / "locks").user("alice"):
+            pass
