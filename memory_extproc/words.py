@@ -22,7 +22,10 @@ STOPWORDS = frozenset(
 )
 _ES_AFTER = ("ses", "xes", "zes", "ches", "shes")
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?", re.UNICODE)
-_SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|\s*\n+\s*")
+# a sentence ends at . ! ? … and a space, at a CJK stop (no space after it), at a line end
+_SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|(?<=[\u3002\uff01\uff1f])\s*|\s*\n+\s*")
+# a full stop that ends no sentence: "Dr. Smith", "St. Louis", "e.g. Lisbon"
+_ABBREVIATION = re.compile(r"(?:^|\s)(?:mr|mrs|ms|dr|st|mt|jr|sr|prof|vs|e\.g|i\.e)\.$", re.I)
 
 
 @functools.lru_cache(maxsize=65536)  # a vocabulary shared by all users; ~120 stems a query
@@ -46,8 +49,16 @@ def terms(text: str) -> set[str]:
 
 
 def sentences(text: str) -> list[str]:
-    """Sentences and lines, stripped; good enough for chat answers, not for abbreviations."""
-    return [s.strip() for s in _SENTENCE_END.split(text) if s.strip()]
+    """Sentences and lines, stripped; good enough for chat messages and answers."""
+    found: list[str] = []
+    for part in _SENTENCE_END.split(text):
+        if not (part := part.strip()):
+            continue
+        if found and _ABBREVIATION.search(found[-1]):
+            found[-1] = f"{found[-1]} {part}"
+        else:
+            found.append(part)
+    return found
 
 
 _NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")

@@ -19,6 +19,7 @@ from memory_extproc.words import sentences, terms
 from memory_extproc.worker.echo import adds_information, statements, strip_echoes
 
 _MIN_CHARS = 12
+_CODE = re.compile(r"```.*?(?:```|$)", re.DOTALL)  # a fenced block, closed or cut off
 _MOST_NOTES = 6  # per turn: LoCoMo turns state up to 7 sentences; a pasted text is no 100 facts
 _REFUSAL = re.compile(
     r"^\s*(i'?m\s+sorry|sorry,|i\s+(can(no|')?t|am\s+(not\s+able|unable))|as\s+an\s+ai\b"
@@ -47,14 +48,17 @@ def _small_talk(text: str) -> bool:
 def turn_notes(message: str, answer: str, date: str, recalled: Sequence[str] = ()) -> list[str]:
     """The notes a turn leaves: one per sentence the user stated, else (a question) one of the
     question and its answer; none for greetings, small talk, refusals and questions answered from
-    memory (``recalled``: the memories injected into the request)."""
-    message, answer = message.strip(), answer.strip()
+    memory (``recalled``: the memories injected into the request). Pasted code states nothing
+    about the user: its lines are no notes."""
+    message, answer = _CODE.sub(" ", message).strip(), answer.strip()
     if len(message) < _MIN_CHARS or is_greeting(message) or _small_talk(message):
         return []
     stated = [
         said
         for s in sentences(message)
-        if len(said := statements(s)) >= _MIN_CHARS and not _small_talk(said)
+        if len(said := statements(s)) >= _MIN_CHARS
+        and not _small_talk(said)
+        and not said.endswith(":")  # "Here is my script:" — what it announces is not there
     ]
     if stated:
         return [note(s, "", date) for s in stated[:_MOST_NOTES]]

@@ -277,6 +277,17 @@ def test_what_the_user_states_is_noted_sentence_by_sentence_whatever_the_answer(
         ]
 
 
+def test_pasted_code_leaves_no_notes() -> None:
+    said = "Here is my script:\n```python\nimport numpy as np\nprint(user.password)\n```\n"
+    assert turn_notes(said + "I work at Siemens as a data engineer.", "", "d") == [
+        'On d the user said: "I work at Siemens as a data engineer."'
+    ]
+    asked = "Why does this fail?\n```\nimport numpy as np\n```"
+    assert turn_notes(asked, "numpy is missing from the venv.", "d") == [
+        'On d the user said: "Why does this fail?" Answer: "numpy is missing from the venv."'
+    ]
+
+
 def test_a_pasted_text_leaves_a_bounded_number_of_notes() -> None:
     pasted = " ".join(f"Line {i} of the report says the figures went up." for i in range(100))
     assert len(turn_notes(pasted, "Summary: up.", "d")) == 6
