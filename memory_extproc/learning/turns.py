@@ -98,7 +98,9 @@ class TurnTracker:
         self._on_pending = on_pending
         self._shared = shared
         self._conversations: OrderedDict[str, _Conversation] = OrderedDict()
-        self._chains: OrderedDict[str, str] = OrderedDict()  # response id → conversation key
+        # (user id, project id, response id) → conversation key: a response id another user (or
+        # project) names is no way into this user's conversation
+        self._chains: OrderedDict[tuple[str, str, str], str] = OrderedDict()
 
     def record(self, captured: CapturedTurn, now: float) -> Batch | None:
         """Remember the turn; a batch when it completes N turns."""
@@ -151,8 +153,9 @@ class TurnTracker:
             pending = conversation.turn > conversation.extracted_upto
             self._on_pending(key, _batch(conversation, "idle") if pending else None)
         if captured.response_id:
-            self._chains[captured.response_id] = key
-            self._chains.move_to_end(captured.response_id)
+            chain = (captured.user_id, captured.project_id, captured.response_id)
+            self._chains[chain] = key
+            self._chains.move_to_end(chain)
             while len(self._chains) > self._max:
                 self._chains.popitem(last=False)
         return batch
@@ -201,7 +204,7 @@ class TurnTracker:
         previous = captured.previous_response_id
         if not previous:
             return None
-        key = self._chains.get(previous)
+        key = self._chains.get((captured.user_id, captured.project_id, previous))
         if key is None and self._shared is not None:
             key = self._shared.conversation(captured.user_id, previous)
         return key

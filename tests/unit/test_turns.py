@@ -106,6 +106,29 @@ def test_responses_api_chains_carry_history_the_request_does_not() -> None:
     assert tracker.record(unknown, now=3) is None  # a chain we never saw starts afresh
 
 
+def test_a_response_id_of_another_user_is_no_way_into_their_conversation() -> None:
+    """An attacker naming the victim's response id as previous_response_id got the victim's
+    pending turns batched (and learned) under the attacker's user id."""
+    tracker = TurnTracker(every=2)
+    victim = CapturedTurn(
+        "victim", "", (Turn("user", "My bank PIN is 4417"),), "Noted.", at_ms=1,
+        response_id="resp_v",
+    )  # fmt: skip
+    assert tracker.record(victim, now=1) is None
+    for user, project in (("attacker", ""), ("victim", "other-project")):
+        follow = CapturedTurn(
+            user, project, (Turn("user", "Go on"),), "Sure.", at_ms=2,
+            previous_response_id="resp_v",
+        )  # fmt: skip
+        assert tracker.record(follow, now=2) is None  # a conversation of its own, 1 turn
+    batches = tracker.flush_all()
+    assert sorted((b.user_id, [t.text for t in b.messages]) for b in batches) == [
+        ("attacker", ["Go on", "Sure."]),
+        ("victim", ["Go on", "Sure."]),
+        ("victim", ["My bank PIN is 4417", "Noted."]),
+    ]
+
+
 def test_state_is_bounded() -> None:
     tracker = TurnTracker(every=5, max_conversations=3)
     for i in range(10):
