@@ -47,7 +47,7 @@ from memory_extproc.store.model import (
 )
 
 log = logging.getLogger(__name__)
-_HEX = re.compile(r"^[0-9a-f]{64}$")
+_HEX = re.compile(r"[0-9a-f]{64}")
 T = TypeVar("T")
 
 SCHEMA_TAG = "memory-extproc schema v1"
@@ -499,7 +499,7 @@ class MilvusStore:
     async def existing_hashes(self, user_id: str, digests: Sequence[str]) -> set[str]:
         if not digests:
             return set()
-        if not all(_HEX.match(d) for d in digests):
+        if not all(_HEX.fullmatch(d) for d in digests):
             raise ValueError("not a content hash")
         listed = ", ".join(filters.quote(d) for d in digests)
         expr = f"{filters.user_scope(user_id, alive_at=now_ms())} and content_hash in [{listed}]"
@@ -725,12 +725,17 @@ class MilvusStore:
         return await self._write(user_id, "trim", op)
 
 
+_QUOTED = re.compile(r'"(?:[^"\\]|\\.)*"')
+
+
 def _is_connection_error(exc: Exception) -> bool:
     import grpc  # local: only needed on the error path
 
     code = getattr(exc, "code", None)
     if isinstance(exc, grpc.aio.AioRpcError):
         return exc.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
-    # pymilvus wraps transport failures in MilvusException with code 1/2 (unexpected/connect)
-    text = str(exc).lower()
+    # pymilvus wraps transport failures in MilvusException with code 1/2 (unexpected/connect).
+    # Its message may quote our filter, i.e. a user's id ("reconnect-bot"): words inside quotes
+    # say nothing about the connection (one such user turned memory off for everyone).
+    text = _QUOTED.sub('""', str(exc)).lower()
     return code in (1, 2) or "unavailable" in text or "connect" in text or "deadline" in text

@@ -25,7 +25,7 @@ class MemoryType(StrEnum):
 
 MAX_CONTENT_CHARS = 2000
 MAX_SCOPE_BYTES = 256  # user_id / project_id, as stored in Milvus VARCHAR(256)
-_MEMORY_ID = re.compile(r"^mem_[0-9a-f]{32}$")
+_MEMORY_ID = re.compile(r"mem_[0-9a-f]{32}")  # whole: fullmatch ("$" passes a final "\n")
 
 
 class InvalidScopeError(ValueError):
@@ -51,7 +51,7 @@ def validate_scope_value(value: str, what: str = "user id") -> str:
 
 
 def is_memory_id(value: str) -> bool:
-    return bool(_MEMORY_ID.match(value))
+    return _MEMORY_ID.fullmatch(value) is not None
 
 
 def new_memory_id() -> str:

@@ -96,6 +96,7 @@ def test_calls(method: str, path: str, query: str, body: bytes, call: object) ->
         ("GET", "/v1/memory", "cursor=bWVtXzE", b"", 400, "cursor"),
         ("GET", "/v1/memory", "type=secret", b"", 400, "unknown memory type"),
         ("GET", "/v1/memory/mem_XYZ", "", b"", 400, "memory id"),
+        ("GET", f"/v1/memory/{MID}\n", "", b"", 400, "memory id"),  # "$" passes a final "\n"
         ("GET", f"/v1/memory/{MID}", "user_id=bob", b"", 400, "unknown query parameter"),
         ("DELETE", "/v1/memory", "", b"", 400, "scope=user"),
         ("DELETE", "/v1/memory", "scope=user&project_id=p", b"", 400, "scope=user"),

@@ -41,5 +41,7 @@ def test_unusable_scope_values_are_rejected(bad: str) -> None:
 def test_one_memory_requires_a_real_memory_id() -> None:
     with pytest.raises(ValueError, match="not a memory id"):
         filters.one_memory("alice", 'mem_1" or id != "')
+    with pytest.raises(ValueError, match="not a memory id"):
+        filters.one_memory("alice", "mem_" + "a" * 32 + "\n")
     expr = filters.one_memory("alice", "mem_" + "a" * 32)
     assert expr.startswith('id == "mem_aaaa')
