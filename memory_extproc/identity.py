@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from memory_extproc.clock import now_ms
 from memory_extproc.config import IdentityConfig, SignalsConfig
 from memory_extproc.store.model import InvalidScopeError, validate_scope_value
 
@@ -50,15 +51,21 @@ def read_headers(
     )
 
 
+_DAY_MS = 86_400_000
+
+
 def _date(value: str) -> int | None:
-    """ISO 8601 date or date-time (UTC unless it says otherwise); anything else: ignored."""
+    """ISO 8601 date or date-time (UTC unless it says otherwise), from 1970 to tomorrow;
+    anything else: ignored. A date before 1970 made a memory no page of the API could reach
+    past; one in 9999 made it the newest value for ever."""
     try:
         moment = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
     except ValueError:
         return None
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
-    return int(moment.timestamp() * 1000)
+    at_ms = int(moment.timestamp() * 1000)
+    return at_ms if 0 <= at_ms <= now_ms() + _DAY_MS else None
 
 
 def _scope(value: str, what: str) -> tuple[str, bool]:
