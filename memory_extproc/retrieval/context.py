@@ -38,9 +38,38 @@ _ANGLES = str.maketrans(
 )
 
 
+# Letters that look like Latin ones (Cyrillic, Greek, small capitals, digits), read as them
+# when deciding whether a tag is the fence: NFKC folds none of these.
+_CONFUSABLE = str.maketrans(
+    "\u0430\u0432\u0435\u0451\u0456\u0457\u0458\u043a\u043c\u043d\u043e\u0440\u0441\u0442"
+    "\u0443\u0445\u0455\u0501\u051b\u051d\u0261\u0410\u0412\u0415\u041a\u041c\u041d\u041e"
+    "\u0420\u0421\u0422\u0425\u0423\u0406\u0408\u0405\u03b1\u03b5\u03b9\u03ba\u03bd\u03bf"
+    "\u03c1\u03c4\u03c5\u03c7\u03bc\u0391\u0392\u0395\u0396\u0397\u0399\u039a\u039c\u039d"
+    "\u039f\u03a1\u03a4\u03a5\u03a7\u1d00\u0299\u1d04\u1d05\u1d07\u0262\u029c\u026a\u1d0a"
+    "\u1d0b\u029f\u1d0d\u0274\u1d0f\u1d18\u0280\ua731\u1d1b\u1d1c\u1d20\u1d21\u028f\u1d22"
+    "01345",
+    "abeeiijkmhopctyxsdqwgabekmhopctxyijsaeikvoptuxuabezhikmnoptyxabcdeghijklmnoprstuvwyzoieas",
+)
+
+
+def _latin(text: str) -> str:
+    """Each character as the Latin letter it looks like, accents dropped; one for one, so
+    positions in it are positions in the text."""
+    if not text.isascii():
+        text = "".join(unicodedata.normalize("NFKD", c)[:1] or c for c in text)
+    return text.translate(_CONFUSABLE)
+
+
 def _unfenced(tag: re.Match[str]) -> str:
-    letters = re.sub(r"[\W_]", "", tag.group(1)).casefold()
+    letters = re.sub(r"[\W_]", "", _latin(tag.group(1))).casefold()
     return " " if "memor" in letters else tag.group(0)
+
+
+def _unopened(text: str) -> str:
+    """Without the "<" of a fence tag left unclosed, however spelt ("< /user_mem0ries")."""
+    for match in _OPENING.finditer(_latin(text)):
+        text = f"{text[: match.start()]} {text[match.end() :]}"
+    return text
 
 
 def _one_line(content: str) -> str:
@@ -57,7 +86,7 @@ def _one_line(content: str) -> str:
     text = _SPACE.sub(" ", text)
     while (unfenced := _TAG.sub(_unfenced, text)) != text:  # "<user_<user_memories>memories>"
         text = unfenced
-    return _SPACE.sub(" ", _OPENING.sub(" ", text)).strip()
+    return _SPACE.sub(" ", _unopened(text)).strip()
 
 
 def _recorded(memory: Memory) -> int:
