@@ -127,7 +127,9 @@ def with_memory_context(request: ChatRequest, context: str) -> bytes:
         edits.append(json_splice.insertion(array, at, message))
     else:
         instructions = body.get("instructions")
-        if isinstance(instructions, str) and instructions.strip():
+        if instructions is not None and not isinstance(instructions, str):
+            raise json_splice.SpliceError("instructions is not a string: kept as sent")
+        if instructions and instructions.strip():
             context = f"{instructions}\n\n{context}"
         value = orjson.dumps(context)
         try:

@@ -40,6 +40,8 @@ def plan_retrieval(
     limit = policy.limit
     if options.retrieval_limit is not None:
         limit = min(limit, options.retrieval_limit)
+    if options.memory_types == ():  # a list naming no known type narrows to nothing
+        limit = 0
     threshold = policy.threshold
     if options.similarity_threshold is not None:
         threshold = max(threshold, options.similarity_threshold)

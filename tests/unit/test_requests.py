@@ -3,6 +3,7 @@ from __future__ import annotations
 import orjson
 import pytest
 
+from memory_extproc.llm_api.json_splice import SpliceError
 from memory_extproc.llm_api.requests import (
     Api,
     InvalidRequestBody,
@@ -167,3 +168,9 @@ def test_responses_context_is_added_to_instructions() -> None:
     existing = parse_request(Api.RESPONSES, chat({"input": "q", "instructions": "Be brief."}))
     edited = orjson.loads(with_memory_context(existing, "CONTEXT"))
     assert edited["instructions"] == "Be brief.\n\nCONTEXT"
+    for odd in ([{"type": "text", "text": "Be brief."}], 3):  # never overwritten: kept as sent
+        unusual = parse_request(Api.RESPONSES, chat({"input": "q", "instructions": odd}))
+        with pytest.raises(SpliceError):
+            with_memory_context(unusual, "CONTEXT")
+    nothing = parse_request(Api.RESPONSES, chat({"input": "q", "instructions": None}))
+    assert orjson.loads(with_memory_context(nothing, "CONTEXT"))["instructions"] == "CONTEXT"

@@ -100,6 +100,10 @@ async def test_request_can_narrow_but_not_widen_the_operator_policy(
     assert narrowed.outcome is Outcome.NO_RESULTS
     off = await retrieval.process(request({"memory_config": {"enabled": False}}), ALICE)
     assert off.outcome is Skip.DISABLED_BY_REQUEST
+    for types, outcome in ((["episodic"], Outcome.NO_RESULTS), (["bogus"], Skip.ZERO_LIMIT),
+                           ([], Skip.ZERO_LIMIT)):  # fmt: skip
+        typed = await retrieval.process(request({"memory_config": {"memory_types": types}}), ALICE)
+        assert typed.outcome is outcome, types  # narrowed (to nothing), never widened to all
 
 
 async def test_project_header_scopes_the_search(
