@@ -563,13 +563,19 @@ class MilvusStore:
         return by_replacement(_memory(r) for r in rows if r["user_id"] == user_id)
 
     async def forget(self, user_id: str, memory_id: str) -> bool:
+        """True for the one forget that found the memory: of two at once, the second finds it
+        gone (behind the first's lock) and answers not found."""
         if await self.get(user_id, memory_id) is None:
             return False
         expr = filters.memory_with_history(user_id, memory_id)
-        await self._write(
-            user_id, "delete", lambda client: self._delete_all(client, expr), [memory_id]
-        )
-        return True
+
+        async def op(client: AsyncMilvusClient) -> bool:
+            if await self._with_vector(client, user_id, memory_id) is None:
+                return False  # forgotten meanwhile
+            await self._delete_all(client, expr)
+            return True
+
+        return await self._write(user_id, "delete", op, [memory_id])
 
     async def forget_by_scope(self, user_id: str, project_id: str | None = None) -> int:
         """A forget record (a row of the collection: when, and of what scope, filed under

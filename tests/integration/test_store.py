@@ -130,7 +130,9 @@ async def test_forget_one_and_forget_a_scope(store: Store, embedder: OnnxEmbedde
     await put(store, embedder, user, "User likes jazz", project_id="p1")
     await put(store, embedder, user, "User likes chess", project_id="p1")
     assert not await store.forget("other-user", a.id)
-    assert await store.forget(user, a.id)
+    assert sorted(await asyncio.gather(*(store.forget(user, a.id) for _ in range(3)))) == [
+        False, False, True,
+    ]  # fmt: skip  # of three forgets at once, one found it
     assert await store.get(user, a.id) is None
     assert await store.forget_by_scope(user, project_id="p1") == 2
     assert await store.list(user) == []
