@@ -35,6 +35,7 @@ log = logging.getLogger(__name__)
 STRIPES = 1024  # lock files per kind: a file per memory could never be removed safely
 _POLL_S = (0.001, 0.02)  # first and longest wait between tries of a lock another process holds
 WAIT_S = 60.0  # longest wait for one lock file: a holder stuck that long is a failure
+MANY_MEMORIES = 32  # a write of more memories than this locks the whole user
 
 
 class SharedLock:
@@ -188,9 +189,15 @@ class WriteLocks:
 
     @contextlib.asynccontextmanager
     async def memories(self, user_id: str, memory_ids: Iterable[str]) -> AsyncIterator[None]:
-        """Some memories of a user: beside writes of the user's other memories."""
-        user = self._user(user_id)
+        """Some memories of a user: beside writes of the user's other memories. Many at once
+        (a bulk insert) take the whole user: a lock file per memory stripe would hold up to
+        1,024 descriptors at once."""
         ids = sorted(set(memory_ids))
+        if len(ids) > MANY_MEMORIES:
+            async with self.user(user_id):
+                yield
+            return
+        user = self._user(user_id)
         locks = [self._memory(m) for m in ids]  # one order: no deadlock
         async with user.shared(), contextlib.AsyncExitStack() as held:
             for lock in locks:

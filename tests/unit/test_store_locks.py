@@ -5,7 +5,9 @@ across processes."""
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
+from contextlib import AbstractAsyncContextManager as AsyncContextManager
 from pathlib import Path
 
 import pytest
@@ -236,3 +238,25 @@ async def test_a_lock_directory_that_cannot_be_made_is_the_store_unavailable(
     with pytest.raises(StoreUnavailableError):
         async with FileLocks(tmp_path / "file" / "locks").user("alice"):
             pass
+
+
+async def test_a_bulk_write_holds_the_user_not_a_descriptor_per_memory(tmp_path: Path) -> None:
+    locks = WriteLocks(FileLocks(tmp_path))
+    before = _open_descriptors()
+    async with locks.memories("alice", [f"mem_{i}" for i in range(1000)]):
+        assert _open_descriptors() - before <= 2  # the gate passed, the user held
+        other = asyncio.create_task(_enter(locks.memories("alice", ["mem_x"])))
+        for _ in range(3):
+            await asyncio.sleep(0)
+        assert not other.done()  # the whole user is held
+    async with asyncio.timeout(10):
+        await other
+
+
+def _open_descriptors() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+async def _enter(lock: AsyncContextManager[None]) -> None:
+    async with lock:
+        pass
