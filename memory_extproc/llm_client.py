@@ -121,8 +121,9 @@ class ChatClient:
                     raise LlmError(f"HTTP {response.status}", transient=True)
                 if response.status != 200:
                     outcome = "http_4xx"
+                    log.debug("LLM refused the request: %r", raw[:500])  # may quote the prompt
                     raise LlmError(
-                        f"HTTP {response.status}: {raw[:200]!r}",
+                        f"HTTP {response.status}{_error_kind(raw)}",
                         transient=False,
                         refused_format=response.status == 400 and _about_format(raw),
                     )
@@ -152,6 +153,17 @@ class ChatClient:
     async def close(self) -> None:
         if self._session is not None:
             await self._session.close()
+
+
+def _error_kind(error: bytes) -> str:
+    """The error's type and code (OpenAI's error object), never its message: a server may quote
+    the prompt, i.e. the user's words, in it."""
+    try:
+        detail = orjson.loads(error)["error"]
+        kind = [str(detail[k])[:40] for k in ("type", "code") if detail.get(k)]
+    except (orjson.JSONDecodeError, KeyError, TypeError, AttributeError):
+        return ""
+    return f" ({', '.join(kind)})" if kind else ""
 
 
 def _about_format(error: bytes) -> bool:

@@ -75,6 +75,18 @@ async def test_client_errors_are_not_retried(mock: MockLLM) -> None:
     await chat.close()
 
 
+async def test_an_error_names_its_kind_never_its_message(mock: MockLLM) -> None:
+    """A server may quote the prompt in its error message: the user's words, which the log
+    line the error becomes must not hold."""
+    quoted = b'{"error": {"message": "bad input: my PIN is 4417", "type": "invalid_request_error"}}'
+    mock.script(Reply(status=400, body=quoted))
+    chat = client(mock.port)
+    with pytest.raises(LlmError) as error:
+        await chat.complete([{"role": "user", "content": "my PIN is 4417"}])
+    assert str(error.value) == "HTTP 400 (invalid_request_error)"
+    await chat.close()
+
+
 async def test_connection_refused_and_timeout_are_transient_errors(mock: MockLLM) -> None:
     refused = client(free_port(), retries=1)
     with pytest.raises(LlmError) as error:
