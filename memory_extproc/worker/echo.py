@@ -36,7 +36,8 @@ _ASKS = re.compile(
 
 _TRAILING_ASK = re.compile(
     r",\s*(?:and\s+|so\s+|but\s+)?(?:what|how|which|where|when|who|why|can|could|would|should|do|does"
-    r"|is|are|any)\b[^.!]*\?$",
+    r"|is|are|any|anything|anyone|thoughts|tips|ideas|suggestions|advice|recommendations)\b"
+    r"[^.!]*\?$",
     re.IGNORECASE,
 )
 

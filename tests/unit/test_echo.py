@@ -79,6 +79,8 @@ def test_the_statement_of_a_note() -> None:
         ("Can you suggest a hotel?", ""),
         ("I loved Lisbon. Any good restaurants near my hotel? Thoughts on Porto?",
          "I loved Lisbon."),
+        ("I'm looking at new apartments, anything to keep in mind about my rent?",
+         "I'm looking at new apartments."),
         ("Got any fave styles\uff1f", ""),
     ],
 )  # fmt: skip
