@@ -147,9 +147,11 @@ class SseAnswerReader:
         return Answer(text[:MAX_ANSWER_CHARS], self._response_id) if text.strip() else None
 
     def _event(self, event: str) -> None:
-        data_lines = [
-            line[5:].removeprefix(" ") for line in event.split("\n") if line.startswith("data:")
-        ]
+        lines = event.split("\n")
+        if any(line.removeprefix("event:").strip() == "error" for line in lines):
+            self.failed = True  # "event: error": whatever its data says, the answer broke off
+            return
+        data_lines = [line[5:].removeprefix(" ") for line in lines if line.startswith("data:")]
         if not data_lines:
             return
         data = "\n".join(data_lines)
@@ -172,7 +174,7 @@ class SseAnswerReader:
             self._size += len(text)
 
     def _chat_chunk(self, payload: dict[str, Any]) -> None:
-        if "error" in payload:
+        if "error" in payload or payload.get("type") == "error":
             self.failed = True
             return
         choices = payload.get("choices")

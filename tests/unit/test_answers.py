@@ -127,6 +127,12 @@ def test_error_events_discard_the_answer() -> None:
     )
     failed = b'event: response.failed\ndata: {"type": "response.failed"}\n\n'
     assert stream_in([*responses_events(TEXT)[:-1], failed], Api.RESPONSES).answer() is None
+    for broken in (
+        b'event: error\ndata: {"message": "upstream reset"}\n\n',
+        b'data: {"type": "error", "message": "upstream reset"}\n\n',
+    ):
+        cut = stream_in([chat_events(TEXT)[1], broken, b"data: [DONE]\n\n"], Api.CHAT_COMPLETIONS)
+        assert cut.answer() is None, broken
 
 
 def test_garbage_in_a_stream_is_skipped() -> None:
