@@ -76,7 +76,7 @@ class EmbeddingConfig:
 class LlmEndpoint:
     address: str = "127.0.0.1"
     port: int = field(default=8000, metadata=_range(1, 65535))
-    scheme: str = "http"
+    scheme: str = field(default="http", metadata=_one_of("http", "https"))
     api_key: str = ""
 
 
@@ -205,15 +205,33 @@ class _EnvValue(str):
     variable: str
 
 
+class _UniqueKeys(yaml.SafeLoader):
+    """Safe YAML where a key written twice is an error: the second silently won (a `milvus:`
+    section pasted twice)."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if isinstance(key, str) and key in seen:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"{key!r} is written twice", key_node.start_mark
+                )
+            seen.add(key)
+        return super().construct_mapping(node, deep)
+
+
 def load(path: str | Path | None, environ: Mapping[str, str] | None = None) -> Config:
     """The YAML file (defaults when ``path`` is None), then single keys overridden by
     ``MEMORY_EXTPROC__SECTION__KEY`` environment variables, all validated together."""
     data: Any = {}
     if path is not None:
         try:
-            data = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
+            data = yaml.load(Path(path).read_text(encoding="utf-8"), _UniqueKeys) or {}
         except OSError as exc:
             raise ConfigError(f"cannot read {path}: {exc.strerror}") from exc
+        except UnicodeDecodeError as exc:
+            raise ConfigError(f"{path} is not UTF-8 text (byte {exc.start})") from exc
         except yaml.YAMLError as exc:
             raise ConfigError(f"{path} is not valid YAML: {exc}") from exc
     problems: list[str] = []

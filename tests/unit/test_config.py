@@ -82,6 +82,21 @@ def test_unreadable_file_is_a_config_error(tmp_path: Path) -> None:
     bad.write_text("memory: [unclosed")
     with pytest.raises(config.ConfigError, match="not valid YAML"):
         config.load(bad)
+    latin1 = tmp_path / "latin1.yaml"
+    latin1.write_bytes("memory:\n  milvus: {collection: 'mémoire'}\n".encode("latin-1"))
+    with pytest.raises(config.ConfigError, match="not UTF-8"):
+        config.load(latin1)
+    twice = tmp_path / "twice.yaml"
+    twice.write_text("memory:\n  milvus: {address: 'a:1'}\n  milvus: {address: 'b:2'}\n")
+    with pytest.raises(config.ConfigError, match="'milvus' is written twice"):
+        config.load(twice)
+    gopher = tmp_path / "gopher.yaml"
+    gopher.write_text(
+        "memory:\n  external_models:\n    - model_role: memory_extraction\n"
+        "      llm_endpoint: {address: llm, port: 80, scheme: gopher}\n"
+    )
+    with pytest.raises(config.ConfigError, match="scheme"):
+        config.load(gopher)
 
 
 def test_environment_overrides_single_keys(tmp_path: Path) -> None:
