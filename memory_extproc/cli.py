@@ -17,7 +17,7 @@ from memory_extproc.api.routes import MAX_PAGE
 from memory_extproc.api.service import ApiReply, MemoryApi
 from memory_extproc.embedding import OnnxEmbedder
 from memory_extproc.embedding.batcher import EmbeddingBatcher
-from memory_extproc.embedding.model import DIMENSION
+from memory_extproc.embedding.model import DIMENSION, ModelIntegrityError
 from memory_extproc.store.model import MemoryType, validate_scope_value
 from memory_extproc.wiring import build_api, build_embedder, build_store
 
@@ -90,7 +90,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "serve":
         from memory_extproc.server import serve
 
-        asyncio.run(serve(config))
+        try:
+            asyncio.run(serve(config))
+        except ModelIntegrityError as exc:  # an install problem: say it once, plainly
+            print(f"embedding model: {exc}", file=sys.stderr)
+            return 2
         return 0
     if args.command == "doctor":
         return asyncio.run(_doctor(config, args))

@@ -8,6 +8,7 @@ from pathlib import Path
 from memory_extproc.api.service import ForgetHook, MemoryApi
 from memory_extproc.config import Config
 from memory_extproc.embedding import EmbeddingBatcher, OnnxEmbedder, model_files
+from memory_extproc.embedding.model import ModelIntegrityError
 from memory_extproc.embedding.quantize import DEFAULT_CACHE, int8_model
 from memory_extproc.llm_client import ChatClient
 from memory_extproc.memories.facts import FactLimits
@@ -25,7 +26,12 @@ def build_embedder(config: Config) -> OnnxEmbedder:
     files = model_files(emb.model_path, emb.tokenizer_path)
     if emb.precision == "int8" and not emb.model_path:
         files = int8_model(files, Path(emb.cache_dir) if emb.cache_dir else DEFAULT_CACHE)
-    return OnnxEmbedder(files, threads=emb.threads)
+    try:
+        return OnnxEmbedder(files, threads=emb.threads)
+    except ModelIntegrityError:
+        raise
+    except Exception as exc:  # onnxruntime's and tokenizers' own errors: a damaged file
+        raise ModelIntegrityError(f"cannot load {files.onnx} / {files.tokenizer}: {exc}") from exc
 
 
 def build_store(config: Config, client_name: str = "query") -> MilvusStore:

@@ -212,3 +212,17 @@ def test_a_model_without_its_role_is_refused_and_a_wrong_key_is_named_once() -> 
             }
         )
     assert len(error.value.problems) == 3, error.value.problems  # not "two entries for ''"
+
+
+@pytest.mark.parametrize("damage", ["random bytes", "missing"])
+def test_a_damaged_embedding_model_is_one_clear_error_at_start(
+    tmp_path: Path, damage: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    model = tmp_path / "model.onnx"
+    if damage == "random bytes":
+        model.write_bytes(bytes(range(256)) * 64)
+    path = tmp_path / "config.yaml"
+    path.write_text(f"memory:\n  embedding: {{model_path: '{model}'}}\n")
+    assert cli.main(["-c", str(path), "serve"]) == 2
+    said = capsys.readouterr().err
+    assert said.startswith("embedding model: ") and "Traceback" not in said
