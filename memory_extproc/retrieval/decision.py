@@ -96,9 +96,11 @@ def decide(facts: DecisionInput) -> Skip | None:
 
 
 def learns_from_answer(headers: HeaderSignals, request: ChatRequest) -> bool:
-    """The search's consent, and storing not switched off by the request."""
+    """The search's consent, and storing not switched off by the request. A tool loop's last
+    request is learned from too: its answer is the one to the user's message, which the first
+    request of the loop (answered by a tool call, no text) never had — the user's words were
+    lost ("I moved to Lisbon…" answered through a tool). Learning reads only the user's and the
+    assistant's words, never the tool's output."""
     options = request.options
-    consent = _no_consent(
-        bool(headers.user_id), headers.opted_out, options.enabled, request.ends_with_tool_output
-    )
+    consent = _no_consent(bool(headers.user_id), headers.opted_out, options.enabled, False)
     return consent is None and options.auto_store is not False

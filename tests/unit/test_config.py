@@ -225,4 +225,5 @@ def test_a_damaged_embedding_model_is_one_clear_error_at_start(
     path.write_text(f"memory:\n  embedding: {{model_path: '{model}'}}\n")
     assert cli.main(["-c", str(path), "serve"]) == 2
     said = capsys.readouterr().err
-    assert said.startswith("embedding model: ") and "Traceback" not in said
+    assert said.startswith("embedding model: ")
+    assert "Traceback" not in said

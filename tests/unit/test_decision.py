@@ -119,7 +119,7 @@ TOOL_LOOP = {
         (HeaderSignals("alice", CHAT, opted_out=True), ASKED, False),
         (HeaderSignals("alice", CHAT), {**ASKED, "memory_config": {"enabled": False}}, False),
         (HeaderSignals("alice", CHAT), {**ASKED, "memory_config": {"auto_store": False}}, False),
-        (HeaderSignals("alice", CHAT), TOOL_LOOP, False),
+        (HeaderSignals("alice", CHAT), TOOL_LOOP, True),  # the loop's answer to the user
     ],
 )
 def test_an_answer_is_learned_from_only_with_the_users_consent(

@@ -129,6 +129,22 @@ def test_a_response_id_of_another_user_is_no_way_into_their_conversation() -> No
     ]
 
 
+def test_a_statement_answered_through_a_tool_is_noted_once() -> None:
+    """The loop's first answer is a tool call (no text: not captured); the requests that end
+    with the tool's output carry the user's message and the answers to it."""
+    tracker = TurnTracker(every=1)
+    loop = (Turn("user", "I moved to Lisbon last week"), Turn("assistant", ""),
+            Turn("tool", "sunny, 24 C"))  # fmt: skip
+    first = tracker.record(CapturedTurn("alice", "", loop, "Welcome! It's sunny.", at_ms=1), 1)
+    assert first is not None
+    assert [t.text for t in first.messages] == [
+        "I moved to Lisbon last week",
+        "Welcome! It's sunny.",
+    ]
+    again = (*loop, Turn("assistant", "Welcome! It's sunny."), Turn("tool", "rain tomorrow"))
+    assert tracker.record(CapturedTurn("alice", "", again, "Rain tomorrow.", at_ms=2), 2) is None
+
+
 def test_state_is_bounded() -> None:
     tracker = TurnTracker(every=5, max_conversations=3)
     for i in range(10):
