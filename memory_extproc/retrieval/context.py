@@ -67,6 +67,8 @@ def _unfenced(tag: re.Match[str]) -> str:
 
 def _unopened(text: str) -> str:
     """Without the "<" of a fence tag left unclosed, however spelt ("< /user_mem0ries")."""
+    if "<" not in text:  # most memories: nothing to look at
+        return text
     for match in _OPENING.finditer(_latin(text)):
         text = f"{text[: match.start()]} {text[match.end() :]}"
     return text

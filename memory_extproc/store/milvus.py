@@ -504,7 +504,8 @@ class MilvusStore:
             while len(found) < limit and ordered:
                 page, ordered = ordered[: limit - len(found)], ordered[limit - len(found) :]
                 rows = await fetch(client, page, "Session")
-                missing = [i for i in page if i not in {r["id"] for r in rows}]
+                got = {r["id"] for r in rows}
+                missing = [i for i in page if i not in got]
                 if missing:
                     async with self._locks.memories(user_id, missing):
                         rows += await fetch(client, missing, "Strong")
