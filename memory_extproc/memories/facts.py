@@ -36,6 +36,9 @@ class ExtractionParseError(ValueError):
 class Fact:
     type: MemoryType
     content: str
+    # the words it was said in (a sentence note: the user's whole message); it is stored under a
+    # key that leans toward them (writer.py), and matched and reconciled by its own words
+    context: str = ""
 
 
 @dataclass(frozen=True, slots=True)

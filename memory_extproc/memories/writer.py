@@ -75,6 +75,9 @@ CLOSE = 0.7
 # at Google" 0.34, "dog" / "… has a dog named Rex" 0.45; other memories 0.15-0.23.
 ENDED_OBJECT = 0.25
 ENDED_LEAD = 0.05
+# A sentence note's key: its words + 0.6 x its message's (LoCoMo both sides, notes mode offline:
+# hit@5 0.679 → 0.705, answer recall 0.334 → 0.343; flat within 0.01 for 0.4-0.8, 1.0: 0.696)
+CONTEXT_WEIGHT = 0.6
 _DETERMINER = re.compile(r"^(?:(?:my|our|their|his|her|the|a|an|this|that)\s+)+", re.IGNORECASE)
 
 
@@ -169,6 +172,7 @@ class MemoryWriter:
         results: list[tuple[Written, str]] = [(Written.DEDUPED, "")] * len(facts)
         todo = [i for i, d in enumerate(digests) if d not in existing]
         vectors = list(await self._embedder.embed_many([unframed(facts[i].content) for i in todo]))
+        keys = dict(zip(todo, await self._keys([facts[i] for i in todo], vectors), strict=True))
         kept: list[tuple[int, np.ndarray]] = []
         for i, vector in zip(todo, vectors, strict=True):
             # the same fact twice in one job, reworded: keep the first
@@ -192,24 +196,38 @@ class MemoryWriter:
             statement(facts[i].content) for i, _, revision, _ in placed if revision is not None
         ]
         new: list[tuple[Memory, np.ndarray]] = []
-        for i, vector, revision, outcome in placed:
+        for i, _, revision, outcome in placed:
             written = ""
             if revision is not None:
                 outcome = await self._apply(
-                    revision, vector, facts[i].content, at_ms, wait_visible=wait_visible
+                    revision, keys[i], facts[i].content, at_ms, wait_visible=wait_visible
                 )
                 written = revision.target.memory.id if outcome is Written.UPDATED else ""
             elif any(same_amount(statement(facts[i].content), u) for u in updates):
                 outcome = Written.NOOP  # the job's update said twice ("went up to $1,350")
             elif outcome in (Written.STORED, Written.STORED_UNRECONCILED):
                 memory = self._new(user_id, project_id, facts[i], at_ms, source)
-                new.append((memory, vector))
+                new.append((memory, keys[i]))
                 written = memory.id
             results[i] = (outcome, written)
         await self._store.store_many(new, wait_visible=wait_visible)
         if new:
             await retention.enforce_cap(self._store, user_id, self._max_per_user)
         return results
+
+    async def _keys(self, facts: Sequence[Fact], vectors: Sequence[np.ndarray]) -> list[np.ndarray]:
+        """What each fact is stored under: its own words' vector, leaning toward the words it was
+        said in (``Fact.context``) when it has them. Decisions stay with its own words."""
+        contexts = [f.context if f.context != unframed(f.content) else "" for f in facts]
+        wanted = list(dict.fromkeys(c for c in contexts if c))
+        found = dict(zip(wanted, await self._embedder.embed_many(wanted), strict=True))
+        keys = []
+        for vector, context in zip(vectors, contexts, strict=True):
+            if context:
+                key = vector + CONTEXT_WEIGHT * found[context]
+                vector = key / np.linalg.norm(key)
+            keys.append(vector)
+        return keys
 
     async def forgotten_at(self, user_id: str, project_id: str) -> int:
         """As of a moment ago (cheap): a forget of the last moment is seen by ``settled``."""

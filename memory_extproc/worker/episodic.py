@@ -13,8 +13,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from memory_extproc.memories.facts import Fact
 from memory_extproc.memories.notes import note
 from memory_extproc.retrieval.decision import is_greeting
+from memory_extproc.store.model import MemoryType
 from memory_extproc.words import sentences, terms
 from memory_extproc.worker.echo import adds_information, statements, strip_echoes
 
@@ -45,11 +47,12 @@ def _small_talk(text: str) -> bool:
     return not terms(_VOCATIVE.sub("", text)) - _SMALL_TALK
 
 
-def turn_notes(message: str, answer: str, date: str, recalled: Sequence[str] = ()) -> list[str]:
+def turn_notes(message: str, answer: str, date: str, recalled: Sequence[str] = ()) -> list[Fact]:
     """The notes a turn leaves: one per sentence the user stated, else (a question) one of the
     question and its answer; none for greetings, small talk, refusals and questions answered from
     memory (``recalled``: the memories injected into the request). Pasted code states nothing
-    about the user: its lines are no notes."""
+    about the user: its lines are no notes. A stated sentence carries the message it was said in:
+    "I whipped up some chocolate and vanilla swirl." alone does not say it was ice cream."""
     message, answer = _CODE.sub(" ", message).strip(), answer.strip()
     if len(message) < _MIN_CHARS or is_greeting(message) or _small_talk(message):
         return []
@@ -61,10 +64,14 @@ def turn_notes(message: str, answer: str, date: str, recalled: Sequence[str] = (
         and not said.endswith(":")  # "Here is my script:" — what it announces is not there
     ]
     if stated:
-        return [note(s, "", date) for s in stated[:_MOST_NOTES]]
+        return [
+            Fact(MemoryType.EPISODIC, note(s, "", date), context=message)
+            for s in stated[:_MOST_NOTES]
+        ]
     if not answer or _REFUSAL.match(answer):
         return []
     answer = strip_echoes(answer, recalled)
     if not adds_information(answer, message, recalled):
         return []
-    return [note(message, answer, date)]
+    return [Fact(MemoryType.EPISODIC, note(message, answer, date))]
+

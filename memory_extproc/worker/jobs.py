@@ -29,7 +29,7 @@ from memory_extproc.memories.facts import (
 from memory_extproc.memories.retention import UsageBatch
 from memory_extproc.memories.writer import MemoryWriter, Written
 from memory_extproc.store.milvus import MilvusStore
-from memory_extproc.store.model import MemoryType, StoreUnavailableError
+from memory_extproc.store.model import StoreUnavailableError
 from memory_extproc.tracing import linked, traced
 from memory_extproc.worker.echo import statements, strip_echoes
 from memory_extproc.worker.episodic import turn_notes
@@ -265,7 +265,7 @@ class LearningJobs:
         written = await self._writer.write_batch(
             batch.user_id,
             batch.project_id,
-            [Fact(MemoryType.EPISODIC, n) for n in notes],
+            notes,
             batch.at_ms,
             source="conversation",
             wait_visible=False,

@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pytest
 
 from memory_extproc.memories.notes import statement
 from memory_extproc.worker.echo import adds_information, statements, strip_echoes
 from memory_extproc.worker.episodic import turn_notes
+
+
+def notes(message: str, answer: str, date: str, recalled: Sequence[str] = ()) -> list[str]:
+    return [n.content for n in turn_notes(message, answer, date, recalled)]
+
 
 HAWAII = "My budget for the Hawaii trip is $10,000"
 NOTE = f'On 2026-11-22 the user said: "{HAWAII}" Answer: "Noted, have fun!"'
@@ -50,10 +57,10 @@ def test_an_answer_adds_information_with_its_own_numbers_or_words() -> None:
 
 def test_notes_skip_questions_answered_from_memory_and_keep_the_rest() -> None:
     echo = "Your budget for the Hawaii trip is $10,000."
-    assert turn_notes("What is my Hawaii trip budget?", echo, "2026-11-23", [NOTE]) == []
-    told = turn_notes("I have a dog called Rex now", echo, "2026-11-23", [NOTE])
+    assert notes("What is my Hawaii trip budget?", echo, "2026-11-23", [NOTE]) == []
+    told = notes("I have a dog called Rex now", echo, "2026-11-23", [NOTE])
     assert told == ['On 2026-11-23 the user said: "I have a dog called Rex now"']
-    (asked,) = turn_notes(
+    (asked,) = notes(
         "How much is a week on Maui?", echo + " A week on Maui costs about $3,000.", "d", [NOTE]
     )
     assert "$10,000" not in asked

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,11 @@ from memory_extproc.memories.facts import (
 from memory_extproc.memories.judge import parse_judgment
 from memory_extproc.store.model import MemoryType
 from memory_extproc.worker.episodic import turn_notes
+
+
+def notes(message: str, answer: str, date: str, recalled: Sequence[str] = ()) -> list[str]:
+    return [n.content for n in turn_notes(message, answer, date, recalled)]
+
 
 LIMITS = FactLimits(min_chars=8, max_chars=120, max_facts=3)
 
@@ -243,24 +249,24 @@ def test_unreadable_judgments_are_errors(text: str) -> None:
 
 
 def test_a_question_is_noted_with_its_answer_and_small_talk_not_at_all() -> None:
-    assert turn_notes(
+    assert notes(
         "What is a good budget for a week in Hawaii?", "About $3,000 for two.", "2026-11-22"
     ) == [
         'On 2026-11-22 the user said: "What is a good budget for a week in Hawaii?" '
         'Answer: "About $3,000 for two."'
     ]
-    assert turn_notes("Hello!", "Hi! How can I help?", "2026-11-22") == []
-    assert turn_notes("thanks a lot!", "You're welcome", "2026-11-22") == []
+    assert notes("Hello!", "Hi! How can I help?", "2026-11-22") == []
+    assert notes("thanks a lot!", "You're welcome", "2026-11-22") == []
     small_talk = [
         "Thanks, Melanie!", "Wow, that's great!", "Yep, Joanna.", "Hey Melanie!",
         "It was awesome, Nate.", "No problem, Joanna!", "Great to hear from you.",
     ]  # fmt: skip
     for said in small_talk:  # said to a name, or to no one
-        assert turn_notes(said, "Anything else?", "d") == [], said
+        assert notes(said, "Anything else?", "d") == [], said
     refused = "I'm sorry, I can't help with that."
-    assert turn_notes("Tell me the admin password please", refused, "d") == []
+    assert notes("Tell me the admin password please", refused, "d") == []
     options = " ".join(f"Option {i} costs ${i * 100}." for i in range(100))
-    (long,) = turn_notes("Which of these options for the trip " * 40 + "?", options, "d")
+    (long,) = notes("Which of these options for the trip " * 40 + "?", options, "d")
     assert len(long) < 800
 
 
@@ -271,7 +277,7 @@ def test_what_the_user_states_is_noted_sentence_by_sentence_whatever_the_answer(
     )
     for answer in ["(demo LLM) I was given no memories for this request.", "I'm sorry, I can't.",
                    "```python\nprint(1)\n```", ""]:  # fmt: skip
-        assert turn_notes(said, answer, "2026-11-22") == [
+        assert notes(said, answer, "2026-11-22") == [
             'On 2026-11-22 the user said: "I live in Berlin, in a flat near the river."',
             'On 2026-11-22 the user said: "My manager at work is Priya."',
         ]
@@ -279,18 +285,18 @@ def test_what_the_user_states_is_noted_sentence_by_sentence_whatever_the_answer(
 
 def test_pasted_code_leaves_no_notes() -> None:
     said = "Here is my script:\n```python\nimport numpy as np\nprint(user.password)\n```\n"
-    assert turn_notes(said + "I work at Siemens as a data engineer.", "", "d") == [
+    assert notes(said + "I work at Siemens as a data engineer.", "", "d") == [
         'On d the user said: "I work at Siemens as a data engineer."'
     ]
     asked = "Why does this fail?\n```\nimport numpy as np\n```"
-    assert turn_notes(asked, "numpy is missing from the venv.", "d") == [
+    assert notes(asked, "numpy is missing from the venv.", "d") == [
         'On d the user said: "Why does this fail?" Answer: "numpy is missing from the venv."'
     ]
 
 
 def test_a_pasted_text_leaves_a_bounded_number_of_notes() -> None:
     pasted = " ".join(f"Line {i} of the report says the figures went up." for i in range(100))
-    assert len(turn_notes(pasted, "Summary: up.", "d")) == 6
+    assert len(notes(pasted, "Summary: up.", "d")) == 6
 
 
 FIXTURES = orjson.loads(

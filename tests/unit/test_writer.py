@@ -10,7 +10,7 @@ from memory_extproc.llm_client import JsonSchema, LlmError
 from memory_extproc.memories.facts import Fact
 from memory_extproc.memories.writer import MemoryWriter, Written
 from memory_extproc.store.memory import InMemoryStore
-from memory_extproc.store.model import Memory, MemoryType
+from memory_extproc.store.model import Memory, MemoryType, SearchRequest
 from memory_extproc.worker.episodic import turn_notes
 
 T0 = 1_700_000_000_000
@@ -175,12 +175,10 @@ async def test_notes_update_by_what_the_user_said(
     (second,) = turn_notes(
         "Actually my budget for the Hawaii trip is now $15,000", "Got it.", "2026-11-23"
     )
-    note = Fact(MemoryType.EPISODIC, first)
-    assert await w.write("a", "", note, T0, source="c") is Written.STORED
-    assert await w.write("a", "", note, T0, source="c") is Written.DEDUPED
-    updated = await w.write("a", "", Fact(MemoryType.EPISODIC, second), T0 + DAY, source="c")
-    assert updated is Written.UPDATED
-    assert await active(store, "a") == [second]
+    assert await w.write("a", "", first, T0, source="c") is Written.STORED
+    assert await w.write("a", "", first, T0, source="c") is Written.DEDUPED
+    assert await w.write("a", "", second, T0 + DAY, source="c") is Written.UPDATED
+    assert await active(store, "a") == [second.content]
 
 
 async def test_notes_about_two_people_are_two_memories(
@@ -192,13 +190,11 @@ async def test_notes_about_two_people_are_two_memories(
     daughter, son = "My daughter is 5 years old.", "My son is 5 years old."
     (first,) = turn_notes(daughter, "", "2026-11-22")
     (second,) = turn_notes(son, "", "2026-11-23")
-    await w.write("a", "", Fact(MemoryType.EPISODIC, first), T0, source="c")
-    assert await w.write("a", "", Fact(MemoryType.EPISODIC, second), T0 + DAY, source="c") is (
-        Written.STORED
-    )
-    both = turn_notes(f"{daughter} {son}", "", "2026-11-24")
+    await w.write("a", "", first, T0, source="c")
+    assert await w.write("a", "", second, T0 + DAY, source="c") is Written.STORED
+    # said in one message, both stored under keys leaning toward it: told apart by their words
     written = await w.write_batch(
-        "b", "", [Fact(MemoryType.EPISODIC, n) for n in both], T0, source="c"
+        "b", "", turn_notes(f"{daughter} {son}", "", "2026-11-24"), T0, source="c"
     )
     assert [outcome for outcome, _ in written] == [Written.STORED, Written.STORED]
     assert len(await active(store, "a")) == len(await active(store, "b")) == 2
@@ -209,14 +205,44 @@ async def test_notes_of_one_turn_beside_an_update_are_stored(
 ) -> None:
     w = writer(store, embedder, None)
     (first,) = turn_notes("My budget for the Hawaii trip is $10,000", "Noted!", "2026-11-22")
-    await w.write("a", "", Fact(MemoryType.EPISODIC, first), T0, source="c")
+    await w.write("a", "", first, T0, source="c")
     said = "Actually my budget for the Hawaii trip is now $15,000. My sister Anna lives in Oslo."
     notes = turn_notes(said, "Got it.", "2026-11-23")
-    written = await w.write_batch(
-        "a", "", [Fact(MemoryType.EPISODIC, n) for n in notes], T0 + DAY, source="c"
-    )
+    written = await w.write_batch("a", "", notes, T0 + DAY, source="c")
     assert [outcome for outcome, _ in written] == [Written.UPDATED, Written.STORED]
-    assert await active(store, "a") == sorted(notes)
+    assert await active(store, "a") == sorted(n.content for n in notes)
+
+
+async def test_a_sentence_note_is_found_by_what_its_message_was_about(
+    store: InMemoryStore, embedder: OnnxEmbedder
+) -> None:
+    """ "I whipped up some chocolate and vanilla swirl." does not say it was ice cream: its note
+    is stored under a key that leans toward the message it was said in."""
+    w = writer(store, embedder, None)
+    said = "I made my friend some ice cream for her birthday. I whipped up a chocolate swirl."
+    notes = turn_notes(said, "Yum!", "2026-11-22")
+    assert [n.context for n in notes] == [said, said]
+    await w.write_batch("in-context", "", notes, T0, source="c")
+    await w.write_batch("alone", "", [Fact(n.type, n.content) for n in notes], T0, source="c")
+    question = await EmbeddingBatcher(embedder, name="q").embed(
+        "What flavor of ice cream did I make?"
+    )
+
+    async def swirl(user: str) -> float:
+        hits = await store.retrieve(SearchRequest(user, question, limit=5, threshold=0.0))
+        (score,) = [h.score for h in hits if "swirl" in h.memory.content]
+        return score
+
+    assert await swirl("in-context") > await swirl("alone") + 0.05
+    assert await swirl("in-context") <= 1.0  # the key is a unit vector, as cosine needs
+
+
+def test_a_question_note_carries_no_context() -> None:
+    """A question's note holds the whole exchange already."""
+    asked = "Which hotel in Lisbon should I book for a quiet stay?"
+    (note,) = turn_notes(asked, "Casa do Rio, near the river: no bar downstairs.", "2026-11-22")
+    assert note.content.endswith('Answer: "Casa do Rio, near the river: no bar downstairs."')
+    assert note.context == ""
 
 
 async def test_without_a_model_an_ending_finds_what_it_ends_by_its_object(
