@@ -23,6 +23,7 @@ from memory_extproc.worker.echo import adds_information, statements, strip_echoe
 _MIN_CHARS = 12
 _CODE = re.compile(r"```.*?(?:```|$)", re.DOTALL)  # a fenced block, closed or cut off
 _MOST_NOTES = 6  # per turn: LoCoMo turns state up to 7 sentences; a pasted text is no 100 facts
+_CONTEXT_CHARS = 2_000  # of the message a note carries: MiniLM reads its first 256 tokens anyway
 _REFUSAL = re.compile(
     r"^\s*(i'?m\s+sorry|sorry,|i\s+(can(no|')?t|am\s+(not\s+able|unable))|as\s+an\s+ai\b"
     r"|i\s+don'?t\s+have\s+(access|information))",
@@ -65,7 +66,7 @@ def turn_notes(message: str, answer: str, date: str, recalled: Sequence[str] = (
     ]
     if stated:
         return [
-            Fact(MemoryType.EPISODIC, note(s, "", date), context=message)
+            Fact(MemoryType.EPISODIC, note(s, "", date), context=message[:_CONTEXT_CHARS])
             for s in stated[:_MOST_NOTES]
         ]
     if not answer or _REFUSAL.match(answer):
@@ -74,4 +75,3 @@ def turn_notes(message: str, answer: str, date: str, recalled: Sequence[str] = (
     if not adds_information(answer, message, recalled):
         return []
     return [Fact(MemoryType.EPISODIC, note(message, answer, date))]
-

@@ -297,6 +297,9 @@ def test_pasted_code_leaves_no_notes() -> None:
 def test_a_pasted_text_leaves_a_bounded_number_of_notes() -> None:
     pasted = " ".join(f"Line {i} of the report says the figures went up." for i in range(100))
     assert len(notes(pasted, "Summary: up.", "d")) == 6
+    # and each carries a bounded part of it as context (the embedding reads 256 tokens anyway)
+    huge = "I moved to Lisbon last spring. " * 50_000
+    assert all(len(n.context) <= 2_000 for n in turn_notes(huge, "", "d"))
 
 
 FIXTURES = orjson.loads(
