@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from memory_extproc.clock import day
 from memory_extproc.memories.changes import Change, compare
 from memory_extproc.memories.notes import statement, undated
-from memory_extproc.store.model import Memory, ScoredMemory
+from memory_extproc.store.model import ScoredMemory
 from memory_extproc.words import terms
 
 OPEN_TAG = "<user_memories>"
@@ -91,18 +91,13 @@ def _one_line(content: str) -> str:
     return _SPACE.sub(" ", _unopened(text)).strip()
 
 
-def _recorded(memory: Memory) -> int:
-    """When its current text was recorded: a revision dates it anew."""
-    return max(memory.created_at, memory.updated_at)
-
-
 def newest_wins(memories: Sequence[ScoredMemory]) -> tuple[list[ScoredMemory], set[str]]:
     """The memories without those a newer one among them changes, corrects or ends, and the
     ids of the newer ones that won (shown as "latest"). Of two that say the same thing, the one
     that says more stays ("Maria volunteers at a shelter" adds nothing to "Maria has been
     volunteering at a shelter, finding it rewarding", whichever came later)."""
     said = [statement(m.memory.content) for m in memories]
-    when = [_recorded(m.memory) for m in memories]
+    when = [m.memory.recorded_at for m in memories]
     dropped: set[int] = set()
     won: set[str] = set()
     for i, newer in enumerate(memories):
@@ -129,7 +124,7 @@ def format_context(
     seen: set[str] = set()
     current, won = newest_wins(memories)
     for scored in current:
-        recorded = day(_recorded(scored.memory))
+        recorded = day(scored.memory.recorded_at)
         text = _one_line(undated(scored.memory.content, recorded))
         if not text or text.casefold() in seen:
             continue

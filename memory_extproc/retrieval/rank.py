@@ -12,7 +12,10 @@ the candidates, so a word every candidate shares counts for little), and
   threshold join it: the threshold decides *whether* the question is about the user's
   memories, the slots are then filled with the next best (an adaptive threshold: +0.03 hit@5
   on LoCoMo, where the right memory often scores 0.5-0.6 next to a better-scoring neighbour);
-* orders the kept ones by cosine + ``keyword_weight`` x coverage.
+* orders the kept ones by cosine + ``keyword_weight`` x coverage;
+* when the question names a day or month ("on 25 May, 2022", "in July 2023"), counts a
+  candidate recorded then as a companion, ahead by ``date_weight``: memories are dated by when
+  they were said (LoCoMo, 81 of 798 questions name a date: hit@1 +0.017, hit@5 +0.005).
 
 The cosine threshold keeps deciding whether anything is injected, and no mixed score is ever
 compared with it (rank-fusion scores live on another scale: held against a cosine threshold they
@@ -24,6 +27,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from memory_extproc.retrieval.dates import named_spans
 from memory_extproc.store.model import ScoredMemory
 from memory_extproc.words import terms
 
@@ -43,6 +47,7 @@ class RankPolicy:
     # both-sides yardstick, memory voice, threshold 0.45 (offline, replay): 0.1 → 0.15 hit@5
     # 0.745 → 0.753 for +6 tokens, flat at 0.750-0.753 for 0.12-0.25; 0.05: 0.739
     companion_margin: float = 0.15
+    date_weight: float = 0.2  # offline hit@1: 0.1 +0.008, 0.2 +0.016, 0.3 +0.013
 
     def candidate_floor(self, threshold: float) -> float:
         return threshold - self.floor_margin if self.hybrid else threshold
@@ -90,10 +95,14 @@ def rank(
     # companions (episodic notes: rescue-opened companions cost +50 tokens for +0.006 hit@5).
     passes = rescue and any(c.score >= threshold for c in candidates)
     floor = threshold - policy.companion_margin if passes else threshold
+    spans = named_spans(query)
     scored = [
-        (candidate.score + policy.keyword_weight * share, candidate)
+        (candidate.score + policy.keyword_weight * share + policy.date_weight * dated, candidate)
         for candidate, share in zip(candidates, shares, strict=True)
-        if candidate.score >= floor or (rescue and share >= policy.rescue_coverage)
+        for dated in [any(a <= candidate.memory.recorded_at < b for a, b in spans)]
+        if candidate.score >= floor
+        or (rescue and share >= policy.rescue_coverage)
+        or (passes and dated)
     ]
     scored.sort(key=lambda pair: pair[0], reverse=True)
     return [candidate for _, candidate in scored[:limit]]

@@ -80,6 +80,11 @@ class Memory:
     expires_at: int = 0  # epoch milliseconds; 0 = never
     meta: Mapping[str, Any] = field(default_factory=dict)  # provenance, audit trail
 
+    @property
+    def recorded_at(self) -> int:
+        """When its current text was recorded: a revision dates it anew."""
+        return max(self.created_at, self.updated_at)
+
     @classmethod
     def new(
         cls,

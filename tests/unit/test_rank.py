@@ -74,3 +74,20 @@ def test_a_rescued_near_miss_brings_no_companions() -> None:
     companion = hit("Caroline paints on weekends", 0.53)
     chosen = rank("Which mural did Caroline create?", [rescued, companion], 0.6, 5, ON)
     assert chosen == [rescued]
+
+
+def test_a_question_naming_a_date_prefers_what_was_said_then() -> None:
+    may_25 = 1_653_480_000_000  # 2022-05-25 12:00 UTC
+    said_then = ScoredMemory(
+        Memory.new("alice", "User bought a stuffed animal", created_at=may_25), 0.28
+    )
+    best = ScoredMemory(Memory.new("alice", "User made a birthday card", created_at=0), 0.46)
+    other = ScoredMemory(Memory.new("alice", "User cheers friends on", created_at=0), 0.35)
+    asked = "What did I do for Joanna on 25 May, 2022?"
+    # recorded then: admitted below the companions' floor (0.30) beside what passes, and put
+    # first (0.28 + 0.2 against 0.46)
+    assert rank(asked, [best, other, said_then], 0.45, 5, ON) == [said_then, best, other]
+    # the same question without its date: cosine and keywords as before
+    assert rank("What did I do for Joanna?", [best, other, said_then], 0.45, 5, ON) == [best, other]
+    # a date alone never opens the door
+    assert rank(asked, [said_then], 0.45, 5, ON) == []
