@@ -22,6 +22,7 @@ _DATES = (
     re.compile(rf"\b(?P<month>{_MONTH})\.?\s+{_DAY},?\s+{_YEAR}\b", re.IGNORECASE),
     re.compile(r"\b(?P<year>\d{4})-(?P<month>\d{2})-(?P<day>\d{2})\b"),
 )
+_YEAR_ANYWHERE = re.compile(r"\d{4}")  # every form names its year: most questions need no more
 _MONTH_YEAR = re.compile(rf"\b(?P<month>{_MONTH})\.?,?\s+{_YEAR}\b", re.IGNORECASE)
 # a day named is said about on that day, or written down a day either side of it (time zones,
 # "yesterday" in the memory's own words)
@@ -39,6 +40,8 @@ def _month(value: str) -> int:
 def named_spans(text: str) -> list[tuple[int, int]]:
     """Half-open [start, end) spans, epoch ms (UTC), of the days or else months ``text`` names."""
     spans: list[tuple[int, int]] = []
+    if not _YEAR_ANYWHERE.search(text):
+        return spans
     for pattern in _DATES:
         for found in pattern.finditer(text):
             try:
