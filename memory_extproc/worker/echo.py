@@ -71,7 +71,9 @@ def _restates(words: set[str], memories: list[set[str]]) -> bool:
 
 def adds_information(answer: str, question: str, recalled: Sequence[str]) -> bool:
     """Does the (echo-free) answer say something that neither the question nor memory did: a
-    number of its own, or a few words of its own?"""
+    number of its own, or a few words of its own? A sentence that announces what follows ("I was
+    given 3 memories:") says nothing once what followed was echoes."""
+    answer = " ".join(s for s in sentences(answer) if not s.endswith(":"))
     if numbers(answer) - numbers(question).union(*(numbers(m) for m in recalled)):
         return True
     known = terms(question).union(*(terms(m) for m in recalled)) | _CHATTER

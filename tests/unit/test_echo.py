@@ -67,6 +67,18 @@ def test_notes_skip_questions_answered_from_memory_and_keep_the_rest() -> None:
     assert "$3,000" in asked
 
 
+def test_an_answer_listing_only_memories_leaves_no_note() -> None:
+    """The demo LLM's "I was given 3 memories:" and its list: the list is echoes, and the line
+    announcing it says nothing (its "3" was taken for a number of the answer's own)."""
+    listed = (
+        f"(demo LLM) I was given 3 memories:\n- [2026-11-22] {HAWAII}\n- [2026-11-22] {HAWAII}."
+    )
+    assert notes("What is my Hawaii trip budget?", listed, "2026-11-23", [NOTE]) == []
+    # a number the answer gives itself still counts
+    priced = "About $9,000 in total: flights and hotels."
+    assert notes("How much for 3 weeks?", priced, "d", [NOTE]) != []
+
+
 def test_the_statement_of_a_note() -> None:
     assert statement(NOTE) == HAWAII
     assert statement('On 2026-11-23 the user said: "I sold my car"') == "I sold my car"
