@@ -58,6 +58,8 @@ class LlmExchange:
         self._json: JsonAnswerBody | None = None  # a JSON answer streamed through
         self._content_encoding = ""
         self._awaiting_answer = False
+        self._reads_answer = False  # decided with the request body: learning from the answer
+        self.finished = False  # the request is forwarded and the answer will not be read
         self._recalled: tuple[str, ...] = ()  # memories injected into this request
         self._received_ms = now_ms()  # a forget after this moment does not cover the turn
 
@@ -83,8 +85,22 @@ class LlmExchange:
     # request phase
 
     async def _request_body(self, message: p.pb.HttpBody) -> p.ProcessingResponse:
+        if not message.end_of_stream:  # only BUFFERED bodies are read and rewritten
+            return p.CONTINUE_REQUEST_BODY
+        try:
+            return await self._request_read(message)
+        finally:  # a retrieval that failed still learns from the answer
+            request = self.request
+            self._reads_answer = (
+                self._learning is not None
+                and request is not None
+                and learns_from_answer(self.headers, request)
+            )
+            self.finished = not self._reads_answer
+
+    async def _request_read(self, message: p.pb.HttpBody) -> p.ProcessingResponse:
         retrieval = self._retrieval
-        if retrieval is None or not message.end_of_stream:  # only BUFFERED bodies are rewritten
+        if retrieval is None:
             return p.CONTINUE_REQUEST_BODY
         try:
             request = parse_request(self.api, message.body)
@@ -114,11 +130,7 @@ class LlmExchange:
 
     def _response_headers(self, message: p.pb.HttpHeaders) -> p.ProcessingResponse:
         headers = p.header_dict(message.headers)
-        learning = (
-            self._learning is not None
-            and self.request is not None
-            and learns_from_answer(self.headers, self.request)
-        )
+        learning = self._reads_answer
         if learning and not headers.get(":status", "").startswith("2"):
             metrics.TURNS.labels("not_2xx").inc()  # errors are never remembered
             learning = False

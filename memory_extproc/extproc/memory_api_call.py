@@ -14,6 +14,8 @@ log = logging.getLogger(__name__)
 
 
 class MemoryApiCall:
+    finished = False  # the immediate response ends the HTTP request, and with it the stream
+
     def __init__(
         self,
         memory_api: MemoryApi | None,  # None: memory disabled, the call answers 503

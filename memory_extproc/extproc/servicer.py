@@ -60,3 +60,5 @@ class ExternalProcessor(pb_grpc.ExternalProcessorServicer):
                 reply = p.CONTINUE_BY_KIND[kind]
             if not message.observability_mode:
                 yield reply
+            if exchange.finished:  # a clean close: Envoy continues without asking us again
+                return

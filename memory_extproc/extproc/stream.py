@@ -40,6 +40,10 @@ class ProcessorDeps:
 
 
 class Exchange(Protocol):
+    # True once the exchange wants no more messages: the stream then closes cleanly and Envoy
+    # goes on without us (a round trip fewer than answering the response headers with NONE).
+    finished: bool
+
     async def handle(self, kind: str, message: p.ProcessingRequest) -> p.ProcessingResponse: ...
 
     def close(self) -> None: ...
@@ -48,6 +52,8 @@ class Exchange(Protocol):
 class PassThrough:
     """Not ours: Envoy is told to send nothing more (and should it still send the answer's
     headers, the answer is not held)."""
+
+    finished = True
 
     async def handle(self, kind: str, message: p.ProcessingRequest) -> p.ProcessingResponse:
         if kind == "request_headers":
@@ -70,6 +76,10 @@ class Stream:
         if self._exchange is None:
             self._exchange = self._open(kind, message)
         return await self._exchange.handle(kind, message)
+
+    @property
+    def finished(self) -> bool:
+        return self._exchange is not None and self._exchange.finished
 
     def close(self) -> None:
         if self._exchange is not None:

@@ -29,9 +29,18 @@ def _headers(pairs: dict[str, str]) -> base_pb2.HeaderMap:
     )
 
 
-@pytest.fixture
-async def stub() -> AsyncIterator[pb_grpc.ExternalProcessorStub]:
-    deps = ProcessorDeps(ExplodingRetrieval(), IdentityConfig(), SignalsConfig())  # type: ignore[arg-type]
+class Captures:
+    def __init__(self) -> None:
+        self.turns: list = []
+
+    def capture(self, turn) -> None:  # type: ignore[no-untyped-def]
+        self.turns.append(turn)
+
+
+@pytest.fixture(params=[True, False], ids=["learning", "not_learning"])
+async def stub(request: pytest.FixtureRequest) -> AsyncIterator[pb_grpc.ExternalProcessorStub]:
+    learning = Captures() if request.param else None
+    deps = ProcessorDeps(ExplodingRetrieval(), IdentityConfig(), SignalsConfig(), learning)  # type: ignore[arg-type]
     server = grpc.aio.server()
     pb_grpc.add_ExternalProcessorServicer_to_server(ExternalProcessor(deps), server)
     port = server.add_insecure_port("127.0.0.1:0")
@@ -41,6 +50,7 @@ async def stub() -> AsyncIterator[pb_grpc.ExternalProcessorStub]:
     await server.stop(None)
 
 
+@pytest.mark.parametrize("stub", [True], indirect=True, ids=["learning"])
 async def test_an_internal_error_is_answered_with_continue_of_the_same_kind(
     stub: pb_grpc.ExternalProcessorStub,
 ) -> None:
@@ -69,6 +79,29 @@ async def test_an_internal_error_is_answered_with_continue_of_the_same_kind(
     assert replies[1] == p.CONTINUE_REQUEST_BODY
     after = REGISTRY.get_sample_value("memory_extproc_errors_total", {"phase": "request_body"})
     assert after == before + 1
+
+
+@pytest.mark.parametrize("stub", [False], indirect=True, ids=["not_learning"])
+async def test_a_stream_whose_answer_will_not_be_read_ends_after_the_request_body(
+    stub: pb_grpc.ExternalProcessorStub,
+) -> None:
+    """A clean close is Envoy's cue to go on without us: the answer's headers cost no round
+    trip when nothing learns from them (here: learning is off)."""
+    messages = [
+        p.ProcessingRequest(
+            request_headers=pb.HttpHeaders(
+                headers=_headers(
+                    {":method": "POST", ":path": "/v1/chat/completions", "x-authz-user-id": "alice"}
+                )
+            )
+        ),
+        p.ProcessingRequest(request_body=pb.HttpBody(body=b'{"messages": []}', end_of_stream=True)),
+        p.ProcessingRequest(response_headers=pb.HttpHeaders(headers=_headers({":status": "200"}))),
+    ]
+    call = stub.Process(iter(messages))
+    replies = [reply async for reply in call]
+    assert [r.WhichOneof("response") for r in replies] == ["request_headers", "request_body"]
+    assert await call.code() == grpc.StatusCode.OK
 
 
 async def test_observability_mode_messages_get_no_reply(

@@ -122,6 +122,7 @@ async def test_non_llm_path_passes_through_and_asks_for_nothing_more(deps: Proce
         mode = reply.mode_override
         assert mode.request_body_mode == p.Mode.NONE
         assert mode.response_header_mode == p.Mode.SKIP
+        assert exchange.finished  # the stream closes: nothing more to ask
 
 
 async def test_malformed_json_is_passed_untouched(deps: ProcessorDeps) -> None:
@@ -350,6 +351,46 @@ async def test_no_learning_from_errors_opt_outs_or_anonymous_requests(
     )
     assert mode == p.RESPONSE_BODY_NONE
     assert captures.turns == []
+
+
+NOT_STORED = orjson.dumps({**orjson.loads(ASK), "memory_config": {"auto_store": False}})
+
+
+@pytest.mark.parametrize(
+    ("request_headers", "body", "reads_answer"),
+    [
+        ({}, ASK, True),
+        ({}, b"{not json", False),
+        ({}, NOT_STORED, False),
+        ({"x-disable-router-memory": "true"}, ASK, False),
+        ({"x-authz-user-id": ""}, ASK, False),
+    ],
+    ids=["learned", "unreadable", "auto_store_false", "opted_out", "anonymous"],
+)
+async def test_the_stream_stays_open_for_the_answer_only_when_it_is_read(
+    learning, request_headers: dict[str, str], body: bytes, reads_answer: bool
+) -> None:  # type: ignore[no-untyped-def]
+    deps, _ = learning
+    exchange = Stream(deps)
+    await run(
+        exchange,
+        headers_message("request_headers", {**CHAT, "x-authz-user-id": "alice", **request_headers}),
+    )
+    assert not exchange.finished  # the body is still to come
+    await run(exchange, body_message("request_body", body[:5], end=False))
+    assert not exchange.finished  # a body in pieces: not read until its end
+    await run(exchange, body_message("request_body", body))
+    assert exchange.finished is not reads_answer
+
+
+async def test_without_learning_an_llm_request_is_finished_with_its_body(
+    deps: ProcessorDeps,
+) -> None:
+    exchange = Stream(deps)
+    await run(exchange, headers_message("request_headers", {**CHAT, "x-authz-user-id": "alice"}))
+    assert not exchange.finished
+    await run(exchange, body_message("request_body", ASK))
+    assert exchange.finished
 
 
 @pytest.mark.parametrize(
