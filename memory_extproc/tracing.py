@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Mapping
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 from opentelemetry import trace
@@ -26,6 +26,9 @@ SERVICE_NAME = "memory-extproc"  # unless OTEL_SERVICE_NAME says otherwise
 tracer = trace.get_tracer("memory_extproc")
 _PROPAGATOR = TraceContextTextMapPropagator()
 _enabled = False
+# Traces off: one shared span that records nothing (the API's no-op span still costs ~5 µs each,
+# seven times per retrieval).
+_NO_SPAN = nullcontext(trace.INVALID_SPAN)
 
 
 def configure() -> bool:
@@ -60,6 +63,8 @@ def configure() -> bool:
 
 def traced(name: str, **kwargs: Any) -> AbstractContextManager[trace.Span]:
     """A span that records no exception: their messages may hold a user id (a store filter)."""
+    if not _enabled:
+        return _NO_SPAN
     return tracer.start_as_current_span(
         name, record_exception=False, set_status_on_exception=False, **kwargs
     )
