@@ -62,6 +62,7 @@ class Stack:
     config_path: Path
     metrics_url: str
     http: aiohttp.ClientSession
+    envoy_admin_url: str
 
     def restart_processor(self) -> None:
         """A new processor on the same port and configuration (after the test stopped or
@@ -144,6 +145,14 @@ class Stack:
                 return float(line.rsplit(" ", 1)[1])
         return 0.0
 
+    async def ext_proc_messages_sent(self) -> int:
+        """Messages Envoy has sent to the processor so far (its ext_proc filter's counter)."""
+        stat = "http.llm.ext_proc.stream_msgs_sent"
+        async with self.http.get(f"{self.envoy_admin_url}/stats?filter=^{stat}$") as response:
+            text = await response.text()
+        (line,) = text.splitlines()
+        return int(line.removeprefix(f"{stat}: "))
+
 
 async def until(condition, timeout_s: float = 30.0):  # type: ignore[no-untyped-def]
     """Wait for another process's eventual result (no event crosses the process boundary);
@@ -166,6 +175,7 @@ async def running_stack(
     otlp: tuple[str, int] | None = None,  # Envoy's traces to this collector
 ) -> AsyncIterator[Stack]:
     grpc_port, admin_port, envoy_port = free_port(), free_port(), free_port()
+    envoy_admin_port = free_port()
     memory = dict(memory or {})
     memory["extraction"] = {"spool_dir": str(workdir / "spool"), **memory.get("extraction", {})}
     settings = {
@@ -186,7 +196,7 @@ async def running_stack(
         envoy = EnvoyProcess(
             render(
                 listen_port=envoy_port,
-                admin_port=free_port(),
+                admin_port=envoy_admin_port,
                 processor_ports=[grpc_port],
                 upstream=Upstream("127.0.0.1", llm.port),
                 jwks_path=identity.jwks_path,
@@ -204,6 +214,7 @@ async def running_stack(
                 config_path=config_path,
                 metrics_url=f"http://127.0.0.1:{admin_port}/metrics",
                 http=http,
+                envoy_admin_url=f"http://127.0.0.1:{envoy_admin_port}",
             )
             yield stack
     finally:

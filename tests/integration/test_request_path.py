@@ -198,12 +198,12 @@ async def test_responses_api_gets_memories_in_its_instructions(
     assert received.json["input"] == QUESTION
 
 
-@pytest.mark.parametrize("learned", [True, False], ids=["learned", "auto_store_false"])
 async def test_streamed_answer_arrives_as_produced_and_unchanged(
-    stack: Stack, remember, user: str, learned: bool
+    stack: Stack, remember, user: str
 ) -> None:  # type: ignore[no-untyped-def]
-    """Not learned from, the answer is not asked for at all: the processor closes its stream
-    after the request body and Envoy forwards the rest without it."""
+    """This stack learns nothing, so the answer is not asked for at all: the processor closes
+    its stream after the request body and Envoy forwards the rest without it (an answer that is
+    learned from: test_response_path)."""
     await remember(user, BUDGET)
     release = asyncio.Event()
     chunks = [
@@ -213,10 +213,10 @@ async def test_streamed_answer_arrives_as_produced_and_unchanged(
         b"data: [DONE]\n\n",
     ]
     stack.llm.script(Reply(chunks=chunks, release=release))
-    body = {"model": "m", "stream": True, "messages": [{"role": "user", "content": QUESTION}]}
-    if not learned:
-        body["memory_config"] = {"auto_store": False}
+    body = {"model": "m", "stream": True, "messages": [{"role": "user", "content": QUESTION}],
+            "memory_config": {"auto_store": False}}  # fmt: skip
     headers = {"authorization": f"Bearer {stack.identity.token(user)}"}
+    sent = await stack.ext_proc_messages_sent()
     async with stack.http.post(
         f"{stack.url}/v1/chat/completions", json=body, headers=headers
     ) as response:
@@ -230,6 +230,7 @@ async def test_streamed_answer_arrives_as_produced_and_unchanged(
     assert first + rest == b"".join(chunks)
     assert memory_lines(stack.llm.recorded[-1].json) == [f"[{_today()}] {BUDGET}"]
     assert "memory_config" not in stack.llm.recorded[-1].json
+    assert await stack.ext_proc_messages_sent() - sent == 2  # request headers and body only
 
 
 async def test_llm_errors_reach_the_client_unchanged(stack: Stack, user: str) -> None:

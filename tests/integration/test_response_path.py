@@ -258,6 +258,44 @@ async def test_an_answer_over_envoys_buffer_limit_is_a_200_with_learning_on(
     assert await learning.metric("memory_turns_total", {"outcome": "too_large"}) == before + 1
 
 
+async def test_a_streamed_answer_learned_from_arrives_as_produced_and_unchanged(
+    learning: Stack, extractor: Extractor, llm: MockLLM, memories: MilvusStore, user: str
+) -> None:
+    """The processor reads the answer as it passes: its stream stays open for the response."""
+    marker = uuid.uuid4().hex[:8]
+    extractor.facts = {marker: [f"User's locker number is {marker}"]}
+    release = asyncio.Event()
+    chunks = [
+        b'data: {"choices":[{"index":0,"delta":{"role":"assistant","content":""}}]}\n\n',
+        b'data: {"choices":[{"index":0,"delta":{"content":"Noted \xe2\x9c\x85"}}]}\n\n',
+        b"data: [DONE]\n\n",
+    ]
+    llm.script(Reply(chunks=chunks, release=release))
+    body = {
+        "model": "m",
+        "stream": True,
+        "messages": [{"role": "user", "content": f"My locker number is {marker}"}],
+    }
+    headers = {"authorization": f"Bearer {learning.identity.token(user)}"}
+    sent = await learning.ext_proc_messages_sent()
+    async with learning.http.post(
+        f"{learning.url}/v1/chat/completions", json=body, headers=headers
+    ) as response:
+        assert response.status == 200
+        first = await asyncio.wait_for(response.content.readuntil(b"\n\n"), timeout=10)
+        assert not release.is_set()  # the upstream is still holding the rest of the answer
+        release.set()
+        rest = await response.content.read()
+    assert first + rest == b"".join(chunks)
+    await until(lambda: _has_memory(memories, user, marker))
+    # request headers, request body, response headers and the answer's chunks
+    assert await learning.ext_proc_messages_sent() - sent > 3
+
+
+async def _has_memory(store: MilvusStore, user: str, marker: str) -> bool:
+    return any(marker in m.content for m in await store.list(user))
+
+
 async def test_a_client_abort_stores_nothing(
     learning: Stack, extractor: Extractor, llm: MockLLM, user: str
 ) -> None:

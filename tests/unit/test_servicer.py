@@ -77,6 +77,7 @@ async def test_an_internal_error_is_answered_with_continue_of_the_same_kind(
         "response_body",
     ]
     assert replies[1] == p.CONTINUE_REQUEST_BODY
+    assert replies[2] == p.RESPONSE_BODY_STREAMED  # the retrieval failed; the answer is read
     after = REGISTRY.get_sample_value("memory_extproc_errors_total", {"phase": "request_body"})
     assert after == before + 1
 
