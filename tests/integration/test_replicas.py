@@ -62,11 +62,11 @@ async def fleet(
         for processor, _, admin_port in started:
             processor.wait_ready()
             processor.wait_memory_enabled(admin_port)
-        envoy_port = free_port()
+        envoy_port, envoy_admin_port = free_port(), free_port()
         envoy = EnvoyProcess(
             render(
                 listen_port=envoy_port,
-                admin_port=free_port(),
+                admin_port=envoy_admin_port,
                 processor_ports=[processor.grpc_port for processor, _, _ in started],
                 upstream=Upstream("127.0.0.1", llm.port),
                 jwks_path=identity.jwks_path,
@@ -85,6 +85,7 @@ async def fleet(
                         config,
                         f"http://127.0.0.1:{admin_port}/metrics",
                         http,
+                        f"http://127.0.0.1:{envoy_admin_port}",
                     )
                     for processor, config, admin_port in started
                 ],
