@@ -145,6 +145,24 @@ class Stack:
                 return float(line.rsplit(" ", 1)[1])
         return 0.0
 
+    async def stream(
+        self, body: dict[str, Any], user: str, chunks: list[bytes], release: asyncio.Event
+    ) -> bytes:
+        """POST a streamed chat request whose answer (``chunks``, scripted with ``release``) is
+        held upstream after its first event: that event must arrive before the rest is let go.
+        The whole answer as received."""
+        headers = {"authorization": f"Bearer {self.identity.token(user)}"}
+        async with self.http.post(
+            f"{self.url}/v1/chat/completions", json=body, headers=headers
+        ) as response:
+            assert response.status == 200
+            assert response.headers["content-type"].startswith("text/event-stream")
+            first = await asyncio.wait_for(response.content.readuntil(b"\n\n"), timeout=10)
+            assert not release.is_set()  # the upstream is still holding the rest of the answer
+            assert first == chunks[0]
+            release.set()
+            return first + await response.content.read()
+
     async def ext_proc_messages_sent(self) -> int:
         """Messages Envoy has sent to the processor so far (its ext_proc filter's counter)."""
         stat = "http.llm.ext_proc.stream_msgs_sent"

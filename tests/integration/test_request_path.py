@@ -215,19 +215,8 @@ async def test_streamed_answer_arrives_as_produced_and_unchanged(
     stack.llm.script(Reply(chunks=chunks, release=release))
     body = {"model": "m", "stream": True, "messages": [{"role": "user", "content": QUESTION}],
             "memory_config": {"auto_store": False}}  # fmt: skip
-    headers = {"authorization": f"Bearer {stack.identity.token(user)}"}
     sent = await stack.ext_proc_messages_sent()
-    async with stack.http.post(
-        f"{stack.url}/v1/chat/completions", json=body, headers=headers
-    ) as response:
-        assert response.status == 200
-        assert response.headers["content-type"].startswith("text/event-stream")
-        first = await asyncio.wait_for(response.content.readuntil(b"\n\n"), timeout=10)
-        assert not release.is_set()  # the upstream is still holding the rest of the answer
-        assert first == chunks[0]
-        release.set()
-        rest = await response.content.read()
-    assert first + rest == b"".join(chunks)
+    assert await stack.stream(body, user, chunks, release) == b"".join(chunks)
     assert memory_lines(stack.llm.recorded[-1].json) == [f"[{_today()}] {BUDGET}"]
     assert "memory_config" not in stack.llm.recorded[-1].json
     assert await stack.ext_proc_messages_sent() - sent == 2  # request headers and body only

@@ -276,17 +276,8 @@ async def test_a_streamed_answer_learned_from_arrives_as_produced_and_unchanged(
         "stream": True,
         "messages": [{"role": "user", "content": f"My locker number is {marker}"}],
     }
-    headers = {"authorization": f"Bearer {learning.identity.token(user)}"}
     sent = await learning.ext_proc_messages_sent()
-    async with learning.http.post(
-        f"{learning.url}/v1/chat/completions", json=body, headers=headers
-    ) as response:
-        assert response.status == 200
-        first = await asyncio.wait_for(response.content.readuntil(b"\n\n"), timeout=10)
-        assert not release.is_set()  # the upstream is still holding the rest of the answer
-        release.set()
-        rest = await response.content.read()
-    assert first + rest == b"".join(chunks)
+    assert await learning.stream(body, user, chunks, release) == b"".join(chunks)
     await until(lambda: _has_memory(memories, user, marker))
     # request headers, request body, response headers and the answer's chunks
     assert await learning.ext_proc_messages_sent() - sent > 3

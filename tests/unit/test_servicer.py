@@ -29,6 +29,20 @@ def _headers(pairs: dict[str, str]) -> base_pb2.HeaderMap:
     )
 
 
+# An LLM call as Envoy sends it, up to the answer's headers.
+CHAT_TURN = [
+    p.ProcessingRequest(
+        request_headers=pb.HttpHeaders(
+            headers=_headers(
+                {":method": "POST", ":path": "/v1/chat/completions", "x-authz-user-id": "alice"}
+            )
+        )
+    ),
+    p.ProcessingRequest(request_body=pb.HttpBody(body=b'{"messages": []}', end_of_stream=True)),
+    p.ProcessingRequest(response_headers=pb.HttpHeaders(headers=_headers({":status": "200"}))),
+]
+
+
 class Captures:
     def __init__(self) -> None:
         self.turns: list = []
@@ -58,15 +72,7 @@ async def test_an_internal_error_is_answered_with_continue_of_the_same_kind(
         REGISTRY.get_sample_value("memory_extproc_errors_total", {"phase": "request_body"}) or 0
     )
     messages = [
-        p.ProcessingRequest(
-            request_headers=pb.HttpHeaders(
-                headers=_headers(
-                    {":method": "POST", ":path": "/v1/chat/completions", "x-authz-user-id": "alice"}
-                )
-            )
-        ),
-        p.ProcessingRequest(request_body=pb.HttpBody(body=b'{"messages": []}', end_of_stream=True)),
-        p.ProcessingRequest(response_headers=pb.HttpHeaders(headers=_headers({":status": "200"}))),
+        *CHAT_TURN,
         p.ProcessingRequest(response_body=pb.HttpBody(body=b"{}", end_of_stream=True)),
     ]
     replies = [reply async for reply in stub.Process(iter(messages))]
@@ -88,18 +94,7 @@ async def test_a_stream_whose_answer_will_not_be_read_ends_after_the_request_bod
 ) -> None:
     """A clean close is Envoy's cue to go on without us: the answer's headers cost no round
     trip when nothing learns from them (here: learning is off)."""
-    messages = [
-        p.ProcessingRequest(
-            request_headers=pb.HttpHeaders(
-                headers=_headers(
-                    {":method": "POST", ":path": "/v1/chat/completions", "x-authz-user-id": "alice"}
-                )
-            )
-        ),
-        p.ProcessingRequest(request_body=pb.HttpBody(body=b'{"messages": []}', end_of_stream=True)),
-        p.ProcessingRequest(response_headers=pb.HttpHeaders(headers=_headers({":status": "200"}))),
-    ]
-    call = stub.Process(iter(messages))
+    call = stub.Process(iter(CHAT_TURN))
     replies = [reply async for reply in call]
     assert [r.WhichOneof("response") for r in replies] == ["request_headers", "request_body"]
     assert await call.code() == grpc.StatusCode.OK
