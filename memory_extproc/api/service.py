@@ -7,7 +7,7 @@ looks exactly like one that does not exist (404), so ids cannot be probed.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,7 +42,9 @@ from memory_extproc.store.model import (
 )
 
 log = logging.getLogger(__name__)
-ForgetHook = Callable[[str, str | None], None]  # (user, project or None: all of the user's)
+ForgetHook = Callable[
+    [str, str | None], Awaitable[None]
+]  # (user, project or None: all of the user's)
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,7 +176,7 @@ class MemoryApi:
             case DeleteScope():
                 deleted = await store.forget_by_scope(user_id, call.project_id)
                 if self._on_forget is not None:
-                    self._on_forget(user_id, call.project_id)
+                    await self._on_forget(user_id, call.project_id)
                 log.info("Memories forgotten by scope", extra={"deleted": deleted})
                 return _json(200, {"deleted": deleted})
 

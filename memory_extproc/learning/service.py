@@ -91,17 +91,17 @@ class LearningService:
         batch = self._tracker.record(turn, time.monotonic())
         self._send([batch] if batch is not None else [])
 
-    def forget(self, user_id: str, project_id: str | None) -> None:
+    async def forget(self, user_id: str, project_id: str | None) -> None:
         """A forget of the user (or of one project) drops their turns still waiting here, from
         memory and from the spool: in conversations not yet cut into a batch, in batches
-        waiting for the worker or for a retry. Batches the worker already holds, and those of
-        other processors, are dropped by the worker (LearningJobs: ``forgotten_at``)."""
+        waiting for the worker or for a retry. It returns once they are off the disk too, so
+        the API's answer means gone. Batches the worker already holds, and those of other
+        processors, are dropped by the worker (LearningJobs: ``forgotten_at``)."""
 
         def covered(batch: Batch) -> bool:
             return batch.user_id == user_id and project_id in (None, batch.project_id)
 
         dropped = self._tracker.forget(user_id, project_id)
-        self._shared.forget(user_id, project_id)
         self._send([])  # their pending entries leave the spool
         held = [*self._waiting, *(b for _, b in self._later)]
         for batch in filter(covered, held):
@@ -111,6 +111,7 @@ class LearningService:
         self._later = [(at, b) for at, b in self._later if not covered(b)]
         if dropped:
             metrics.TURNS_FORGOTTEN.labels("pending").inc(dropped)
+        await asyncio.gather(self._spool.flushed(), self._shared.forget(user_id, project_id))
 
     async def stop(self, grace_s: float) -> None:
         """Extract what every conversation still holds, within the grace period; what the

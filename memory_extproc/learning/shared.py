@@ -17,6 +17,7 @@ local files, read where needed (a chain continued elsewhere, an idle flush).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import hashlib
 import logging
@@ -62,9 +63,11 @@ class SharedConversations:
     def latest(self, user_id: str, key: str) -> dict[str, Any] | None:
         return _state(_read(self._root / _digest(user_id) / f"c-{key}.json"))
 
-    def forget(self, user_id: str, project_id: str | None) -> None:
-        """Queued behind the writes before it (never waited for on the event loop)."""
-        self._io.submit(_forget, self._root / _digest(user_id), project_id)
+    async def forget(self, user_id: str, project_id: str | None) -> None:
+        """Queued behind the writes before it; returns once done (off the event loop)."""
+        await asyncio.wrap_future(
+            self._io.submit(_forget, self._root / _digest(user_id), project_id)
+        )
 
     def prune(self, now: float | None = None) -> None:
         """Remove what nobody touched for ``KEEP_S`` (on the writer thread, in order)."""

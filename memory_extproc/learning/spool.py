@@ -20,6 +20,7 @@ and counted.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import fcntl
 import itertools
@@ -131,6 +132,10 @@ class Spool:
     def flush(self) -> None:
         """Wait until every write and removal asked for so far is on disk."""
         self._io.submit(lambda: None).result()
+
+    async def flushed(self) -> None:
+        """``flush`` without holding up the event loop."""
+        await asyncio.wrap_future(self._io.submit(lambda: None))
 
     def done(self, entry: str) -> None:
         self._remove(entry)

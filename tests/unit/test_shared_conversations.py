@@ -67,7 +67,7 @@ def test_an_idle_flush_leaves_the_turns_to_the_replica_that_saw_a_later_one(
     assert batch.new_turns == 3
 
 
-def test_a_forget_removes_the_users_shared_state(tmp_path: Path) -> None:
+async def test_a_forget_removes_the_users_shared_state_before_it_returns(tmp_path: Path) -> None:
     shared, (tracker,) = replicas(tmp_path, 1, every=10)
     tracker.record(responses_turn(1, "alice", "p1"), now=1)
     tracker.record(responses_turn(1, "alice", "p2"), now=1)
@@ -78,12 +78,10 @@ def test_a_forget_removes_the_users_shared_state(tmp_path: Path) -> None:
         return len(list((tmp_path / "conversations").glob("*/c-*.json")))
 
     assert states() == 3
-    shared.forget("alice", "p1")
-    shared.flush()
+    await shared.forget("alice", "p1")
     assert states() == 2
     assert shared.conversation("alice", "resp-1") is not None  # p2's chain still continues
-    shared.forget("alice", None)
-    shared.flush()
+    await shared.forget("alice", None)
     assert states() == 1  # bob's
     assert shared.conversation("alice", "resp-1") is None
 
