@@ -1,9 +1,12 @@
 """`make bench`: latency and CPU that memory adds, measured side by side in one run.
 
 One Envoy has two listeners to the same stand-in LLM: `direct` (no ext_proc) and `memory`
-(ext_proc → memory-extproc → Milvus standalone holding 100,000 memories of 1,000 users).
-Eight client connections send, interleaved, four kinds of requests:
+(ext_proc → memory-extproc → Milvus standalone holding 100,000 memories of 1,000 users); a second
+Envoy sends its ext_proc streams to a processor that does no work (bench/null_processor.py).
+Eight client connections send, interleaved, five kinds of requests:
   direct       Envoy → LLM, the baseline;
+  null         the greeting below through the processor that does no work: the floor of any
+               ext_proc exchange with Python gRPC on this machine;
   passthrough  through the processor, memory skipped (a greeting, auto_store off);
   learning     the same greeting, but the answer is read and handed to the extraction pool;
   retrieval    a personal question: embed, search, inject (auto_store off: request path).
@@ -55,7 +58,8 @@ from devstack.envoy import EnvoyProcess, Upstream, render
 from devstack.milvus import MilvusProcess
 from devstack.otlp import OtlpReceiver
 from devstack.ports import free_port
-from devstack.processor import ProcessorProcess, write_config
+from devstack.process import ManagedProcess
+from devstack.processor import ProcessorProcess, serving, write_config
 from devstack.tokens import DevIdentity
 from memory_extproc import config as config_module
 from memory_extproc.clock import now_ms
@@ -224,7 +228,22 @@ async def main() -> None:
             stack.admin_port, stack.grpc_port, stack.llm_port, stack.memory_port,
         )  # fmt: skip
         local = stack.local
-        urls = stack.urls
+        null_port, null_listener = free_port(), free_port()
+        null = ManagedProcess("null-processor",
+                              [sys.executable, "-m", "bench.null_processor", str(null_port)],
+                              workdir / "null-processor.log")  # fmt: skip
+        parts.append(null)
+        await asyncio.to_thread(null.wait_until, lambda: serving(null_port), 60)
+        null_envoy = EnvoyProcess(
+            render(
+                listen_port=null_listener, admin_port=free_port(), processor_ports=[null_port],
+                upstream=Upstream("127.0.0.1", llm_port), jwks_path=identity.jwks_path,
+            ),
+            workdir / "envoy-null",
+        )  # fmt: skip
+        parts.append(null_envoy)
+        await asyncio.to_thread(null_envoy.wait_ready)
+        urls = {**stack.urls, "null": f"http://127.0.0.1:{null_listener}/v1/chat/completions"}
         connector = aiohttp.TCPConnector(limit=CONCURRENCY * 2)
         async with aiohttp.ClientSession(connector=connector) as http:
             print("warming up …", flush=True)
@@ -269,7 +288,9 @@ async def main() -> None:
                 contended = await contention()
             idle, busy, extraction = contended
             leaders = {"processor": processor._process.proc.pid, "envoy": envoy._process.proc.pid,
-                       "milvus": milvus._process.proc.pid, "llm": llm.proc.pid}  # fmt: skip
+                       "milvus": milvus._process.proc.pid, "llm": llm.proc.pid,
+                       "null_processor": null.proc.pid,
+                       "null_envoy": null_envoy._process.proc.pid}  # fmt: skip
             if local is not None:
                 leaders["local_model"] = local._process.proc.pid
             print(f"CPU per request by kind, beside the floor, in {CPU_ROUNDS} rounds …")
@@ -363,11 +384,21 @@ def report(
           f"{'processor':>9} {'envoy':>6} {'milvus':>6} {'llm':>6}   saturated p50")  # fmt: skip
     for kind in KINDS:
         c = cpu[kind]
+        processor, envoy = (
+            (c["null_processor"], c["null_envoy"])
+            if kind == "null"
+            else (c["processor"], c["envoy"])
+        )
         print(f"{kind:<12} {len(lat[kind]):>5} {p[kind][50]:>7.2f} {p[kind][90]:>7.2f} "
-              f"{p[kind][99]:>7.2f} | {c['processor']:>9.2f} {c['envoy']:>6.2f} "
+              f"{p[kind][99]:>7.2f} | {processor:>9.2f} {envoy:>6.2f} "
               f"{c['milvus']:>6.2f} {c['llm']:>6.2f}   "
               f"{percentile(sat[kind], 50):>9.2f}")  # fmt: skip
     print(f"saturation ({CONCURRENCY} clients, closed loop): {throughput:.0f} requests/s")
+    print(
+        f"passthrough added p50 {p['passthrough'][50] - p['direct'][50]:.2f} ms; a processor "
+        f"that does no work adds {p['null'][50] - p['direct'][50]:.2f} ms "
+        f"(the null row: its own Envoy and processor, in the envoy and processor columns)"
+    )
     idle_p99 = percentile(idle.latency["retrieval"], 99)
     busy_p99 = percentile(busy.latency["retrieval"], 99)
     idle_p50 = percentile(idle.latency["retrieval"], 50)
@@ -395,6 +426,11 @@ def report(
     result = {
         "passthrough_added_p50_ms": round(p["passthrough"][50] - p["direct"][50], 2),
         "passthrough_added_p99_ms": round(p["passthrough"][99] - p["direct"][99], 2),
+        "null_added_p50_ms": round(p["null"][50] - p["direct"][50], 2),
+        "null_added_p99_ms": round(p["null"][99] - p["direct"][99], 2),
+        "null_processor_cpu_ms": round(cpu["null"]["null_processor"], 2),
+        "null_envoy_cpu_ms": round(cpu["null"]["null_envoy"], 2),
+        "passthrough_envoy_cpu_ms": round(cpu["passthrough"]["envoy"] - cpu["direct"]["envoy"], 2),
         "retrieval_added_p50_ms": round(p["retrieval"][50] - p["direct"][50], 2),
         "retrieval_added_p99_ms": round(p["retrieval"][99] - p["direct"][99], 2),
         "direct_p50_ms": round(p["direct"][50], 2),

@@ -31,7 +31,7 @@ from memory_extproc.wiring import build_embedder
 from memory_extproc.words import in_memory_voice
 
 CONCURRENCY = int(os.environ.get("BENCH_CONCURRENCY", "8"))
-KINDS = ("direct", "passthrough", "learning", "retrieval")
+KINDS = ("direct", "null", "passthrough", "learning", "retrieval")
 EXTRACTOR = "bench-extractor"
 
 
@@ -91,14 +91,15 @@ class World:
             return "memory", headers, json.dumps(body).encode()
         else:
             text = self.rng.choice(["Hi!", "Hello", "Thanks!", "hey there", "ok"])
-            if kind == "passthrough":
+            if kind in ("passthrough", "null"):
                 body["memory_config"] = {"auto_store": False}
         body["messages"] = [{"role": "user", "content": text}]
         headers = {
             "authorization": f"Bearer {self.token(user)}",
             "content-type": "application/json",
         }
-        return ("direct" if kind == "direct" else "memory"), headers, json.dumps(body).encode()
+        listener = kind if kind in ("direct", "null") else "memory"
+        return listener, headers, json.dumps(body).encode()
 
     def _statement(self) -> str:
         fact, _ = self.rng.choice(self.facts)

@@ -21,6 +21,15 @@ def write_config(path: Path, settings: dict[str, Any]) -> Path:
     return path
 
 
+def serving(grpc_port: int) -> bool:
+    """gRPC health says the server on that port serves."""
+    with grpc.insecure_channel(f"127.0.0.1:{grpc_port}") as channel:
+        reply = health_pb2_grpc.HealthStub(channel).Check(
+            health_pb2.HealthCheckRequest(service=""), timeout=1
+        )
+    return bool(reply.status == health_pb2.HealthCheckResponse.SERVING)
+
+
 class ProcessorProcess:
     def __init__(self, config_path: Path, grpc_port: int, log_path: Path) -> None:
         self.grpc_port = grpc_port
@@ -31,14 +40,7 @@ class ProcessorProcess:
         )
 
     def wait_ready(self, timeout_s: float = 60) -> None:
-        def ready() -> bool:
-            with grpc.insecure_channel(f"127.0.0.1:{self.grpc_port}") as channel:
-                reply = health_pb2_grpc.HealthStub(channel).Check(
-                    health_pb2.HealthCheckRequest(service=""), timeout=1
-                )
-            return bool(reply.status == health_pb2.HealthCheckResponse.SERVING)
-
-        self._process.wait_until(ready, timeout_s)
+        self._process.wait_until(lambda: serving(self.grpc_port), timeout_s)
 
     def wait_memory_enabled(self, metrics_port: int, timeout_s: float = 120) -> None:
         """Milvus replays its log after a restart; memory turns on when it has caught up."""

@@ -1,0 +1,51 @@
+"""The floor of an ext_proc exchange: a processor that does no work (`make bench`'s ``null``).
+
+It answers as ours does for a turn memory leaves alone: an empty reply to the request headers,
+one to the request body, then a clean close (Envoy skips the response phase). Same gRPC runtime,
+server options and health service as ours, and nothing else: what it adds is what the Python
+gRPC runtime costs on this machine before any of our work.
+
+    python -m bench.null_processor PORT
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import AsyncIterator
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+
+from memory_extproc._proto.envoy.service.ext_proc.v3 import external_processor_pb2 as pb
+from memory_extproc._proto.envoy.service.ext_proc.v3 import external_processor_pb2_grpc as pb_grpc
+from memory_extproc.extproc.protocol import CONTINUE_REQUEST_BODY, CONTINUE_REQUEST_HEADERS
+from memory_extproc.extproc.servicer import SERVICE_NAME
+
+
+class NullProcessor(pb_grpc.ExternalProcessorServicer):
+    async def Process(
+        self, requests: AsyncIterator[pb.ProcessingRequest], context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[pb.ProcessingResponse]:
+        async for request in requests:
+            if request.HasField("request_headers"):
+                yield CONTINUE_REQUEST_HEADERS
+            else:
+                yield CONTINUE_REQUEST_BODY
+                return
+
+
+async def serve(port: int) -> None:
+    server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
+    pb_grpc.add_ExternalProcessorServicer_to_server(NullProcessor(), server)
+    checks = health.aio.HealthServicer()  # type: ignore[attr-defined]
+    health_pb2_grpc.add_HealthServicer_to_server(checks, server)
+    for name in ("", SERVICE_NAME):
+        await checks.set(name, health_pb2.HealthCheckResponse.SERVING)
+    server.add_insecure_port(f"127.0.0.1:{port}")
+    await server.start()
+    await server.wait_for_termination()
+
+
+if __name__ == "__main__":
+    asyncio.run(serve(int(sys.argv[1])))
