@@ -11,18 +11,13 @@ import pytest
 
 from bench.null_processor import NullProcessor
 from memory_extproc._proto.envoy.service.ext_proc.v3 import external_processor_pb2_grpc as pb_grpc
-from tests.unit.test_servicer import CHAT_TURN, stub  # noqa: F401 - fixture
+from tests.unit.test_servicer import CHAT_TURN, serving, stub  # noqa: F401 - fixture
 
 
 @pytest.fixture
 async def null() -> AsyncIterator[pb_grpc.ExternalProcessorStub]:
-    server = grpc.aio.server()
-    pb_grpc.add_ExternalProcessorServicer_to_server(NullProcessor(), server)
-    port = server.add_insecure_port("127.0.0.1:0")
-    await server.start()
-    async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
-        yield pb_grpc.ExternalProcessorStub(channel)
-    await server.stop(None)
+    async with serving(NullProcessor()) as served:
+        yield served
 
 
 @pytest.mark.parametrize("stub", [False], indirect=True, ids=["not_learning"])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import AsyncIterator
 
 import grpc
@@ -51,17 +52,26 @@ class Captures:
         self.turns.append(turn)
 
 
-@pytest.fixture(params=[True, False], ids=["learning", "not_learning"])
-async def stub(request: pytest.FixtureRequest) -> AsyncIterator[pb_grpc.ExternalProcessorStub]:
-    learning = Captures() if request.param else None
-    deps = ProcessorDeps(ExplodingRetrieval(), IdentityConfig(), SignalsConfig(), learning)  # type: ignore[arg-type]
+@contextlib.asynccontextmanager
+async def serving(
+    servicer: pb_grpc.ExternalProcessorServicer,
+) -> AsyncIterator[pb_grpc.ExternalProcessorStub]:
+    """A stub to ``servicer``, served on a port of its own for the time of the block."""
     server = grpc.aio.server()
-    pb_grpc.add_ExternalProcessorServicer_to_server(ExternalProcessor(deps), server)
+    pb_grpc.add_ExternalProcessorServicer_to_server(servicer, server)
     port = server.add_insecure_port("127.0.0.1:0")
     await server.start()
     async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
         yield pb_grpc.ExternalProcessorStub(channel)
     await server.stop(None)
+
+
+@pytest.fixture(params=[True, False], ids=["learning", "not_learning"])
+async def stub(request: pytest.FixtureRequest) -> AsyncIterator[pb_grpc.ExternalProcessorStub]:
+    learning = Captures() if request.param else None
+    deps = ProcessorDeps(ExplodingRetrieval(), IdentityConfig(), SignalsConfig(), learning)  # type: ignore[arg-type]
+    async with serving(ExternalProcessor(deps)) as served:
+        yield served
 
 
 @pytest.mark.parametrize("stub", [True], indirect=True, ids=["learning"])
