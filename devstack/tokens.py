@@ -37,11 +37,12 @@ class DevIdentity:
         public_jwk.update({"kid": KEY_ID, "alg": "RS256", "use": "sig"})
         self.jwks_path.write_text(json.dumps({"keys": [public_jwk]}))
 
-    def token(self, user: str, project: str = "", ttl_s: int = 7 * 24 * 3600) -> str:
+    def token(self, user: str, project: str = "", ttl_s: int | None = 7 * 24 * 3600) -> str:
+        """``ttl_s`` None: a token without ``exp``, which our Envoy configs refuse."""
         now = int(time.time())
-        claims: dict[str, object] = {
-            "iss": ISSUER, "aud": AUDIENCE, "sub": user, "iat": now, "exp": now + ttl_s,
-        }  # fmt: skip
+        claims: dict[str, object] = {"iss": ISSUER, "aud": AUDIENCE, "sub": user, "iat": now}
+        if ttl_s is not None:
+            claims["exp"] = now + ttl_s
         if project:
             claims["project"] = project
         return jwt.encode(claims, self._key, algorithm="RS256", headers={"kid": KEY_ID})  # type: ignore[arg-type]

@@ -23,6 +23,7 @@ EXT_PROC = "type.googleapis.com/envoy.extensions.filters.http.ext_proc.v3.Extern
 HEADER_MUTATION = (
     "type.googleapis.com/envoy.extensions.filters.http.header_mutation.v3.HeaderMutation"
 )
+JWT_AUTHN = "type.googleapis.com/envoy.extensions.filters.http.jwt_authn.v3.JwtAuthentication"
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,6 +198,9 @@ def chain_problems(envoy: dict[str, Any], config: Config) -> list[str]:
                             f["typed_config"].get("mutations", {}).get("request_mutations", [])
                         ):
                             stripped.add(str(m.get("remove", "")).lower())
+                for f in filters[: ours[0]]:
+                    if _type(f) == JWT_AUTHN:
+                        problems += _lasting_tokens(f)
                 for header in (identity.user_header, identity.project_header):
                     if header not in stripped:
                         problems.append(
@@ -218,6 +222,16 @@ def chain_problems(envoy: dict[str, Any], config: Config) -> list[str]:
             f"they use {sorted(ports)}"
         )
     return problems
+
+
+def _lasting_tokens(jwt_authn: dict[str, Any]) -> list[str]:
+    """Providers that take a token without an expiry: a leaked one would name its user forever."""
+    providers = jwt_authn["typed_config"].get("providers", {})
+    return [
+        f"jwt_authn provider {name}: tokens without exp are accepted (require_expiration: true)"
+        for name, provider in providers.items()
+        if not provider.get("require_expiration")
+    ]
 
 
 def _ports(cluster: dict[str, Any]) -> set[int]:

@@ -38,6 +38,16 @@ def test_every_envoy_config_in_the_repository_is_valid_and_safe(name: str, tmp_p
     assert chain_problems(config, defaults) == []
 
 
+def test_doctor_spots_tokens_that_never_expire() -> None:
+    config = yaml.safe_load(REPO_CONFIG.read_text())
+    (jwt,) = [f for f in http_filters(config) if f["name"] == "envoy.filters.http.jwt_authn"]
+    del jwt["typed_config"]["providers"]["local"]["require_expiration"]
+    problems = chain_problems(config, config_module.load(None))
+    assert problems == [
+        "jwt_authn provider local: tokens without exp are accepted (require_expiration: true)"
+    ]
+
+
 def test_doctor_spots_an_unprotected_identity_header() -> None:
     config = yaml.safe_load(REPO_CONFIG.read_text())
     filters = http_filters(config)

@@ -263,3 +263,8 @@ async def test_anonymous_and_forged_identities_are_refused(stack: Stack, user: s
         f"{stack.url}/v1/memory/{memory['id']}", headers={"x-authz-user-id": user}
     ) as response:
         assert response.status == 401  # the spoofed header is stripped before the processor
+    lasting = stack.identity.token(user, ttl_s=None)  # signed by the right key, but no exp
+    async with stack.http.get(
+        f"{stack.url}/v1/memory", headers={"authorization": f"Bearer {lasting}"}
+    ) as response:
+        assert response.status == 401
