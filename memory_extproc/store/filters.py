@@ -89,6 +89,13 @@ def forget_digest(value: str, what: str = "user id") -> str:
     return hashlib.sha256(validate_scope_value(value, what).encode()).hexdigest()
 
 
+def whole_scope(user_id: str, project_id: str | None) -> str:
+    """Every row of the user's (or one project's) memories and their history. Never a forget
+    record: those are filed under a digest, which may well be someone else's user id."""
+    scope = user_scope(user_id, project_id=project_id, active_only=False)
+    return f'{scope} and superseded_by != "{FORGOTTEN}"'
+
+
 def forget_records(user_id: str, project_id: str) -> str:
     """The forget records that cover what the user says in ``project_id``: a forget of all of
     the user's memories, or of that project's."""

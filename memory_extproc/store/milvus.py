@@ -610,7 +610,7 @@ class MilvusStore:
             meta={"scope": "user" if project_id is None else "project"},
         )  # fmt: skip
         row = _row(record, np.eye(1, self._dimension, dtype=np.float32)[0])  # any unit vector
-        expr = filters.user_scope(user_id, project_id=project_id, active_only=False)
+        expr = filters.whole_scope(user_id, project_id)
 
         async def op(client: AsyncMilvusClient) -> int:
             await client.insert(self._collection, [row], timeout=self._timeout)

@@ -16,6 +16,7 @@ from pymilvus import MilvusClient
 from devstack.milvus import MilvusProcess
 from memory_extproc.clock import now_ms
 from memory_extproc.embedding import OnnxEmbedder
+from memory_extproc.store.filters import forget_digest
 from memory_extproc.store.memory import InMemoryStore
 from memory_extproc.store.milvus import MilvusStore, SchemaMismatchError
 from memory_extproc.store.model import Memory, MemoryType, SearchRequest, Store, content_hash
@@ -139,6 +140,20 @@ async def test_forget_one_and_forget_a_scope(store: Store, embedder: OnnxEmbedde
     assert (
         await store.retrieve(search(embedder, user, "What does the user like?", threshold=-1)) == []
     )
+
+
+async def test_a_forget_record_is_nobodys_memory(store: Store, embedder: OnnxEmbedder) -> None:
+    """A forget is filed under a digest of its user id; a user whose id is that digest forgets
+    their own memories, never the record (which keeps turns said before it from being learned)."""
+    victim = f"u-{uuid.uuid4().hex[:6]}"
+    await put(store, embedder, victim, "User likes green tea")
+    assert await store.forget_by_scope(victim) == 1
+    forgotten = await store.forgotten_at(victim, "")
+    assert forgotten > 0
+    namesake = forget_digest(victim)
+    await put(store, embedder, namesake, "User likes jazz")
+    assert await store.forget_by_scope(namesake) == 1  # their one memory, not the record
+    assert await store.forgotten_at(victim, "") == forgotten
 
 
 async def test_a_collection_of_another_dimension_is_refused(milvus: MilvusProcess) -> None:
