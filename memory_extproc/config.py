@@ -185,9 +185,21 @@ class ServerConfig:
     grpc_port: int = field(default=50051, metadata=_range(0, 65535))
     admin_host: str = "0.0.0.0"
     admin_port: int = field(default=9190, metadata=_range(0, 65535))  # /metrics
-    max_message_mb: int = field(default=64, metadata=_range(4, 1024))
+    # gRPC messages, the request bodies read among them: keep Envoy's listener buffer at least
+    # as large (per_connection_buffer_limit_bytes; `doctor` checks)
+    max_message_mb: int = field(default=32, metadata=_range(4, 1024))
     grace_seconds: float = field(default=10.0, metadata=_range(0, 600))
     log_level: str = "INFO"  # DEBUG | INFO | WARNING | ERROR, any case
+
+    @property
+    def max_message_bytes(self) -> int:
+        return self.max_message_mb * 1024 * 1024
+
+    @property
+    def max_body_bytes(self) -> int:
+        """The largest LLM request body memory reads: a larger one passes through unread (one
+        message must hold it, and Envoy would refuse to buffer it)."""
+        return self.max_message_bytes - 64 * 1024  # room for the message's other fields
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ EXT_PROC = "type.googleapis.com/envoy.extensions.filters.http.ext_proc.v3.Extern
 HEADER_MUTATION = (
     "type.googleapis.com/envoy.extensions.filters.http.header_mutation.v3.HeaderMutation"
 )
+ENVOY_BUFFER = 1024 * 1024  # per_connection_buffer_limit_bytes when a listener does not say
 JWT_AUTHN = "type.googleapis.com/envoy.extensions.filters.http.jwt_authn.v3.JwtAuthentication"
 
 
@@ -191,6 +192,14 @@ def chain_problems(envoy: dict[str, Any], config: Config) -> list[str]:
                 ours = [i for i, f in enumerate(filters) if _type(f) == EXT_PROC]
                 if not ours:
                     continue
+                held = int(listener.get("per_connection_buffer_limit_bytes", ENVOY_BUFFER))
+                if held < config.server.max_message_bytes:
+                    problems.append(
+                        f"listener {listener.get('name')}: Envoy buffers at most {held:,} bytes "
+                        f"of a request (per_connection_buffer_limit_bytes) but memory reads up "
+                        f"to {config.server.max_message_mb} MiB (server.max_message_mb): larger "
+                        "LLM requests would be refused (413); raise the one or lower the other"
+                    )
                 stripped: set[str] = set()
                 for f in filters[: ours[0]]:
                     if _type(f) == HEADER_MUTATION:

@@ -77,7 +77,7 @@ async def serve(config: Config) -> None:
     else:
         log.warning("memory.enabled is false: every request passes through unchanged")
 
-    max_bytes = config.server.max_message_mb * 1024 * 1024
+    max_bytes = config.server.max_message_bytes
     server = grpc.aio.server(
         options=[
             ("grpc.max_receive_message_length", max_bytes),
@@ -92,6 +92,7 @@ async def serve(config: Config) -> None:
         learning=learning,
         date_header=memory.extraction.date_header,
         memory_api=memory_api,
+        max_body_bytes=config.server.max_body_bytes,
     )
     pb_grpc.add_ExternalProcessorServicer_to_server(ExternalProcessor(deps), server)
     health_servicer = health.aio.HealthServicer()  # type: ignore[attr-defined]

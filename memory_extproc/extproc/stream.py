@@ -7,21 +7,24 @@ request-specific outlives the stream or leaks between streams.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from typing import Protocol
 
 from memory_extproc import metrics
 from memory_extproc.api.routes import is_api_path, request_path
 from memory_extproc.api.service import MemoryApi
-from memory_extproc.config import IdentityConfig, SignalsConfig
+from memory_extproc.config import IdentityConfig, ServerConfig, SignalsConfig
 from memory_extproc.extproc import protocol as p
 from memory_extproc.extproc.llm_exchange import LlmExchange
 from memory_extproc.extproc.memory_api_call import MemoryApiCall
 from memory_extproc.identity import read_headers
 from memory_extproc.learning.service import LearningService
 from memory_extproc.llm_api.requests import Api
-from memory_extproc.retrieval.service import MemoryRetrieval
+from memory_extproc.retrieval.service import MemoryRetrieval, Outcome
 from memory_extproc.tracing import Context, incoming
+
+log = logging.getLogger(__name__)
 
 _LLM_ROUTES = {
     ("POST", "/v1/chat/completions"): Api.CHAT_COMPLETIONS,
@@ -37,6 +40,7 @@ class ProcessorDeps:
     learning: LearningService | None = None  # None: nothing is learned from answers
     date_header: str = ""
     memory_api: MemoryApi | None = None  # None: memory disabled, /v1/memory answers 503
+    max_body_bytes: int = ServerConfig().max_body_bytes
 
 
 class Exchange(Protocol):
@@ -103,6 +107,13 @@ class Stream:
         api = _LLM_ROUTES.get((method, path))
         metrics.REQUESTS.labels(api.value if api else "other").inc()
         if api is None:
+            return PassThrough()
+        length = headers.get("content-length", "")
+        if length.isascii() and length.isdigit() and int(length) > deps.max_body_bytes:
+            # Envoy could not buffer it for us (a 413): it goes to the LLM as sent, unread
+            metrics.RETRIEVAL_OUTCOMES.labels(Outcome.TOO_LARGE.value).inc()
+            log.warning("LLM request too large for memory, passed through unread",
+                        extra={"bytes": int(length), "limit": deps.max_body_bytes})  # fmt: skip
             return PassThrough()
         signals = read_headers(headers, path, deps.identity, deps.signals, deps.date_header)
         return LlmExchange(

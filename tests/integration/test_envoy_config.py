@@ -38,6 +38,20 @@ def test_every_envoy_config_in_the_repository_is_valid_and_safe(name: str, tmp_p
     assert chain_problems(config, defaults) == []
 
 
+def test_doctor_spots_a_listener_that_would_refuse_requests_memory_lets_pass() -> None:
+    """Bodies over server.max_message_mb pass through unread; below it Envoy buffers them for
+    the processor, so its buffer must hold that much (else a 413, not an answer)."""
+    config = yaml.safe_load(REPO_CONFIG.read_text())
+    config["static_resources"]["listeners"][0]["per_connection_buffer_limit_bytes"] = 4 << 20
+    problems = chain_problems(config, config_module.load(None))
+    assert len(problems) == 1
+    assert "Envoy buffers at most 4,194,304 bytes" in problems[0]
+    smaller = config_module.load(None, {"MEMORY_EXTPROC__SERVER__MAX_MESSAGE_MB": "4"})
+    assert chain_problems(config, smaller) == []
+    del config["static_resources"]["listeners"][0]["per_connection_buffer_limit_bytes"]
+    assert "at most 1,048,576 bytes" in chain_problems(config, smaller)[0]  # Envoy's default
+
+
 def test_doctor_spots_tokens_that_never_expire() -> None:
     config = yaml.safe_load(REPO_CONFIG.read_text())
     (jwt,) = [f for f in http_filters(config) if f["name"] == "envoy.filters.http.jwt_authn"]

@@ -165,6 +165,25 @@ async def test_a_5_mb_body_passes_through(stack: Stack, remember, user: str) -> 
     assert int(received.headers["content-length"]) == len(received.body)
 
 
+async def test_a_body_over_envoys_buffer_reaches_the_llm_as_sent(
+    stack: Stack, remember, user: str
+) -> None:  # type: ignore[no-untyped-def]
+    """Over server.max_message_mb (and Envoy's 32 MiB buffer, which would answer 413): the
+    processor lets it pass unread, before Envoy tries to buffer it."""
+    await remember(user, BUDGET)
+    question = QUESTION + " Here are my notes: " + "lorem ipsum " * 2_800_000
+    body = orjson.dumps({"model": "m", "messages": [{"role": "user", "content": question}]})
+    assert len(body) > 32 * 1024 * 1024
+    before = await stack.metric("memory_retrieval_outcomes_total", {"outcome": "too_large"})
+    status, _, received = await stack.post("/v1/chat/completions", body, user=user)
+    assert status == 200
+    assert received is not None
+    assert received.body == body
+    assert await stack.metric("memory_retrieval_outcomes_total", {"outcome": "too_large"}) == (
+        before + 1
+    )
+
+
 async def test_other_paths_pass_through_untouched(stack: Stack, user: str) -> None:
     before = await stack.metric("memory_extproc_requests_total", {"api": "other"})
     body = b'{"input": "my text", "model": "e"}'

@@ -9,6 +9,7 @@ import gzip
 
 import orjson
 import pytest
+from prometheus_client import REGISTRY
 
 from devstack.mock_llm import chat_events
 from memory_extproc._proto.envoy.config.core.v3 import base_pb2
@@ -123,6 +124,25 @@ async def test_non_llm_path_passes_through_and_asks_for_nothing_more(deps: Proce
         assert mode.request_body_mode == p.Mode.NONE
         assert mode.response_header_mode == p.Mode.SKIP
         assert exchange.finished  # the stream closes: nothing more to ask
+
+
+async def test_a_request_over_the_body_size_memory_reads_passes_through_unread(
+    deps: ProcessorDeps,
+) -> None:
+    """Envoy would refuse to buffer it for us (413): it goes on as sent, and memory says why."""
+    limit = deps.max_body_bytes
+    assert limit == 32 * 1024 * 1024 - 64 * 1024  # server.max_message_mb's default, less room
+    before = (
+        REGISTRY.get_sample_value("memory_retrieval_outcomes_total", {"outcome": "too_large"}) or 0
+    )
+    for length, read in ((limit, True), (limit + 1, False)):
+        exchange = Stream(deps)
+        pairs = {**CHAT, "x-authz-user-id": "alice", "content-length": str(length)}
+        reply = await run(exchange, headers_message("request_headers", pairs))
+        assert (reply != p.PASS_THROUGH) is read
+        assert exchange.finished is not read
+    after = REGISTRY.get_sample_value("memory_retrieval_outcomes_total", {"outcome": "too_large"})
+    assert after == before + 1
 
 
 async def test_malformed_json_is_passed_untouched(deps: ProcessorDeps) -> None:
