@@ -6,6 +6,7 @@ looks exactly like one that does not exist (404), so ids cannot be probed.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -174,11 +175,17 @@ class MemoryApi:
                     raise _not_found()
                 return ApiReply(204, b"")
             case DeleteScope():
-                deleted = await store.forget_by_scope(user_id, call.project_id)
-                if self._on_forget is not None:
-                    await self._on_forget(user_id, call.project_id)
+                # Once asked, carried through even if the caller stops waiting (a client gone,
+                # Envoy's message timeout): nothing half-forgotten is left for a retry to find.
+                deleted = await asyncio.shield(self._forget_scope(user_id, call.project_id))
                 log.info("Memories forgotten by scope", extra={"deleted": deleted})
                 return _json(200, {"deleted": deleted})
+
+    async def _forget_scope(self, user_id: str, project_id: str | None) -> int:
+        deleted = await self._store.forget_by_scope(user_id, project_id)
+        if self._on_forget is not None:
+            await self._on_forget(user_id, project_id)
+        return deleted
 
     async def _active(self, user_id: str, memory_id: str) -> Memory:
         memory = await get_live(self._store, user_id, memory_id)

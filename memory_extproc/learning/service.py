@@ -94,9 +94,10 @@ class LearningService:
     async def forget(self, user_id: str, project_id: str | None) -> None:
         """A forget of the user (or of one project) drops their turns still waiting here, from
         memory and from the spool: in conversations not yet cut into a batch, in batches
-        waiting for the worker or for a retry. It returns once they are off the disk too, so
-        the API's answer means gone. Batches the worker already holds, and those of other
-        processors, are dropped by the worker (LearningJobs: ``forgotten_at``)."""
+        waiting for the worker or for a retry, and the shared conversation state. It returns
+        once those are off the disk too. Batches the worker already holds (their entries leave
+        the spool when it reports them done), and those of other processors, are dropped by the
+        worker (LearningJobs: ``forgotten_at``)."""
 
         def covered(batch: Batch) -> bool:
             return batch.user_id == user_id and project_id in (None, batch.project_id)
@@ -111,7 +112,7 @@ class LearningService:
         self._later = [(at, b) for at, b in self._later if not covered(b)]
         if dropped:
             metrics.TURNS_FORGOTTEN.labels("pending").inc(dropped)
-        await asyncio.gather(self._spool.flushed(), self._shared.forget(user_id, project_id))
+        await asyncio.gather(self._shared.forget(user_id, project_id), self._spool.flushed())
 
     async def stop(self, grace_s: float) -> None:
         """Extract what every conversation still holds, within the grace period; what the

@@ -64,10 +64,13 @@ class SharedConversations:
         return _state(_read(self._root / _digest(user_id) / f"c-{key}.json"))
 
     async def forget(self, user_id: str, project_id: str | None) -> None:
-        """Queued behind the writes before it; returns once done (off the event loop)."""
-        await asyncio.wrap_future(
-            self._io.submit(_forget, self._root / _digest(user_id), project_id)
-        )
+        """Queued behind the writes before it; returns once done (off the event loop). Queued
+        first, then waited for: a caller that gives up waiting does not cancel it."""
+        self._io.submit(_forget, self._root / _digest(user_id), project_id)
+        await self.flushed()
+
+    async def flushed(self) -> None:
+        await asyncio.wrap_future(self._io.submit(lambda: None))
 
     def prune(self, now: float | None = None) -> None:
         """Remove what nobody touched for ``KEEP_S`` (on the writer thread, in order)."""
@@ -116,14 +119,18 @@ def _read(path: Path) -> Any:
 
 
 def _forget(folder: Path, project_id: str | None) -> None:
-    if project_id is None:
-        shutil.rmtree(folder, ignore_errors=True)
-        return
-    for path in folder.glob("c-*.json"):
-        entry = _read(path)
-        if isinstance(entry, dict) and entry.get("project_id") == project_id:
-            with contextlib.suppress(FileNotFoundError):
-                path.unlink()
+    try:
+        if project_id is None:
+            with contextlib.suppress(FileNotFoundError):  # they never had any
+                shutil.rmtree(folder)
+            return
+        for path in folder.glob("c-*.json"):
+            entry = _read(path)
+            if isinstance(entry, dict) and entry.get("project_id") == project_id:
+                with contextlib.suppress(FileNotFoundError):
+                    path.unlink()
+    except OSError as exc:  # the memories are forgotten already: say so, do not fail the call
+        log.error("Shared conversation state of a forgotten user not removed: %s", exc)
 
 
 def _prune(root: Path, before: float) -> None:

@@ -198,8 +198,10 @@ def _write_file(path: Path, data: bytes) -> None:
 
 
 def _remove_file(path: Path) -> None:
-    with contextlib.suppress(FileNotFoundError):
-        path.unlink()
+    try:
+        path.unlink(missing_ok=True)
+    except OSError as exc:
+        log.error("Spool entry not removed: %s", exc)
 
 
 def _locked(path: Path) -> int:

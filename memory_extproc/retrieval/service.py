@@ -51,7 +51,7 @@ class Outcome(StrEnum):
     ERROR = "error"
     INVALID_BODY = "invalid_body"
     NOT_EDITABLE = "not_editable"  # read, but not rewritable byte for byte: passed through
-    TOO_LARGE = "too_large"  # a body over server.max_message_mb: passed through unread
+    TOO_LARGE = "too_large"  # over ServerConfig.max_body_bytes: passed through unread
 
 
 @dataclass(frozen=True, slots=True)

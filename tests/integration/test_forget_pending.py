@@ -84,8 +84,10 @@ async def test_a_forget_drops_turns_pending_in_the_processor(
         history = [{"role": "user", "content": "My favourite colour is teal"}]
         await chat(stack, user, history)
         await until(lambda: _entries(spooled, "p-"))
+        assert await _shared_state(spooled)
         await forget_user(stack, user)
         assert await _no_entries(spooled)
+        assert not await _shared_state(spooled)  # what their conversation said, for replicas
         assert await stack.metric("memory_turns_forgotten_total", {"stage": "pending"}) == 1
 
         history += [{"role": "assistant", "content": "Noted."},
@@ -142,6 +144,10 @@ async def _entries(root: Path, prefix: str) -> bool:
 
 async def _no_entries(root: Path) -> bool:
     return not await asyncio.to_thread(lambda: list(root.glob("*/[bp]-*.json")))
+
+
+async def _shared_state(root: Path) -> bool:
+    return bool(await asyncio.to_thread(lambda: list(root.glob("conversations/*/c-*.json"))))
 
 
 async def _gone(path: Path) -> bool:

@@ -3,6 +3,8 @@ openapi/memory-api.yaml."""
 
 from __future__ import annotations
 
+import asyncio
+
 import orjson
 import pytest
 
@@ -185,6 +187,49 @@ async def test_service_round_trip_on_the_in_memory_store(api: MemoryApi) -> None
     assert [m["content"] for m in found["data"]] == ["User likes blues"]
     assert await call(api, "DELETE", f"/v1/memory/{mid}") == (204, None)
     assert (await call(api, "DELETE", "/v1/memory", query="scope=user"))[1] == {"deleted": 0}
+
+
+class HeldForgets(InMemoryStore):
+    """A store whose forgets wait until released (a slow Milvus)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.started = asyncio.Event()
+        self.release = asyncio.Event()
+
+    async def forget_by_scope(self, user_id: str, project_id: str | None = None) -> int:
+        self.started.set()
+        await self.release.wait()
+        return await super().forget_by_scope(user_id, project_id)
+
+
+async def test_a_forget_whose_caller_stops_waiting_is_still_carried_through(
+    embedder: OnnxEmbedder,
+) -> None:
+    """A client gone or Envoy's message timeout must not leave a forget half done: the
+    memories deleted but the turns pending in the processor kept."""
+    store = HeldForgets()
+    batcher = EmbeddingBatcher(embedder, name="test")
+    dropped: list[tuple[str, str | None]] = []
+    carried_through = asyncio.Event()
+
+    async def on_forget(user: str, project: str | None) -> None:
+        dropped.append((user, project))
+        carried_through.set()
+
+    api = MemoryApi(store, batcher, MemoryWriter(store, batcher, None), default_threshold=0.6,
+                    on_forget=on_forget)  # fmt: skip
+    await call(api, "POST", "/v1/memory", {"content": "User likes jazz"})
+    caller = asyncio.create_task(call(api, "DELETE", "/v1/memory", query="scope=user"))
+    await store.started.wait()
+    caller.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await caller
+    store.release.set()
+    async with asyncio.timeout(5):
+        await carried_through.wait()
+    assert dropped == [("alice", None)]
+    assert await store.list("alice") == []
 
 
 async def test_no_user_is_401_and_store_down_is_503(api: MemoryApi, embedder: OnnxEmbedder) -> None:

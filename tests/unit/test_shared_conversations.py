@@ -4,7 +4,10 @@ once however its turns were spread, and a forget removes the user's shared state
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
+import threading
 from pathlib import Path
 
 from memory_extproc.learning.shared import KEEP_S, SharedConversations
@@ -84,6 +87,23 @@ async def test_a_forget_removes_the_users_shared_state_before_it_returns(tmp_pat
     await shared.forget("alice", None)
     assert states() == 1  # bob's
     assert shared.conversation("alice", "resp-1") is None
+
+
+async def test_a_forget_whose_caller_stops_waiting_still_removes_the_state(
+    tmp_path: Path,
+) -> None:
+    shared, (tracker,) = replicas(tmp_path, 1, every=10)
+    tracker.record(responses_turn(1, "alice"), now=1)
+    busy = threading.Event()
+    shared._io.submit(busy.wait)  # the writer is busy: the forget waits in its queue
+    waiting = asyncio.create_task(shared.forget("alice", None))
+    await asyncio.sleep(0)  # it has been asked for
+    waiting.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await waiting
+    busy.set()
+    shared.flush()
+    assert list((tmp_path / "conversations").glob("*/c-*.json")) == []
 
 
 def test_state_nobody_touched_for_a_day_is_pruned(tmp_path: Path) -> None:
