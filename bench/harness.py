@@ -32,6 +32,7 @@ from memory_extproc.words import in_memory_voice
 
 CONCURRENCY = int(os.environ.get("BENCH_CONCURRENCY", "8"))
 KINDS = ("direct", "null", "passthrough", "learning", "retrieval")
+OURS = ("direct", "passthrough", "learning", "retrieval")  # through our stack (null: its own)
 EXTRACTOR = "bench-extractor"
 
 

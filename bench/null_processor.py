@@ -19,6 +19,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from memory_extproc._proto.envoy.service.ext_proc.v3 import external_processor_pb2 as pb
 from memory_extproc._proto.envoy.service.ext_proc.v3 import external_processor_pb2_grpc as pb_grpc
+from memory_extproc.config import ServerConfig
 from memory_extproc.extproc.protocol import CONTINUE_REQUEST_BODY, CONTINUE_REQUEST_HEADERS
 from memory_extproc.extproc.servicer import SERVICE_NAME
 
@@ -36,7 +37,14 @@ class NullProcessor(pb_grpc.ExternalProcessorServicer):
 
 
 async def serve(port: int) -> None:
-    server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
+    limit = ServerConfig().max_message_bytes
+    server = grpc.aio.server(
+        options=[
+            ("grpc.max_receive_message_length", limit),
+            ("grpc.max_send_message_length", -1),
+            ("grpc.so_reuseport", 0),
+        ]
+    )
     pb_grpc.add_ExternalProcessorServicer_to_server(NullProcessor(), server)
     checks = health.aio.HealthServicer()  # type: ignore[attr-defined]
     health_pb2_grpc.add_HealthServicer_to_server(checks, server)

@@ -81,7 +81,8 @@ async def serve(config: Config) -> None:
     server = grpc.aio.server(
         options=[
             ("grpc.max_receive_message_length", max_bytes),
-            ("grpc.max_send_message_length", max_bytes),
+            # a reply is a body we read plus the memory block (up to max_context_chars)
+            ("grpc.max_send_message_length", -1),
             ("grpc.so_reuseport", 0),  # a second server must fail to bind, not share the port
         ]
     )

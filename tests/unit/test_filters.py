@@ -28,6 +28,13 @@ def test_user_scope_expression() -> None:
     assert filters.user_scope("bob", active_only=False) == 'user_id == "bob"'
 
 
+def test_a_whole_scope_holds_history_but_never_forget_records() -> None:
+    assert filters.whole_scope("bob", None) == 'user_id == "bob" and superseded_by != "forgotten"'
+    assert filters.whole_scope("bob", "p1") == (
+        'user_id == "bob" and project_id == "p1" and superseded_by != "forgotten"'
+    )
+
+
 @pytest.mark.parametrize(
     "bad", ["", "a" * 257, "tab\there", "new\nline", "nul\x00", "lone\udcff", "é" * 129]
 )

@@ -25,10 +25,10 @@ async def test_the_null_processor_answers_a_passthrough_as_ours_does(
     null: pb_grpc.ExternalProcessorStub,
     stub: pb_grpc.ExternalProcessorStub,  # noqa: F811 - fixture
 ) -> None:
-    """The same replies, message for message (ours carry our edits), then the same clean close:
-    the same round trips through Envoy."""
+    """The same replies, message for message (ours carry our edits), with the same modes, then
+    the same clean close: the same round trips through Envoy."""
     ours, floor = stub.Process(iter(CHAT_TURN)), null.Process(iter(CHAT_TURN))
-    expected = [reply.WhichOneof("response") async for reply in ours]
-    assert expected == ["request_headers", "request_body"]
-    assert [reply.WhichOneof("response") async for reply in floor] == expected
+    expected = [(reply.WhichOneof("response"), reply.mode_override) async for reply in ours]
+    assert [kind for kind, _ in expected] == ["request_headers", "request_body"]
+    assert [(r.WhichOneof("response"), r.mode_override) async for r in floor] == expected
     assert await floor.code() == await ours.code() == grpc.StatusCode.OK
