@@ -15,6 +15,7 @@ from memory_extproc.config import IdentityConfig, SignalsConfig
 from memory_extproc.extproc import protocol as p
 from memory_extproc.extproc.servicer import ExternalProcessor
 from memory_extproc.extproc.stream import ProcessorDeps
+from tests.unit.test_stream import Captures
 
 pb = p.pb
 
@@ -42,14 +43,6 @@ CHAT_TURN = [
     p.ProcessingRequest(request_body=pb.HttpBody(body=b'{"messages": []}', end_of_stream=True)),
     p.ProcessingRequest(response_headers=pb.HttpHeaders(headers=_headers({":status": "200"}))),
 ]
-
-
-class Captures:
-    def __init__(self) -> None:
-        self.turns: list = []
-
-    def capture(self, turn) -> None:  # type: ignore[no-untyped-def]
-        self.turns.append(turn)
 
 
 @contextlib.asynccontextmanager
