@@ -207,8 +207,7 @@ def chain_problems(envoy: dict[str, Any], config: Config) -> list[str]:
                             f["typed_config"].get("mutations", {}).get("request_mutations", [])
                         ):
                             stripped.add(str(m.get("remove", "")).lower())
-                for f in filters[: ours[0]]:
-                    if _type(f) == JWT_AUTHN:
+                    elif _type(f) == JWT_AUTHN:
                         problems += _lasting_tokens(f)
                 for header in (identity.user_header, identity.project_header):
                     if header not in stripped:

@@ -43,9 +43,8 @@ from memory_extproc.store.model import (
 )
 
 log = logging.getLogger(__name__)
-ForgetHook = Callable[
-    [str, str | None], Awaitable[None]
-]  # (user, project or None: all of the user's)
+# (user, project or None: all of the user's)
+ForgetHook = Callable[[str, str | None], Awaitable[None]]
 
 
 @dataclass(frozen=True, slots=True)
