@@ -19,4 +19,4 @@ def iso(ms: int) -> str | None:
 
 def day(ms: int) -> str:
     """The date of an instant, as prompts, notes and injected memories show it."""
-    return datetime.fromtimestamp(ms / 1000, tz=UTC).strftime("%Y-%m-%d")
+    return datetime.fromtimestamp(ms / 1000, tz=UTC).date().isoformat()

@@ -42,10 +42,11 @@ def stem(word: str) -> str:
     return word
 
 
-def terms(text: str) -> set[str]:
+@functools.lru_cache(maxsize=16384)  # a retrieval reads ~30 stored memories, mostly read before
+def terms(text: str) -> frozenset[str]:
     """The content words of a text, stemmed (stopwords and single letters dropped)."""
     words = _WORD.findall(text.lower().replace("\u2019", "'"))
-    return {stem(w) for w in words if w not in STOPWORDS and len(w) > 1}
+    return frozenset(stem(w) for w in words if w not in STOPWORDS and len(w) > 1)
 
 
 def sentences(text: str) -> list[str]:

@@ -65,7 +65,7 @@ def strip_echoes(answer: str, recalled: Sequence[str]) -> str:
     return " ".join(kept)
 
 
-def _restates(words: set[str], memories: list[set[str]]) -> bool:
+def _restates(words: frozenset[str], memories: list[frozenset[str]]) -> bool:
     return bool(words) and any(len(words & m) >= ECHO_SHARE * len(words) for m in memories)
 
 
