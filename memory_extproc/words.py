@@ -42,11 +42,21 @@ def stem(word: str) -> str:
     return word
 
 
-@functools.lru_cache(maxsize=16384)  # a retrieval reads ~30 stored memories, mostly read before
+_CACHED_CHARS = 1024  # memories and questions; long answers are read once, never kept
+
+
 def terms(text: str) -> frozenset[str]:
     """The content words of a text, stemmed (stopwords and single letters dropped)."""
+    return _short_terms(text) if len(text) <= _CACHED_CHARS else _terms(text)
+
+
+def _terms(text: str) -> frozenset[str]:
     words = _WORD.findall(text.lower().replace("\u2019", "'"))
     return frozenset(stem(w) for w in words if w not in STOPWORDS and len(w) > 1)
+
+
+# a retrieval reads ~30 stored memories, mostly read before; at most ~16 MB of keys
+_short_terms = functools.lru_cache(maxsize=16384)(_terms)
 
 
 def sentences(text: str) -> list[str]:

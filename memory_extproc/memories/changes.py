@@ -178,7 +178,7 @@ def says_change(text: str) -> bool:
     )
 
 
-@functools.lru_cache(maxsize=16384)  # a user's shown memories meet again turn after turn
+@functools.lru_cache(maxsize=4096)  # a user's shown memories meet again turn after turn
 def compare(new: str, old: str, *, change_said: bool = False) -> Change | None:
     """How ``new`` relates to ``old`` (None: unrelated, or both can be true). A statement of
     several clauses ("My sister Anna is coming, and the budget is now $12,000") changes ``old``

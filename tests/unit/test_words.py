@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from memory_extproc.words import sentences
+from memory_extproc import words
+from memory_extproc.words import sentences, terms
 
 
 @pytest.mark.parametrize(
@@ -22,3 +23,12 @@ from memory_extproc.words import sentences
 )  # fmt: skip
 def test_sentences(text: str, cut: list[str]) -> None:
     assert sentences(text) == cut
+
+
+def test_long_texts_are_read_but_never_kept_in_the_cache() -> None:
+    answer = "The weather in Berlin is mild today. " * 100  # an LLM answer, read once
+    before = words._short_terms.cache_info().currsize
+    assert terms(answer) == {"weather", "berlin", "mild", "today"}
+    assert words._short_terms.cache_info().currsize == before
+    assert terms("I live in Berlin") == {"live", "berlin"}  # a memory: kept
+    assert words._short_terms.cache_info().currsize == before + 1
