@@ -9,7 +9,9 @@ PROTO_OUT := memory_extproc/_proto
 PROTO_SRC := $(shell find protos -name '*.proto')
 PROTO_STAMP := $(PROTO_OUT)/.generated
 
-.PHONY: run test bench scale eval scenarios chaos compare lint format proto clean setup
+NODE_NULL := .run/node-null
+
+.PHONY: run test bench exchange-floor scale eval scenarios chaos compare lint format proto clean setup
 
 setup: $(STAMP) $(PROTO_STAMP)
 
@@ -50,6 +52,15 @@ test: setup lint
 
 bench: setup
 	$(PY) -m bench
+
+# One ext_proc exchange by gRPC runtime: grpc.aio (ours), grpcio threads, Node's nghttp2 (~6 min):
+# what any processor could add here at best; a table, bench/exchange_floor.png, then JSON
+$(NODE_NULL)/.installed:
+	npm install --silent --no-audit --no-fund --prefix $(NODE_NULL) @grpc/grpc-js@1.14.7
+	touch $@
+
+exchange-floor: setup $(NODE_NULL)/.installed
+	$(PY) -m bench.exchange_floor
 
 # Retrieval cost from 10 thousand to a million memories, and the index kinds at 1 M (~25 min):
 # a table, bench/scale.png, then JSON
