@@ -80,14 +80,22 @@ class Stack:
         *,
         user: str | None = None,
         headers: dict[str, str] | None = None,
+        chunked: bool = False,
     ) -> tuple[int, bytes, Recorded | None]:
-        """POST through Envoy; returns status, answer bytes and what the LLM received."""
+        """POST through Envoy; returns status, answer bytes and what the LLM received.
+        ``chunked``: sent in 1 MiB chunks, with no content-length."""
         sent = dict(headers or {})
         if user is not None:
             sent["authorization"] = f"Bearer {self.identity.token(user)}"
         data = body if isinstance(body, bytes) else orjson.dumps(body)
         before = len(self.llm.recorded)
-        async with self.http.post(f"{self.url}{path}", data=data, headers=sent) as response:
+
+        async def pieces() -> AsyncIterator[bytes]:
+            for start in range(0, len(data), 1 << 20):
+                yield data[start : start + (1 << 20)]
+
+        sending = pieces() if chunked else data
+        async with self.http.post(f"{self.url}{path}", data=sending, headers=sent) as response:
             answer = await response.read()
         # what Envoy forwarded (it adds x-request-id), not the processor's own model calls
         forwarded = [r for r in self.llm.recorded[before:] if "x-request-id" in r.headers]

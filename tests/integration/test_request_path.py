@@ -184,6 +184,17 @@ async def test_a_body_over_envoys_buffer_reaches_the_llm_as_sent(
     )
 
 
+async def test_a_chunked_request_gets_its_memories(stack: Stack, remember, user: str) -> None:  # type: ignore[no-untyped-def]
+    """No content-length: read all the same, and forwarded with the length of the new body."""
+    await remember(user, BUDGET)
+    body = {"model": "m", "messages": [{"role": "user", "content": QUESTION}]}
+    status, _, received = await stack.post("/v1/chat/completions", body, user=user, chunked=True)
+    assert status == 200
+    assert received is not None
+    assert memory_lines(received.json) == [f"[{_today()}] {BUDGET}"]
+    assert int(received.headers["content-length"]) == len(received.body)
+
+
 async def test_other_paths_pass_through_untouched(stack: Stack, user: str) -> None:
     before = await stack.metric("memory_extproc_requests_total", {"api": "other"})
     body = b'{"input": "my text", "model": "e"}'
