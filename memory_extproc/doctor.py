@@ -193,13 +193,18 @@ def chain_problems(envoy: dict[str, Any], config: Config) -> list[str]:
                 if not ours:
                     continue
                 held = int(listener.get("per_connection_buffer_limit_bytes", ENVOY_BUFFER))
-                if held < config.server.max_message_bytes:
-                    problems.append(
-                        f"listener {listener.get('name')}: Envoy buffers at most {held:,} bytes "
-                        f"of a request (per_connection_buffer_limit_bytes) but memory reads up "
-                        f"to {config.server.max_message_mb} MiB (server.max_message_mb): larger "
-                        "LLM requests would be refused (413); raise the one or lower the other"
-                    )
+                limits = [(f"listener {listener.get('name')}", held,
+                           "per_connection_buffer_limit_bytes")]  # fmt: skip
+                route_config = network_filter["typed_config"].get("route_config", {})
+                limits += _route_buffer_limits(route_config, {filters[i]["name"] for i in ours})
+                for where, limit, field in limits:
+                    if limit < config.server.max_message_bytes:
+                        problems.append(
+                            f"{where}: Envoy buffers at most {limit:,} bytes of a request "
+                            f"({field}) but memory reads up to {config.server.max_message_mb} "
+                            "MiB (server.max_message_mb): larger LLM requests would be refused "
+                            "(413); raise the one or lower the other"
+                        )
                 stripped: set[str] = set()
                 for f in filters[: ours[0]]:
                     if _type(f) == HEADER_MUTATION:
@@ -230,6 +235,38 @@ def chain_problems(envoy: dict[str, Any], config: Config) -> list[str]:
             f"they use {sorted(ports)}"
         )
     return problems
+
+
+def _route_buffer_limits(
+    route_config: dict[str, Any], ours: set[str]
+) -> list[tuple[str, int, str]]:
+    """(where, bytes, field) of each virtual host and route that sets its own request buffer
+    limit (it overrides the listener's) and sends requests upstream through one of ``ours``."""
+    limits = []
+    for host in route_config.get("virtual_hosts", []):
+        host_limit = _buffer_limit(host)
+        for route in host.get("routes", []):
+            if "route" not in route or _disables(route, ours) or _disables(host, ours):
+                continue  # a direct response or a redirect, or none of our filters reads it
+            limit = _buffer_limit(route) or host_limit
+            if limit is not None:
+                where = f"virtual host {host.get('name')}, route {route.get('match', {})}"
+                limits.append((where, *limit))
+    return limits
+
+
+def _buffer_limit(scope: dict[str, Any]) -> tuple[int, str] | None:
+    """A virtual host's or route's own limit; the newer field wins when both are set."""
+    for field in ("request_body_buffer_limit", "per_request_buffer_limit_bytes"):
+        if field in scope:
+            return int(scope[field]), field
+    return None
+
+
+def _disables(scope: dict[str, Any], ours: set[str]) -> bool:
+    """Every one of our ext_proc filters is switched off there."""
+    per_filter = scope.get("typed_per_filter_config", {})
+    return all(per_filter.get(name, {}).get("disabled") is True for name in ours)
 
 
 def _lasting_tokens(jwt_authn: dict[str, Any]) -> list[str]:

@@ -52,6 +52,34 @@ def test_doctor_spots_a_listener_that_would_refuse_requests_memory_lets_pass() -
     assert "at most 1,048,576 bytes" in chain_problems(config, smaller)[0]  # Envoy's default
 
 
+def test_doctor_spots_a_route_that_would_refuse_requests_memory_lets_pass() -> None:
+    """A virtual host's or a route's own buffer limit overrides the listener's, on the routes
+    our filters read; a direct response (the memory API's 404) is not one of them."""
+    config = yaml.safe_load(REPO_CONFIG.read_text())
+    hcm = config["static_resources"]["listeners"][0]["filter_chains"][0]["filters"][0]
+    host = hcm["typed_config"]["route_config"]["virtual_hosts"][0]
+    api_route, llm_route = host["routes"]
+    api_route["request_body_buffer_limit"] = 65536  # not forwarded anywhere: not ours to judge
+    assert chain_problems(config, config_module.load(None)) == []
+    llm_route["request_body_buffer_limit"] = 4 << 20
+    (problem,) = chain_problems(config, config_module.load(None))
+    assert "route {'prefix': '/'}: Envoy buffers at most 4,194,304 bytes" in problem
+    assert "(request_body_buffer_limit)" in problem
+    del llm_route["request_body_buffer_limit"]
+    host["per_request_buffer_limit_bytes"] = 2 << 20  # the older field, on the virtual host
+    (problem,) = chain_problems(config, config_module.load(None))
+    assert "at most 2,097,152 bytes of a request (per_request_buffer_limit_bytes)" in problem
+    llm_route["request_body_buffer_limit"] = 64 << 20  # the route's own wins over its host's
+    assert chain_problems(config, config_module.load(None)) == []
+    llm_route["request_body_buffer_limit"] = 1 << 20
+    off = {
+        "@type": api_route["typed_per_filter_config"]["memory_extproc"]["@type"],
+        "disabled": True,
+    }
+    llm_route["typed_per_filter_config"] = {"memory_extproc": off, "memory_api": off}
+    assert chain_problems(config, config_module.load(None)) == []  # memory reads nothing there
+
+
 def test_doctor_spots_tokens_that_never_expire() -> None:
     config = yaml.safe_load(REPO_CONFIG.read_text())
     (jwt,) = [f for f in http_filters(config) if f["name"] == "envoy.filters.http.jwt_authn"]
