@@ -33,7 +33,7 @@ OPTIONS = [
 
 
 def reply(request: pb.ProcessingRequest) -> pb.ProcessingResponse:
-    """Headers: continue; anything else is the body: continue, and the stream ends."""
+    """Headers: continue. Anything else is the body: continue, and the stream ends there."""
     if request.HasField("request_headers"):
         return CONTINUE_REQUEST_HEADERS
     return CONTINUE_REQUEST_BODY
@@ -45,7 +45,7 @@ class NullProcessor(pb_grpc.ExternalProcessorServicer):
     ) -> AsyncIterator[pb.ProcessingResponse]:
         async for request in requests:
             yield reply(request)
-            if request.HasField("request_body"):
+            if not request.HasField("request_headers"):
                 return
 
 
@@ -55,7 +55,7 @@ class ThreadedNullProcessor(pb_grpc.ExternalProcessorServicer):
     ) -> Iterator[pb.ProcessingResponse]:
         for request in requests:
             yield reply(request)
-            if request.HasField("request_body"):
+            if not request.HasField("request_headers"):
                 return
 
 
@@ -71,7 +71,7 @@ async def serve(port: int) -> None:
     await server.wait_for_termination()
 
 
-def serve_threads(port: int) -> None:
+def threaded_server(port: int) -> grpc.Server:
     """A stream holds a thread for its life: enough threads for the bench's eight clients."""
     server = grpc.server(ThreadPoolExecutor(max_workers=64), options=OPTIONS)
     pb_grpc.add_ExternalProcessorServicer_to_server(ThreadedNullProcessor(), server)
@@ -80,12 +80,13 @@ def serve_threads(port: int) -> None:
     for name in ("", SERVICE_NAME):
         checks.set(name, health_pb2.HealthCheckResponse.SERVING)
     server.add_insecure_port(f"127.0.0.1:{port}")
-    server.start()
-    server.wait_for_termination()
+    return server
 
 
 if __name__ == "__main__":
     if "--threads" in sys.argv[2:]:
-        serve_threads(int(sys.argv[1]))
+        threaded = threaded_server(int(sys.argv[1]))
+        threaded.start()
+        threaded.wait_for_termination()
     else:
         asyncio.run(serve(int(sys.argv[1])))
