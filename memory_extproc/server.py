@@ -71,7 +71,13 @@ async def serve(config: Config) -> None:
         # when nothing is learned from answers (auto_store: false).
         supervisor = build_learning(config, usage)
         await supervisor.start()
-        memory_api = build_api(config, store, batcher, on_forget=supervisor.forget)
+        memory_api = build_api(
+            config,
+            store,
+            batcher,
+            on_forget=supervisor.forget,
+            on_texts_forgotten=supervisor.forget_cached_texts,
+        )
         if memory.auto_store:
             learning = supervisor
     else:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from memory_extproc.api.service import ForgetHook, MemoryApi
@@ -83,6 +84,7 @@ def build_api(
     embedder: EmbeddingBatcher,
     source: str = "api",
     on_forget: ForgetHook | None = None,
+    on_texts_forgotten: Callable[[], None] | None = None,
 ) -> MemoryApi:
     """Explicit adds dedup (hash, restatement) but are not reconciled by a model: the user
     said it, and an API call must not wait on an LLM."""
@@ -93,6 +95,7 @@ def build_api(
         default_threshold=config.memory.default_similarity_threshold,
         source=source,
         on_forget=on_forget,
+        on_texts_forgotten=on_texts_forgotten,
     )
 
 

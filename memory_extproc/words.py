@@ -59,6 +59,11 @@ def _terms(text: str) -> frozenset[str]:
 _short_terms = functools.lru_cache(maxsize=16384)(_terms)
 
 
+def clear_cache() -> None:
+    """After a forget: no text's words stay here (they are read again from what is left)."""
+    _short_terms.cache_clear()
+
+
 def sentences(text: str) -> list[str]:
     """Sentences and lines, stripped; good enough for chat messages and answers."""
     found: list[str] = []

@@ -95,9 +95,11 @@ class MemoryApi:
         default_threshold: float,
         source: str = "api",  # recorded on what it adds: "api", or "cli"
         on_forget: ForgetHook | None = None,  # the processor drops the turns it holds
+        on_texts_forgotten: Callable[[], None] | None = None,  # so does the worker's cache
     ) -> None:
         self._source = source
         self._on_forget = on_forget
+        self._on_texts_forgotten = on_texts_forgotten
         self._store = store
         self._embedder = embedder
         self._writer = writer
@@ -172,6 +174,7 @@ class MemoryApi:
             case DeleteMemory():
                 if not await store.forget(user_id, call.memory_id):
                     raise _not_found()
+                self._forget_cached_texts()
                 return ApiReply(204, b"")
             case DeleteScope():
                 # Once asked, carried through even if the caller stops waiting (a client gone,
@@ -184,7 +187,15 @@ class MemoryApi:
         deleted = await self._store.forget_by_scope(user_id, project_id)
         if self._on_forget is not None:
             await self._on_forget(user_id, project_id)
+        self._forget_cached_texts()
         return deleted
+
+    def _forget_cached_texts(self) -> None:
+        """Every cache of memory texts, here and in the worker, is emptied: no cache tells
+        which texts were whose, and a forget is rare enough to read the rest again."""
+        self._writer.forget_cached_texts()
+        if self._on_texts_forgotten is not None:
+            self._on_texts_forgotten()
 
     async def _active(self, user_id: str, memory_id: str) -> Memory:
         memory = await get_live(self._store, user_id, memory_id)

@@ -75,6 +75,10 @@ class EmbeddingBatcher:
             return np.zeros((0, self.dimension), dtype=np.float32)
         return np.stack(await asyncio.gather(*(self.embed(t) for t in texts)))
 
+    def clear_cache(self) -> None:
+        """After a forget: no text it was asked to embed stays here."""
+        self._cache.clear()
+
     def close(self) -> None:
         self._executor.shutdown(wait=False, cancel_futures=True)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import dataclasses
 import itertools
 import logging
@@ -27,7 +28,7 @@ from memory_extproc.learning.spool import Spool
 from memory_extproc.learning.turns import CapturedTurn, TurnTracker
 from memory_extproc.memories.retention import UsageTracker
 from memory_extproc.worker import main as worker
-from memory_extproc.worker.inbox import Batch
+from memory_extproc.worker.inbox import Batch, ForgetCachedTexts
 
 log = logging.getLogger(__name__)
 RETRY_ATTEMPTS = 4  # a failed batch is tried again after 5, 15 and 45 s, then dropped
@@ -72,6 +73,7 @@ class LearningService:
         self._in_flight: dict[str, Batch] = {}  # handed to the worker, not yet done
         self._later: list[tuple[float, Batch]] = []  # failed, offered again at that time
         self._ids = itertools.count()
+        self._forget_texts = False  # the worker is to empty its caches (once it has room)
 
     async def start(self) -> None:
         recovered = self._spool.open()
@@ -174,7 +176,17 @@ class LearningService:
                             extra={"turns": batch.new_turns})  # fmt: skip
         self._deliver_waiting()
 
+    def forget_cached_texts(self) -> None:
+        """A memory was forgotten: the worker empties its caches of memory texts too, now or,
+        when its queue is full, as soon as it has room (before any batch waiting here)."""
+        self._forget_texts = True
+        self._deliver_waiting()
+
     def _deliver_waiting(self) -> None:
+        if self._forget_texts and self._batches is not None:
+            with contextlib.suppress(queue.Full):
+                self._batches.put_nowait(ForgetCachedTexts())
+                self._forget_texts = False
         while self._waiting and self._put(self._waiting[0]):
             self._waiting.popleft()
 

@@ -29,6 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
+from memory_extproc import words
 from memory_extproc.words import STOPWORDS, stem, terms
 
 
@@ -310,3 +311,11 @@ def _opcodes(
     old: tuple[str, ...], new: tuple[str, ...]
 ) -> Sequence[tuple[str, int, int, int, int]]:
     return difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes()
+
+
+def clear_caches() -> None:
+    """After a forget: nothing read from a memory's text stays in this process, here or in
+    the words it was read with (every text still stored is read again when it comes back)."""
+    for cached in (_read, correction, ended_object, compare, _clauses):
+        cached.cache_clear()
+    words.clear_cache()

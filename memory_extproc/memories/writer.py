@@ -34,7 +34,7 @@ from memory_extproc import metrics
 from memory_extproc.clock import now_ms
 from memory_extproc.embedding.batcher import EmbeddingBatcher
 from memory_extproc.llm_client import ChatClient, LlmError
-from memory_extproc.memories import retention
+from memory_extproc.memories import changes, retention
 from memory_extproc.memories.changes import (
     Change,
     compare,
@@ -132,6 +132,13 @@ class MemoryWriter:
         self._judge = judge
         self._ttl_ms = ttl_ms
         self._max_per_user = max_per_user
+
+    def forget_cached_texts(self) -> None:
+        """After a forget, what this process read of memory texts goes too: their vectors in
+        its embedder's cache, their words and comparisons (memories/changes.py). Forget means
+        forget, in memory as on disk; what is still stored is read again when it comes back."""
+        self._embedder.clear_cache()
+        changes.clear_caches()
 
     async def write(
         self,

@@ -10,6 +10,11 @@ from memory_extproc.llm_api.requests import Turn
 
 
 @dataclass(frozen=True, slots=True)
+class ForgetCachedTexts:
+    """A memory was forgotten: the worker empties its caches of memory texts too."""
+
+
+@dataclass(frozen=True, slots=True)
 class Batch:
     user_id: str
     project_id: str

@@ -82,6 +82,9 @@ class LearningJobs:
                 )
         self._pool.start()
 
+    def forget_cached_texts(self) -> None:
+        self._writer.forget_cached_texts()
+
     def submit(self, batch: Batch, done: Callable[[str, bool], None]) -> bool:
         """False when the pool is full: the batch waits (it is kept in the processor).
         ``done(entry, failed)`` when it ran: a failed batch is offered again later."""

@@ -33,7 +33,7 @@ from memory_extproc.wiring import (
     extraction_model,
     fact_limits,
 )
-from memory_extproc.worker.inbox import Batch
+from memory_extproc.worker.inbox import Batch, ForgetCachedTexts
 from memory_extproc.worker.jobs import LearningJobs
 from memory_extproc.worker.pool import WorkerPool
 
@@ -123,6 +123,8 @@ async def _serve(config: Config, batches: Any, events: Any, stop: Any, parent: i
                 stopping = stop.is_set()
         elif isinstance(item, UsageBatch):
             jobs.record_use(item)
+        elif isinstance(item, ForgetCachedTexts):
+            jobs.forget_cached_texts()
         stopping = stopping or stop.is_set()
     await jobs.stop(config.memory.extraction.drain_seconds)
     pump.cancel()

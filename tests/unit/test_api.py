@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import asyncio
 
+import numpy as np
 import orjson
 import pytest
 
+from memory_extproc import words
 from memory_extproc.api.routes import (
     ROUTES,
     AddMemory,
@@ -27,6 +29,7 @@ from memory_extproc.api.routes import (
 )
 from memory_extproc.api.service import MemoryApi
 from memory_extproc.embedding import EmbeddingBatcher, OnnxEmbedder
+from memory_extproc.memories.changes import compare
 from memory_extproc.memories.writer import MemoryWriter
 from memory_extproc.store.memory import InMemoryStore
 from memory_extproc.store.model import MemoryType, new_memory_id
@@ -268,3 +271,51 @@ async def test_no_user_is_401_and_store_down_is_503(api: MemoryApi, embedder: On
 )
 def test_spans_name_the_route_never_what_the_path_holds(path: str, route: str) -> None:
     assert route_of(path) == route
+
+
+class CountingEmbedder:
+    """Counts the texts the model is asked to embed: a cached text is not asked again."""
+
+    dimension = 384
+
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        self.asked += texts
+        return np.full((len(texts), self.dimension), self.dimension**-0.5, dtype=np.float32)
+
+
+@pytest.mark.parametrize("forget", ["one", "scope"])
+async def test_a_forget_leaves_nothing_read_of_memory_texts_in_any_cache(forget: str) -> None:
+    """Forget means forget, in process memory too: the vectors of texts (the embedder's cache),
+    their words and comparisons (memories/changes.py) go, and the worker is told to do the
+    same; what is still stored is read again."""
+    model, store, told = CountingEmbedder(), InMemoryStore(), []
+    batcher = EmbeddingBatcher(model, name="test")
+    api = MemoryApi(store, batcher, MemoryWriter(store, batcher, None), default_threshold=0.0,
+                    on_texts_forgotten=lambda: told.append(forget))  # fmt: skip
+    status, added = await call(api, "POST", "/v1/memory", {"content": "User likes jazz"})
+    assert status == 201
+    await call(api, "POST", "/v1/memory/search", {"query": "What music do I like?"})
+    compare("User likes jazz a lot", "User likes jazz")  # as injection and reconciliation do
+    words.terms("User likes jazz")  # as ranking does
+    asked = len(model.asked)
+    await batcher.embed("What music do I like?")
+    assert len(model.asked) == asked  # cached
+    assert compare.cache_info().currsize > 0
+    assert terms_cache_size() > 0
+
+    if forget == "one":
+        assert await call(api, "DELETE", f"/v1/memory/{added['id']}") == (204, None)  # type: ignore[index]
+    else:
+        assert await call(api, "DELETE", "/v1/memory", query="scope=user") == (200, {"deleted": 1})
+    assert compare.cache_info().currsize == 0
+    assert terms_cache_size() == 0
+    await batcher.embed("What music do I like?")
+    assert len(model.asked) == asked + 1  # read again
+    assert told == [forget]
+
+
+def terms_cache_size() -> int:
+    return words._short_terms.cache_info().currsize

@@ -3,19 +3,24 @@ waiting to be learned, wherever they wait, and nothing said before it is learned
 
 from __future__ import annotations
 
+import queue
 from collections.abc import Callable
+from pathlib import Path
 
 import orjson
 import pytest
 
+from memory_extproc import config as config_module
 from memory_extproc.embedding import EmbeddingBatcher, OnnxEmbedder
+from memory_extproc.learning.service import LearningService
 from memory_extproc.learning.turns import CapturedTurn, TurnTracker
 from memory_extproc.llm_api.requests import Turn
 from memory_extproc.llm_client import JsonSchema
+from memory_extproc.memories.changes import compare
 from memory_extproc.memories.facts import FactLimits
 from memory_extproc.memories.writer import MemoryWriter
 from memory_extproc.store.memory import InMemoryStore
-from memory_extproc.worker.inbox import Batch
+from memory_extproc.worker.inbox import Batch, ForgetCachedTexts
 from memory_extproc.worker.jobs import LearningJobs
 from memory_extproc.worker.pool import WorkerPool
 
@@ -171,3 +176,30 @@ async def test_a_forget_of_another_project_or_user_covers_nothing_here(
     await store.forget_by_scope("bob")
     assert await jobs(store, embedder, ForgettingModel()).run(teal(T0, project="p1")) is True
     assert [m.content for m in await store.list("alice")] == ["User's favourite colour is teal"]
+
+
+def test_the_worker_is_told_to_empty_its_caches_as_soon_as_it_has_room(tmp_path: Path) -> None:
+    """After a forget the worker's caches of memory texts go too: the word is put in its queue,
+    or, when the queue is full, kept until the next delivery finds room, and said once."""
+    config = config_module.load(
+        None, {"MEMORY_EXTPROC__MEMORY__EXTRACTION__SPOOL_DIR": str(tmp_path)}
+    )
+    service = LearningService(config=config, tracker_every=1, mode="llm")
+    service._batches = queue.Queue(maxsize=1)  # the worker's queue, here full
+    service._batches.put("a batch")
+    service.forget_cached_texts()
+    assert service._batches.get_nowait() == "a batch"  # nothing pushed out, nothing lost
+    service._deliver_waiting()  # the next round of deliveries
+    assert isinstance(service._batches.get_nowait(), ForgetCachedTexts)
+    service._deliver_waiting()
+    assert service._batches.empty()
+
+
+async def test_the_worker_empties_its_caches_of_memory_texts_when_told(
+    store: InMemoryStore, embedder: OnnxEmbedder
+) -> None:
+    learning = jobs(store, embedder, ForgettingModel())
+    compare("User's favourite colour is teal now", "User's favourite colour is teal")
+    assert compare.cache_info().currsize > 0
+    learning.forget_cached_texts()
+    assert compare.cache_info().currsize == 0
