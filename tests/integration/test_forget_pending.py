@@ -84,7 +84,7 @@ async def test_a_forget_drops_turns_pending_in_the_processor(
         history = [{"role": "user", "content": "My favourite colour is teal"}]
         await chat(stack, user, history)
         await until(lambda: _entries(spooled, "p-"))
-        assert await _shared_state(spooled)
+        await until(lambda: _shared_state(spooled))  # written beside the entry, not with it
         await forget_user(stack, user)
         assert await _no_entries(spooled)
         assert not await _shared_state(spooled)  # what their conversation said, for replicas
