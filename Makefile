@@ -11,7 +11,7 @@ PROTO_STAMP := $(PROTO_OUT)/.generated
 
 NODE_NULL := .run/node-null
 
-.PHONY: run test bench exchange-floor scale eval scenarios chaos compare lint format proto clean setup
+.PHONY: run test bench exchange-floor scale eval prefeval scenarios chaos compare lint format proto clean setup
 
 setup: $(STAMP) $(PROTO_STAMP)
 
@@ -73,6 +73,11 @@ scale: setup
 # Memory quality on LoCoMo (../shared/data/locomo or LOCOMO_PATH), through Envoy and Milvus
 eval: setup
 	$(PY) -m eval
+
+# Preference following on PrefEval (../shared/data/prefeval or PREFEVAL_PATH), through Envoy, the
+# processor, the local model and Milvus: a table, prefeval/prefeval.png, then JSON
+prefeval: setup
+	$(PY) -m prefeval
 
 # The nine truth scenarios in three modes (real local model, scripted, notes): a table, then JSON
 scenarios: setup

@@ -57,6 +57,7 @@ from eval.locomo import (
     score,
     user_of,
 )
+from eval.progress import Progress
 from eval.tokens import token_counter
 from memory_extproc.store.milvus import MilvusStore
 
@@ -85,24 +86,6 @@ class Mode:
     seconds_per_job: float | None = None
     extraction_seconds: float = 0.0  # all extraction jobs together
     attribute: bool = False  # memories in a model's own words: traced by shared words
-
-
-class Progress:
-    """One line every few seconds for a long phase: done / total, elapsed, ETA."""
-
-    def __init__(self, label: str, total: int, every_s: float = 10.0) -> None:
-        self.label, self.total, self.every = label, total, every_s
-        self.started = self.last = time.monotonic()
-
-    def update(self, done: int, total: int | None = None, *, force: bool = False) -> None:
-        self.total = total if total is not None else self.total
-        now = time.monotonic()
-        if not force and now - self.last < self.every:
-            return
-        self.last = now
-        elapsed = now - self.started
-        eta = f", ETA {elapsed / done * (self.total - done):.0f} s" if 0 < done < self.total else ""
-        print(f"  {self.label}: {done}/{self.total}, {elapsed:.0f} s{eta}", flush=True)
 
 
 def settings_for(
