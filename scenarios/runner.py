@@ -100,22 +100,24 @@ class Run:
             )
         return held
 
-    async def metric(self, name: str) -> float:
-        """The sum of a counter's series (the processor and its worker)."""
+    async def metric(self, name: str, labels: str = "") -> float:
+        """The sum of a counter's series (the processor and its worker); ``labels``, e.g.
+        '{outcome="ok"}', picks one."""
         async with self.http.get(self.gateway.metrics_url) as response:
             text = await response.text()
+        starts = (name + labels + " ",) if labels else (name + "{", name + " ")
         return sum(
-            float(line.rsplit(" ", 1)[1])
-            for line in text.splitlines()
-            if line.startswith((name + "{", name + " "))
+            float(line.rsplit(" ", 1)[1]) for line in text.splitlines() if line.startswith(starts)
         )
 
     async def learned(self) -> None:
-        """Every batch handed to the worker has been through it (a job ran for it)."""
+        """Every batch handed to the worker has been learned from, or given up on: a job that
+        failed is tried again later, so only finished ones count (failures counted as done let
+        later batches look learned while they waited behind the retries)."""
         deadline = time.monotonic() + LEARN_TIMEOUT_S
         while time.monotonic() < deadline:
             captured = await self.metric("memory_extraction_batches_total")
-            done = await self.metric("memory_extraction_jobs_total")
+            done = await self.metric("memory_extraction_jobs_total", '{outcome="ok"}')
             dropped = await self.metric("memory_extraction_dropped_total")
             if done + dropped >= captured:
                 return
