@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 
 from memory_extproc.retrieval.decision import is_greeting
-from memory_extproc.words import numbers, sentences, terms
+from memory_extproc.words import numbers, sentences, speaks_of_self, terms
 
 ECHO_SHARE = 0.6  # of a sentence's words found in one injected memory
 NEW_WORDS = 3  # words an answer must add, beyond the question and the memories, to be learned
@@ -42,13 +42,42 @@ _TRAILING_ASK = re.compile(
 )
 
 
+# A command about a text or code ("Convert this to Go", "Rewrite it for a single path") states
+# nothing about the user unless it speaks of them ("Make it vegan, I don't eat meat").
+_COMMANDS = re.compile(
+    r"^(?:(?:and|so|also|ok(?:ay)?|please|now|then|just)[\s,]+)*"
+    r"(?:convert|rewrite|translate|fix|create|generate|compose|draft|edit|revise|improve|complete"
+    r"|implement|refactor|optimi[sz]e|calculate|compute|solve|simplify|continue|correct|proofread"
+    r"|format|comment|define|compare|outline|analy[sz]e|debug|make|add|remove|shorten|expand"
+    r"|paraphrase|classify|extract|enumerate|simulate|identify|design|build)\b",
+    re.IGNORECASE,
+)
+# A line of pasted code, a log or markup: what it says is not the user speaking ("def f(n):",
+# "resource "x" {", "│ Error: …"). Sentences rarely hold these; code lines mostly do.
+_CODE_LINE = re.compile(
+    r"[{};]\s*$|^\s*[}\])]|==|!=|=>|->|:=|\+=|&&|\|\||\w\(\)|</?\w+>|^\s*[│|#@$>]|^\s*(?:def|class"
+    r"|import|from\s+\S+\s+import|return|func|function|var|let|const|public|private|static"
+    r"|#include|SELECT|INSERT|UPDATE|print|console\.|elif|else:|try:|except)\b"
+    r"|^\s*[\w.\[\]\"']+\s*=\s*\S|\b\w+\.\w+\(|^\s{4,}\S|^\s*\t",
+)
+
+
+def _code(line: str) -> bool:
+    return bool(_CODE_LINE.search(line))
+
+
 def statements(text: str) -> str:
-    """What a message states, without its questions and requests ("I booked my flights for
-    June 3, what else fits my budget?" → "I booked my flights for June 3"). Small models read
-    a trailing question as "this message states nothing"."""
+    """What a message states, without its questions, its requests and commands, and any code
+    it pasted ("I booked my flights for June 3, what else fits my budget?" → "I booked my
+    flights for June 3"). Small models read a trailing question as "this message states
+    nothing", and made facts of pasted code and of the commands around it ("User wrote a Go
+    function", "User's path is `/`")."""
     kept = []
-    for sentence in sentences(text):
+    prose = "\n".join(line for line in text.splitlines() if not _code(line))
+    for sentence in sentences(prose):
         if is_greeting(sentence) or _ASKS.match(sentence):
+            continue
+        if _COMMANDS.match(sentence) and not speaks_of_self(sentence):
             continue
         stated = _TRAILING_ASK.sub(".", sentence)
         if not stated.endswith(("?", "\uff1f")):  # asked without a question word: "Any tips?"

@@ -105,3 +105,21 @@ def test_the_statement_of_a_note() -> None:
 )  # fmt: skip
 def test_what_a_message_states_without_its_questions(text: str, stated: str) -> None:
     assert statements(text) == stated
+
+
+@pytest.mark.parametrize(
+    ("text", "stated"),
+    [
+        ("def fibonacci(n):\n    memo = {0: 0}\n    return memo[n]\n\nCONVERT THIS TO GOLANG", ""),
+        ('resource "kubernetes_ingress" "x" {\n  path = "/"\n}\nrewrite it for a single path', ""),
+        ("Convert this to Go.", ""),
+        ("Please simplify this text.", ""),
+        ("Make it vegan, I don't eat meat.", "Make it vegan, I don't eat meat."),
+        ("Here is my script:\nimport os\nprint(os.getcwd())\nI run it every night.",
+         "Here is my script: I run it every night."),
+        ("Make sure yours stands out. I started my own brand last year.",
+         "I started my own brand last year."),
+    ],
+)  # fmt: skip
+def test_commands_and_pasted_code_state_nothing(text: str, stated: str) -> None:
+    assert statements(text) == stated
