@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from memory_extproc.memories.preferences import states_preference
 from memory_extproc.store.model import MemoryType, content_hash
 from memory_extproc.words import numbers, terms
 
@@ -39,6 +40,9 @@ class Fact:
     # the words it was said in (a sentence note: the user's whole message); it is stored under a
     # key that leans toward them (writer.py), and matched and reconciled by its own words
     context: str = ""
+    # for a preference, the kinds of request it bears on ("recipes, restaurants, meal plans" for
+    # a vegetarian), written by the model: its key leans toward them too
+    requests: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,11 +179,13 @@ _DAY_DATE = re.compile(
 
 
 def kind_of(content: str) -> MemoryType:
-    """A fact's type, read from the fact (the model writes plain sentences): an event on a
-    day is episodic, how the user does something ("To release the app, user runs …")
-    procedural, anything else semantic."""
+    """A fact's type, read from the fact (the model writes plain sentences): how the user does
+    something ("To release the app, user runs …") procedural, a standing like, dislike or
+    constraint a preference, an event on a day episodic, anything else semantic."""
     if content.lower().startswith("to "):
         return MemoryType.PROCEDURAL
+    if states_preference(content):
+        return MemoryType.PREFERENCE
     if _DAY_DATE.search(content):
         return MemoryType.EPISODIC
     return MemoryType.SEMANTIC
@@ -194,6 +200,8 @@ def _fact(item: Any, limits: FactLimits, repairs: list[str]) -> tuple[Fact | Non
     if kind not in _TYPES:
         repairs.append("defaulted_type")
         kind = kind_of(item["content"]).value
+    elif kind == MemoryType.SEMANTIC and states_preference(item["content"]):
+        kind = MemoryType.PREFERENCE  # a model that names types knows no preference type
     content = " ".join(item["content"].split())
     if len(content) < limits.min_chars:
         return None, "too_short"
@@ -202,6 +210,32 @@ def _fact(item: Any, limits: FactLimits, repairs: list[str]) -> tuple[Fact | Non
     if is_instruction_like(content):
         return None, "instruction_like"
     return Fact(MemoryType(kind), content), ""
+
+
+# A fact that points at what it does not say: "User dislikes the other options", "User chose
+# option 3". Injected later, it tells the assistant nothing.
+_DANGLING = re.compile(
+    r"(?i)\b(?:(?:the|these|those|all)\s+other\s+(?:options?|ones?|choices?|suggestions?)"
+    r"|options?\s+(?:\d+|one|two|three|four|five|[a-e])\b"
+    r"|(?:the|that|this)\s+(?:first|second|third|fourth|last|other|former|latter)\s+one)"
+)
+# Advice is what the assistant said the user could do, not what the user is or does: "User
+# could consider adding a digital cataloging system" (a persona conversation, the 1.5B model).
+_ADVICE = re.compile(
+    r"(?i)\buser\s+(?:could|should|would\s+benefit)\b(?!n't|['’]t)"
+    r"|\b(?:is|are)\s+(?:advised|encouraged|recommended)\s+to\b"
+)
+# The user picks among what the assistant offered ("I'll go with option 2, the plant-based
+# proteins. The other options don't work for me."): what they chose from is theirs to name.
+_CHOOSES = re.compile(
+    r"(?i)\b(?:options?|choices?|the\s+others?|go(?:ing)?\s+(?:with|for)|i'?ll\s+(?:take|pass)"
+    r"|pick\w*|choos\w*|chose|opt(?:ing)?\s+for)\b"
+)
+
+
+def chooses(said: str) -> bool:
+    """Does the user pick among options the assistant offered?"""
+    return bool(_CHOOSES.search(said.replace("\u2019", "'")))
 
 
 def ungrounded(fact: str, said: str, known: Sequence[str], others: str = "") -> str | None:
@@ -217,10 +251,19 @@ def ungrounded(fact: str, said: str, known: Sequence[str], others: str = "") -> 
     * ``assistant_said``: more than twice as many of its words were said by the assistant alone
       as by the user (3% of LoCoMo's gold observations, against the turns they cite);
     * ``stale_value``: it holds a number of a known fact that was not said;
-    * ``echo``: of what the user said, it holds nothing a known fact did not already say.
+    * ``echo``: of what the user said, it holds nothing a known fact did not already say;
+    * ``dangling``: it points at what it does not say ("the other options", "option 3");
+    * ``advice``: what the user could or should do ("User could consider …").
+
+    A user who picks among the assistant's options ("I'll go with option 2") makes them theirs:
+    "User prefers cycling over the bus or a scooter" names what they chose from.
     """
+    if _DANGLING.search(fact):
+        return "dangling"
+    if _ADVICE.search(fact):
+        return "advice"
     words = terms(fact) - {"user"}
-    heard = terms(said)
+    heard = terms(said) | (terms(others) if chooses(said) else frozenset())
     theirs = terms(others) - heard
     if words and not words & heard:
         return "assistant_said" if words & theirs else "ungrounded"
@@ -233,3 +276,15 @@ def ungrounded(fact: str, said: str, known: Sequence[str], others: str = "") -> 
     if known and not words & (heard - told):
         return "echo"
     return None
+
+
+def parse_requests(text: str, limit: int = 8) -> tuple[str, ...]:
+    """The kinds of request a model listed for a preference: short phrases, at most ``limit``;
+    none when it said nothing usable (the preference is kept without them)."""
+    value = read_json(text).value
+    if isinstance(value, dict):
+        value = next((v for v in value.values() if isinstance(v, list)), [])
+    if not isinstance(value, list):
+        raise ExtractionParseError("wrong_shape", "no list of requests")
+    kinds = [" ".join(v.split()) for v in value if isinstance(v, str)]
+    return tuple(dict.fromkeys(k for k in kinds if 2 < len(k) <= 80))[:limit]

@@ -18,7 +18,10 @@ from memory_extproc.clock import now_ms
 
 
 class MemoryType(StrEnum):
-    SEMANTIC = "semantic"  # facts, preferences
+    SEMANTIC = "semantic"  # facts
+    # standing likes, dislikes and constraints: given to the open requests they bear on
+    # (memories/preferences.py)
+    PREFERENCE = "preference"
     PROCEDURAL = "procedural"  # how-to, steps
     EPISODIC = "episodic"  # past events, conversation snippets
 

@@ -26,6 +26,8 @@ Write each fact the user states about themselves (and the people, places and thi
 life) as one sentence starting with "User". Only the user's lines state facts; the assistant's \
 lines only explain what the user refers to. Keep names, numbers, places and dates exactly. \
 Resolve relative dates ("yesterday", "last month") against the conversation's date.
+When the user picks among options the assistant offered, write what they chose over what, \
+naming both: the choice shows what they prefer.
 The known facts are only there to understand corrections and changes: when the user changes, \
 corrects or ends a known fact, write the fact as it is NOW, never the old value.
 Questions, requests and small talk state no facts: answer {"facts": []}.
@@ -61,6 +63,12 @@ _EXAMPLES: tuple[tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]], ...] 
     ((), ("user: I'm repainting my kitchen, which colour goes well with oak cabinets?",),
      ("User is repainting their kitchen", "User's kitchen has oak cabinets")),
     ((), ("user: Which hotel is good in Rome?",), ()),
+    # a pick among the assistant's options is a preference: what was chosen over what, named
+    # ("User dislikes the other options" tells a later request nothing)
+    ((), ("assistant: For your balcony you could grow cherry tomatoes, basil or strawberries.",
+          "user: I'll go with the basil. The other options need too much sun for me."),
+     ("User prefers growing basil on their balcony over cherry tomatoes or strawberries, which "
+      "need too much sun",)),
     ((), ("user: To release the app I run the tests, tag the commit, then push the tag.",),
      ("To release the app, user runs the tests, tags the commit, then pushes the tag",)),
 )  # fmt: skip
@@ -148,4 +156,49 @@ def extraction_messages(
             {"role": "assistant", "content": orjson.dumps(answer).decode()},
         ]
     messages.append({"role": "user", "content": _task(known, lines, date)})
+    return messages
+
+
+REQUESTS_SYSTEM = """\
+A user's preference or constraint shapes later requests that never name it. List the kinds of \
+request where an assistant must keep it in mind: what the user may ask to be recommended, \
+suggested, planned, chosen or made for them. Six short phrases.
+Answer with JSON only: {"requests": ["…", …]}."""
+# Far from the usual conversations on purpose, as the extraction examples are.
+_REQUEST_EXAMPLES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("User gets seasick easily",
+     ("boat trips", "cruises", "island holidays", "ferry travel", "water sports", "fishing trips")),
+    ("User prefers handwritten notes over apps",
+     ("note-taking tools", "productivity apps", "study methods", "planners and journals",
+      "gift ideas", "organising a schedule")),
+)  # fmt: skip
+
+
+def requests_schema() -> JsonSchema:
+    return JsonSchema(
+        "memory_requests",
+        {
+            "type": "object",
+            "properties": {
+                "requests": {
+                    "type": "array",
+                    "maxItems": 8,
+                    "items": {"type": "string", "minLength": 1, "maxLength": 60},
+                }
+            },
+            "required": ["requests"],
+            "additionalProperties": False,
+        },
+    )
+
+
+def requests_messages(preference: str) -> list[dict[str, str]]:
+    """The kinds of request ``preference`` bears on (memories/facts.py: ``parse_requests``)."""
+    messages = [{"role": "system", "content": REQUESTS_SYSTEM}]
+    for fact, kinds in _REQUEST_EXAMPLES:
+        messages += [
+            {"role": "user", "content": fact},
+            {"role": "assistant", "content": orjson.dumps({"requests": list(kinds)}).decode()},
+        ]
+    messages.append({"role": "user", "content": one_line(preference)})
     return messages

@@ -13,6 +13,7 @@ from memory_extproc.memories.facts import (
     FactLimits,
     is_instruction_like,
     parse_facts,
+    parse_requests,
     read_json,
     ungrounded,
 )
@@ -48,7 +49,7 @@ def test_valid_facts_are_kept_normalized() -> None:
     assert parsed.repairs == ()
 
 
-TEA = Fact(MemoryType.SEMANTIC, "User likes green tea")
+TEA = Fact(MemoryType.PREFERENCE, "User likes green tea")  # a standing like, however typed
 
 
 def test_plain_sentences_are_the_asked_for_shape_their_type_read_from_them() -> None:
@@ -328,3 +329,40 @@ def test_real_answers_of_the_local_model(recorded: dict[str, Any]) -> None:
 @pytest.mark.parametrize("recorded", FIXTURES["judgments"], ids=lambda r: r["new"])
 def test_real_judgments_of_the_local_model(recorded: dict[str, Any]) -> None:
     assert parse_judgment(recorded["answer"]) is recorded["still_true"]
+
+
+OFFER = "For your commute you could take the bus, rent an e-scooter, or cycle along the river path."
+
+
+@pytest.mark.parametrize(
+    ("fact", "said", "reason"),
+    [
+        # a pick names what it was picked over: the options are the user's to name
+        ("User prefers cycling along the river path over the bus or an e-scooter",
+         "I'll go with cycling. The other options aren't for me.", None),
+        # without a pick, the assistant's words stay the assistant's
+        ("User takes the bus or rents an e-scooter for their commute",
+         "Cycling is fun.", "assistant_said"),
+        # a fact that points at what it does not say tells a later request nothing
+        ("User dislikes the other options", "I'll go with cycling. The others aren't for me.",
+         "dangling"),
+        ("User chose option 3", "Option 3, please.", "dangling"),
+        # what the user could do is the assistant's advice, not a fact about the user
+        ("User could consider cycling along the river path", "I'll go with cycling.", "advice"),
+        ("User should keep their budget in mind", "I'll go with cycling.", "advice"),
+    ],
+)  # fmt: skip
+def test_a_choice_is_learned_as_what_was_chosen_over_what(
+    fact: str, said: str, reason: str | None
+) -> None:
+    assert ungrounded(fact, said, [], OFFER) == reason
+
+
+def test_the_requests_a_preference_bears_on_are_read_leniently() -> None:
+    kinds = '{"requests": ["meal plans", " recipes ", "meal plans", "x", "restaurant picks"]}'
+    assert parse_requests(kinds) == ("meal plans", "recipes", "restaurant picks")
+    assert parse_requests('```json\n["cafes", "bakeries"]\n```') == ("cafes", "bakeries")
+    assert parse_requests('{"kinds": ["cafes"]}') == ("cafes",)  # renamed
+    assert len(parse_requests(orjson.dumps([f"kind {k}" for k in range(20)]).decode())) == 8
+    with pytest.raises(ExtractionParseError):
+        parse_requests("nothing to say")

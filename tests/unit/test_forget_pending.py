@@ -117,7 +117,7 @@ class ForgettingModel:
         if self.during is not None:
             await self.during()  # type: ignore[misc]
         said = messages[-1]["content"]
-        facts = [{"type": "semantic", "content": "User's favourite colour is teal"}]
+        facts = [{"type": "semantic", "content": "User's bike is teal"}]
         return orjson.dumps({"facts": facts if "teal" in said else []}).decode()
 
     async def close(self) -> None:
@@ -136,7 +136,7 @@ def jobs(store: InMemoryStore, embedder: OnnxEmbedder, model: ForgettingModel) -
 
 
 def teal(received_ms: int, project: str = "") -> Batch:
-    said = (Turn("user", "My favourite colour is teal"), Turn("assistant", "Lovely colour!"))
+    said = (Turn("user", "My bike is teal"), Turn("assistant", "Lovely colour!"))
     return Batch("alice", project, said, 1, T0, "idle", received=(received_ms,))
 
 
@@ -175,7 +175,7 @@ async def test_a_forget_of_another_project_or_user_covers_nothing_here(
     await store.forget_by_scope("alice", "other-project")
     await store.forget_by_scope("bob")
     assert await jobs(store, embedder, ForgettingModel()).run(teal(T0, project="p1")) is True
-    assert [m.content for m in await store.list("alice")] == ["User's favourite colour is teal"]
+    assert [m.content for m in await store.list("alice")] == ["User's bike is teal"]
 
 
 def test_the_worker_is_told_to_empty_its_caches_as_soon_as_it_has_room(tmp_path: Path) -> None:

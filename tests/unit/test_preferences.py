@@ -1,0 +1,84 @@
+"""Standing preferences and the open requests they bear on: the two rules, alone."""
+
+from __future__ import annotations
+
+import pytest
+
+from memory_extproc.memories.preferences import states_preference
+from memory_extproc.retrieval.open_requests import is_open_request
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "User is vegetarian",
+        "User follows a strict gluten-free and dairy-free diet",
+        "User has a severe nut allergy",
+        "User has an acute fear of heights and avoids high places",
+        "User refuses to listen to mainstream pop music",
+        "User prefers paper books to e-readers",
+        "User can't stand the smell of lavender",
+        "User does not drive at night",
+        "User only stays in independent hotels",
+        "User chose the vegan place over the steakhouse",
+        "User's favourite band is Radiohead",
+        "User loves hiking with their dog",
+        "I'm vegan, so no honey please.",  # a note quotes the user
+        "I really like jazz",
+        "I dislike crowded beaches",
+    ],
+)
+def test_standing_preferences_are_recognised(text: str) -> None:
+    assert states_preference(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "User lives in Porto",
+        "User works as a carpenter",
+        "User's budget for the Hawaii trip is $10,000",
+        "User picked up their daughter from school on 2024-03-01",
+        "User went with friends to a concert",
+        "I'd like a recipe for lasagna",
+        "User has two cats named Tom and Jerry",
+    ],
+)
+def test_other_memories_are_not_preferences(text: str) -> None:
+    assert not states_preference(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Suggest something I could cook for dinner tonight.",
+        "Can you recommend some local cafes in San Francisco?",
+        "What are some thrilling TV series I should start watching?",
+        "Plan a weekend in Colorado.",
+        "Help me pick a laptop.",
+        "Where should we go for our anniversary?",
+        "Any ideas for a birthday gift?",
+        "Can you create a playlist for my road trip?",
+        "I'm looking for a new workout routine.",
+        "What's the best smartphone for me?",
+        "What are some fun things to do in Lisbon?",
+    ],
+)
+def test_open_requests_are_recognised(text: str) -> None:
+    assert is_open_request(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "What is the capital of Peru?",
+        "How do I reverse a list in Python?",
+        "Write a haiku about autumn leaves.",
+        "What is my budget for the Hawaii trip?",
+        "Translate 'good morning' into Spanish.",
+        "Why is the sky blue?",
+        "Hi!",
+    ],
+)
+def test_other_requests_are_not_open(text: str) -> None:
+    assert not is_open_request(text)
