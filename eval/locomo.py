@@ -33,7 +33,7 @@ from memory_extproc.words import terms
 CATEGORIES = (1, 2, 3, 4)  # 5 is adversarial (no answer): left out, as LoCoMo's standard set does
 SIDES = ("a", "b")  # speaker_a, speaker_b: each one user
 _DIA = re.compile(r"D\d+:\d+")
-_DATE_PREFIX = re.compile(r"^\[\d{4}-\d{2}-\d{2}(?:, latest)?\] ")  # as injected
+_DATE_PREFIX = re.compile(r"^\[\d{4}-\d{2}-\d{2}(?:, [a-z]+)*\] ")  # as injected
 _QUOTE_CHARS = 60  # an episodic note quotes a turn if it holds the turn's first 60 characters
 
 

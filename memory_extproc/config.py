@@ -113,6 +113,9 @@ class RetrievalConfig:
     excluded_paths: list[str] = field(default_factory=list)
     excluded_models: list[str] = field(default_factory=list)
     hybrid: bool = True  # cosine + keyword ranking of more candidates (retrieval/rank.py)
+    # a request that asks for something chosen or made for the user (a recommendation, a plan)
+    # is given the user's standing preferences nearest to it (retrieval/open_requests.py)
+    preferences: bool = True
 
 
 @dataclass(frozen=True)

@@ -108,4 +108,5 @@ def retrieval_policy(config: Config) -> RetrievalPolicy:
         excluded_paths=frozenset(memory.retrieval.excluded_paths),
         excluded_models=frozenset(memory.retrieval.excluded_models),
         ranking=RankPolicy(hybrid=memory.retrieval.hybrid),
+        preferences=memory.retrieval.preferences,
     )

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from memory_extproc.identity import HeaderSignals
 from memory_extproc.llm_api.requests import ChatRequest
 from memory_extproc.retrieval.decision import DecisionInput, Skip, decide
+from memory_extproc.retrieval.open_requests import is_open_request
 from memory_extproc.retrieval.query import build_search_query, is_self_contained
 from memory_extproc.retrieval.rank import RankPolicy
 from memory_extproc.store.model import MemoryType
@@ -22,6 +23,7 @@ class RetrievalPolicy:
     excluded_paths: frozenset[str] = frozenset()
     excluded_models: frozenset[str] = frozenset()
     ranking: RankPolicy = field(default_factory=RankPolicy)
+    preferences: bool = True  # open requests are given the standing preferences near them
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +33,8 @@ class SearchPlan:
     threshold: float
     types: tuple[MemoryType, ...]
     vague: bool = False  # the message needs its conversation to be searched (rewrite candidate)
+    # asks for something chosen or made for the user: the preferences near it join the search
+    preferences: bool = False
 
 
 def plan_retrieval(
@@ -61,10 +65,16 @@ def plan_retrieval(
     )
     if skip is not None:
         return skip
+    types = options.memory_types or ()
     return SearchPlan(
         query=build_search_query(request.query, request.earlier_user_messages),
         limit=limit,
         threshold=threshold,
-        types=options.memory_types or (),
+        types=types,
         vague=bool(request.earlier_user_messages) and not is_self_contained(request.query),
+        # a request that raised the bar wants close matches only: no preference below it
+        preferences=policy.preferences
+        and threshold <= policy.threshold
+        and (not types or MemoryType.PREFERENCE in types)
+        and is_open_request(request.query),
     )

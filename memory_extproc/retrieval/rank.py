@@ -48,6 +48,16 @@ class RankPolicy:
     # 0.745 → 0.753 for +6 tokens, flat at 0.750-0.753 for 0.12-0.25; 0.05: 0.739
     companion_margin: float = 0.15
     date_weight: float = 0.2  # offline hit@1: 0.1 +0.008, 0.2 +0.016, 0.3 +0.013
+    # An open request's standing preferences (plan.py): the nearest few, down to this cosine.
+    # A request that asks for a choice rarely names the preference it bears on ("Recommend some
+    # cafes in San Francisco" / "User follows a strict gluten-free diet": 0.33, PrefEval dev
+    # median; the user's other preferences: 0.11), so the bar is far below the threshold.
+    # Offline, PrefEval items 0-9 (20-29 to confirm), five preferences a user, its own injected
+    # / only another: floor 0.15 0.93 / 0.05 (0.96 / 0.03), 0.2 0.87 / 0.05 (0.92 / 0.04),
+    # 0.25 0.79 / 0.04; LoCoMo users (15 preferences each) given one for a generic request:
+    # 4.7%, 2.2%, 1.3% of them. A second one: +0.05-0.07 injected; a third: +0.01.
+    preference_floor: float = 0.2
+    preference_limit: int = 2
 
     def candidate_floor(self, threshold: float) -> float:
         return threshold - self.floor_margin if self.hybrid else threshold
@@ -106,3 +116,14 @@ def rank(
     ]
     scored.sort(key=lambda pair: pair[0], reverse=True)
     return [candidate for _, candidate in scored[:limit]]
+
+
+def with_preferences(
+    ranked: list[ScoredMemory], preferences: list[ScoredMemory], policy: RankPolicy
+) -> list[ScoredMemory]:
+    """An open request's memories: its standing preferences (best first, down to the floor, at
+    most ``preference_limit``) ahead of what it matched itself, each memory once."""
+    chosen = [p for p in preferences if p.score >= policy.preference_floor]
+    chosen = chosen[: policy.preference_limit]
+    ids = {p.memory.id for p in chosen}
+    return chosen + [m for m in ranked if m.memory.id not in ids]

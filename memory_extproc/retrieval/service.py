@@ -30,9 +30,15 @@ from memory_extproc.retrieval.plan import (
     SearchPlan,
     plan_retrieval,
 )
-from memory_extproc.retrieval.rank import rank
+from memory_extproc.retrieval.rank import rank, with_preferences
 from memory_extproc.retrieval.rewrite import REWRITE_SHARE, QueryRewriter
-from memory_extproc.store.model import ScoredMemory, SearchRequest, Store, StoreUnavailableError
+from memory_extproc.store.model import (
+    MemoryType,
+    ScoredMemory,
+    SearchRequest,
+    Store,
+    StoreUnavailableError,
+)
 from memory_extproc.tracing import traced
 
 log = logging.getLogger(__name__)
@@ -142,22 +148,38 @@ class MemoryRetrieval:
         except Exception as exc:
             raise EmbeddingError from exc
         ranking = self.policy.ranking
-        with traced("memory.search") as span:
-            candidates = await self._store.retrieve(
+        project = signals.project_id or None  # a project header scopes the search
+        searches = [
+            SearchRequest(
+                user_id=signals.user_id,
+                vector=vector,
+                limit=ranking.candidate_limit(plan.limit),
+                threshold=ranking.candidate_floor(plan.threshold),
+                types=plan.types,
+                project_id=project,
+            )
+        ]
+        if plan.preferences:  # the user's standing preferences nearest to the request
+            searches.append(
                 SearchRequest(
                     user_id=signals.user_id,
                     vector=vector,
-                    limit=ranking.candidate_limit(plan.limit),
-                    threshold=ranking.candidate_floor(plan.threshold),
-                    types=plan.types,
-                    project_id=signals.project_id or None,  # a project header scopes the search
+                    limit=ranking.preference_limit,
+                    threshold=ranking.preference_floor,
+                    types=(MemoryType.PREFERENCE,),
+                    project_id=project,
                 )
+            )
+        with traced("memory.search") as span:
+            candidates, *preferences = await asyncio.gather(
+                *(self._store.retrieve(search) for search in searches)
             )
             span.set_attribute("memory.candidates", len(candidates))
         # A request that raised the threshold gets exactly that bar: narrowing never widens.
         rescue = plan.threshold <= self.policy.threshold
         with traced("memory.ranking"):
-            return rank(query, candidates, plan.threshold, plan.limit, ranking, rescue=rescue)
+            ranked = rank(query, candidates, plan.threshold, plan.limit, ranking, rescue=rescue)
+            return with_preferences(ranked, preferences[0], ranking) if preferences else ranked
 
     @staticmethod
     def _finish(

@@ -1,12 +1,13 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 
 import pytest
 
 from memory_extproc.memories.notes import statement
-from memory_extproc.retrieval.context import CLOSE_TAG, OPEN_TAG, format_context
-from memory_extproc.store.model import Memory, ScoredMemory
+from memory_extproc.retrieval.context import CLOSE_TAG, OPEN_TAG, PREFERENCES, format_context
+from memory_extproc.store.model import Memory, MemoryType, ScoredMemory
 
 DAY = 1_773_532_800_000  # 2026-03-15T00:00:00Z
 
@@ -125,3 +126,13 @@ def test_a_note_shows_its_date_once() -> None:
         '- [2026-03-15] On 2026-01-02 the user said: "I sold my car."',
     ]
     assert statement('User said: "I adopted a cat called Miso."') == "I adopted a cat called Miso."
+
+
+def test_a_preference_is_marked_and_the_block_asks_that_it_be_respected() -> None:
+    vegetarian = ScoredMemory(Memory.new("u", "User is vegetarian", MemoryType.PREFERENCE), 0.4)
+    porto = ScoredMemory(Memory.new("u", "User lives in Porto"), 0.6)
+    text, _ = format_context([vegetarian, porto], 1200)
+    assert re.search(r"^- \[\d{4}-\d{2}-\d{2}, preference\] User is vegetarian$", text, re.M)
+    assert re.search(r"^- \[\d{4}-\d{2}-\d{2}\] User lives in Porto$", text, re.M)
+    assert PREFERENCES in text
+    assert PREFERENCES not in format_context([porto], 1200)[0]  # only where one is given

@@ -3,7 +3,7 @@ companions fill the slots once something passes."""
 
 from __future__ import annotations
 
-from memory_extproc.retrieval.rank import RankPolicy, rank
+from memory_extproc.retrieval.rank import RankPolicy, rank, with_preferences
 from memory_extproc.store.model import Memory, ScoredMemory
 from memory_extproc.words import stem, terms
 
@@ -91,3 +91,13 @@ def test_a_question_naming_a_date_prefers_what_was_said_then() -> None:
     assert rank("What did I do for Joanna?", [best, other, said_then], 0.45, 5, ON) == [best, other]
     # a date alone never opens the door
     assert rank(asked, [said_then], 0.45, 5, ON) == []
+
+
+def test_an_open_requests_preferences_lead_down_to_their_floor() -> None:
+    vegetarian, heights, far = hit("vegetarian", 0.35), hit("heights", 0.25), hit("pop", 0.1)
+    matched = [hit("lives in Porto", 0.6), vegetarian]  # a preference it matched itself too
+    chosen = with_preferences(matched, [vegetarian, heights, far], ON)
+    assert chosen == [vegetarian, heights, matched[0]]  # each once, preferences first
+    one = RankPolicy(preference_limit=1)
+    assert with_preferences([], [vegetarian, heights], one) == [vegetarian]
+    assert with_preferences([], [far], ON) == []  # below the floor

@@ -14,7 +14,7 @@ from memory_extproc.retrieval.decision import Skip
 from memory_extproc.retrieval.plan import RetrievalPolicy
 from memory_extproc.retrieval.service import MemoryRetrieval, Outcome
 from memory_extproc.store.memory import InMemoryStore
-from memory_extproc.store.model import Memory, StoreUnavailableError
+from memory_extproc.store.model import Memory, MemoryType, StoreUnavailableError
 
 ASK = {"messages": [{"role": "user", "content": "What's my budget for the Hawaii trip?"}]}
 ALICE = HeaderSignals("alice", path="/v1/chat/completions")
@@ -120,3 +120,37 @@ async def test_project_header_scopes_the_search(
     assert (
         len((await retrieval.process(request(), ALICE)).recalled) == 1
     )  # no project: all of alice's
+
+
+async def test_an_open_request_is_given_the_preferences_near_it(
+    batcher: EmbeddingBatcher, embedder: OnnxEmbedder
+) -> None:
+    store = InMemoryStore()
+    for text, kind in (
+        ("User is vegetarian", MemoryType.PREFERENCE),
+        ("User has an acute fear of heights", MemoryType.PREFERENCE),
+        ("User lives in Porto", MemoryType.SEMANTIC),
+    ):
+        await store.store(Memory.new("alice", text, kind), embedder.embed([text])[0])
+    retrieval = MemoryRetrieval(batcher, store, RetrievalPolicy(), 1.0)
+
+    def asking(text: str, **config: object):  # type: ignore[no-untyped-def]
+        body = {"messages": [{"role": "user", "content": text}]}
+        if config:
+            body["memory_config"] = config
+        return parse_request(Api.CHAT_COMPLETIONS, orjson.dumps(body))
+
+    dinner = "Suggest something I could cook for dinner tonight."
+    given = await retrieval.process(asking(dinner), ALICE)
+    assert given.recalled == ("User is vegetarian",)  # not the fear of heights: far from dinner
+    # the same words, not open, or narrowed: ordinary matching only (0.37 is under the bar)
+    assert (await retrieval.process(asking("I cook dinner tonight."), ALICE)).recalled == ()
+    narrowed = [
+        asking(dinner, memory_types=["semantic"]),
+        asking(dinner, similarity_threshold=0.5),
+    ]
+    for narrow in narrowed:
+        assert (await retrieval.process(narrow, ALICE)).recalled == ()
+    off = MemoryRetrieval(batcher, store, RetrievalPolicy(preferences=False), 1.0)
+    assert (await off.process(asking(dinner), ALICE)).recalled == ()
+    assert (await retrieval.process(asking("What is the capital of Peru?"), ALICE)).recalled == ()

@@ -1,0 +1,42 @@
+"""Does a request ask for something chosen or made for the user? Pure, English, no model.
+
+"Suggest something I could cook for dinner", "What are some thrilling TV series I should start?",
+"Plan a weekend in Colorado for me", "Help me pick a laptop": the answer is a choice, and the
+user's standing preferences bear on it though the request names none of them (a vegetarian's
+dinner, a fear of heights in Colorado). Such a request is given the preferences nearest to it
+(retrieval/service.py); any other request only the memories it matches itself.
+
+A request matches when it asks for recommendations, suggestions, ideas, options or a plan; asks
+what, which or where the user should or could do; asks for help choosing, finding or planning;
+asks what some good (or the best) things are; or asks that something be made or found for the
+user. Measured on PrefEval's development requests (754): 98% match; of 100 generic requests
+(code, maths, trivia, writing, `prefeval/generic.py`) 7 do, and what they would be given must
+still be near them (``RetrievalPolicy.preference_floor``).
+"""
+
+from __future__ import annotations
+
+import re
+
+_OPEN = re.compile(
+    r"""(?ix)
+    \b(?:recomm?end\w*|reccomm?end\w*|suggest\w*|ideas?|tips|advice|options|alternatives
+        |plan|planning|itinerary|strateg(?:y|ies)|approach(?:es)?)\b
+    | \b(?:what|which|where|how|when)\b[^?!]{0,60}?\b(?:should|could|can|would|might)\s+(?:i|we)\b
+    | \bhelp\s+(?:me|us)\s+\w+
+    | \b(?:what|which)(?:'s|\s+(?:are|is|would\s+be))\s+(?:some|a\s+few|the\s+best|a\s+good|good
+        |great|the\s+right|the\s+most)\b
+    | \b(?:best|good|great|right|ideal|suitable)\b[^?!.]{0,40}\bfor\s+(?:me|my|us|our)\b
+    | \b(?:create|make|write|find|give|put\s+together|build|design|pick|choose|provide|curate)\b
+        [^?!.]{0,60}\bfor\s+(?:me|my|us|our)\b
+    | \b(?:i'?m|i\s+am|we're|we\s+are)\s+(?:looking\s+for|planning|thinking\s+(?:of|about)
+        |considering|trying\s+to\s+(?:find|decide|choose|pick))\b
+    | \b(?:ways?|places?|things)\s+(?:to|for|i|we)\b
+    """
+)
+
+
+def is_open_request(text: str) -> bool:
+    """ "Can you recommend some cafes in San Francisco?" yes; "What is the capital of Peru?"
+    no."""
+    return bool(_OPEN.search(text.replace("\u2019", "'")))
