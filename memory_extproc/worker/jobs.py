@@ -8,6 +8,7 @@ nothing half-made: the processor offers the batch again later.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -24,12 +25,13 @@ from memory_extproc.memories.facts import (
     Fact,
     FactLimits,
     parse_facts,
+    parse_requests,
     ungrounded,
 )
 from memory_extproc.memories.retention import UsageBatch
 from memory_extproc.memories.writer import MemoryWriter, Written
 from memory_extproc.store.milvus import MilvusStore
-from memory_extproc.store.model import StoreUnavailableError
+from memory_extproc.store.model import MemoryType, StoreUnavailableError
 from memory_extproc.tracing import linked, traced
 from memory_extproc.worker.echo import statements, strip_echoes
 from memory_extproc.worker.episodic import turn_notes
@@ -40,6 +42,8 @@ from memory_extproc.worker.prompts import (
     extraction_messages,
     facts_schema,
     known_for,
+    requests_messages,
+    requests_schema,
     transcript,
     windows,
 )
@@ -221,6 +225,7 @@ class LearningJobs:
             changes += [says_change(stated)] * len(found)
         if failed is not None and failures == asked:
             raise failed  # not one usable answer: the job failed
+        facts = [await self._with_requests(extractor, f, outcomes) for f in facts]
         with traced("memory.write") as span:  # reconcile, then store
             written = await self._writer.write_batch(
                 batch.user_id, batch.project_id, facts, batch.at_ms, source="conversation",
@@ -229,6 +234,27 @@ class LearningJobs:
             span.set_attribute("memory.facts", len(facts))
         outcomes -= Counter()  # drop zero counts
         return outcomes, written
+
+    async def _with_requests(
+        self, extractor: ChatClient, fact: Fact, outcomes: Counter[str]
+    ) -> Fact:
+        """A preference with the kinds of request it bears on, written by the model (a short
+        call): "Plan my weekend near Denver" never names a fear of heights (cosine 0.11), but
+        "outdoor activities, hiking, travel plans" do. One it cannot list for is kept as it is."""
+        if fact.type is not MemoryType.PREFERENCE:
+            return fact
+        with traced("memory.requests"):
+            answer = await extractor.complete(
+                requests_messages(fact.content), schema=requests_schema()
+            )
+        try:
+            kinds = parse_requests(answer)
+        except ExtractionParseError as exc:
+            metrics.LLM_ANSWERS.labels(extractor.role, exc.reason).inc()
+            outcomes["requests_unusable"] += 1
+            return fact
+        metrics.LLM_ANSWERS.labels(extractor.role, "clean").inc()
+        return dataclasses.replace(fact, requests=kinds)
 
     async def _facts(
         self, extractor: ChatClient, batch: Batch, turns: Sequence[Turn], known: Sequence[str]

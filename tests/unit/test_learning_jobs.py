@@ -10,9 +10,11 @@ from memory_extproc.llm_client import JsonSchema
 from memory_extproc.memories.facts import FactLimits
 from memory_extproc.memories.writer import MemoryWriter
 from memory_extproc.store.memory import InMemoryStore
+from memory_extproc.words import in_memory_voice
 from memory_extproc.worker.inbox import Batch
 from memory_extproc.worker.jobs import LearningJobs
 from memory_extproc.worker.pool import WorkerPool
+from memory_extproc.worker.prompts import REQUESTS_SYSTEM
 
 T0 = 1_700_000_000_000
 KNOWN = ("User's budget for the Hawaii trip is $10,000",)
@@ -71,3 +73,50 @@ async def test_without_known_facts_shown_an_unusable_answer_is_not_asked_again(
     store = await learn(embedder, model, "My sister Anna lives in Oslo.")
     assert len(model.prompts) == 1  # nothing was shown, so nothing was copied
     assert await store.list("alice") == []
+
+
+class PreferenceModel:
+    """States one preference, and lists the requests it bears on when asked."""
+
+    role = "memory_extraction"
+
+    def __init__(self, requests: str) -> None:
+        self.requests = requests
+        self.asked: list[str] = []
+
+    async def complete(
+        self, messages: list[dict[str, str]], *, schema: JsonSchema | None = None
+    ) -> str:
+        if messages[0]["content"] == REQUESTS_SYSTEM:
+            self.asked.append(messages[-1]["content"])
+            return self.requests
+        return orjson.dumps({"facts": [HEIGHTS, "User's sister Ana lives in Denver"]}).decode()
+
+    async def close(self) -> None:
+        return None
+
+
+HEIGHTS = "User has a fear of heights and avoids high places"
+TRIP = "What outdoor activities would you recommend for my weekend near Denver?"
+
+
+async def test_a_preference_is_stored_under_the_requests_it_bears_on(
+    embedder: OnnxEmbedder,
+) -> None:
+    kinds = ["outdoor activities", "hiking trips", "travel plans", "climbing", "sightseeing"]
+    model = PreferenceModel(orjson.dumps({"requests": kinds}).decode())
+    store = await learn(embedder, model, "I have a fear of heights. My sister Ana lives in Denver.")
+    assert model.asked == [HEIGHTS]  # the preference only: a fact about Ana bears on no request
+    (vector,) = [v for m, v in store._rows.values() if m.content == HEIGHTS]
+    trip = embedder.embed([in_memory_voice(TRIP)])[0]
+    alone = float(embedder.embed([HEIGHTS])[0] @ trip)
+    assert alone < 0.15  # the request names nothing of it
+    assert float(vector @ trip) > alone + 0.15  # its key leans toward the requests it serves
+
+
+async def test_a_preference_the_model_lists_nothing_usable_for_is_kept_as_it_is(
+    embedder: OnnxEmbedder,
+) -> None:
+    store = await learn(embedder, PreferenceModel("no idea"), "I have a fear of heights.")
+    (vector,) = [v for m, v in store._rows.values() if m.content == HEIGHTS]
+    assert float(vector @ embedder.embed([HEIGHTS])[0]) > 0.999

@@ -349,3 +349,27 @@ async def test_without_a_change_word_only_the_closest_memory_is_judged(
     assert written is Written.STORED
     assert len(judge.prompts) == 2
     assert "Dolomites" in judge.prompts[-1][-1]["content"]
+
+
+async def test_a_change_said_in_other_words_reaches_what_it_changes(
+    store: InMemoryStore, embedder: OnnxEmbedder
+) -> None:
+    # "switched careers … baker now" / "works as a carpenter": cosine 0.30, under RELATED
+    judge = Judge('{"still_true": false}')
+    w = writer(store, embedder, judge)
+    await w.write("alice", "", fact("User works as a carpenter in Porto"), T0, source="c")
+    (old,) = await store.list("alice")
+    new = fact("User switched careers this spring and is a baker now")
+    assert await w.write("alice", "", new, T0 + DAY, source="c") is Written.UPDATED
+    # what it replaced stays in its words: "What do I do for a living?" finds the job
+    assert await active(store) == [
+        f"{new.content} (previously: User works as a carpenter in Porto)"
+    ]
+    assert history(store, old.id) == ["User works as a carpenter in Porto"]
+    (prompt,) = judge.prompts
+    assert "carpenter" in prompt[-1]["content"]
+    # without a change word, a pair this far apart is not even asked about
+    judge.answers.append('{"still_true": false}')
+    sourdough = fact("User bakes sourdough")
+    assert await w.write("alice", "", sourdough, T0, source="c") is Written.STORED
+    assert len(judge.prompts) == 1
