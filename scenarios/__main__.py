@@ -6,7 +6,9 @@ answers as the scenario says), every turn is learned from before the next (the p
 metrics say when its job is done), then what the user's memories are (the memory API, with
 history) and what a follow-up question gets injected decide pass or fail. Prints a table and,
 as its last line, one JSON object. `SCENARIO_MODES=notes,scripted` runs some modes;
-`SCENARIO_SET=variants` runs the same nine behaviours in other words (scenarios/cases.py).
+`SCENARIO_SET=variants` runs the same nine behaviours in other words, `SCENARIO_SET=personal`
+what memory is for beyond questions about itself: a change said in other words, preferences
+shaping open requests (scenarios/cases.py).
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from devstack.milvus import MilvusProcess
 from devstack.mock_llm import MockLLM
 from devstack.ports import free_port
 from devstack.tokens import DevIdentity
-from scenarios.cases import SCENARIOS, VARIANTS, Outcome, verdict
+from scenarios.cases import PERSONAL, SCENARIOS, VARIANTS, Outcome, verdict
 from scenarios.runner import (
     CHAT_MODEL,
     SCRIPTED_MODEL,
@@ -39,7 +41,8 @@ from scenarios.runner import (
 
 MODES = ("real", "scripted", "notes")
 LLM = MockLLM()
-CASES = VARIANTS if os.environ.get("SCENARIO_SET") == "variants" else SCENARIOS
+SETS = {"truth": SCENARIOS, "variants": VARIANTS, "personal": PERSONAL}
+CASES = SETS[os.environ.get("SCENARIO_SET", "truth")]
 
 
 def progress(mode: str, done: int, total: int, started: float) -> None:

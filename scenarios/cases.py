@@ -44,6 +44,8 @@ class Scenario:
     kept: tuple[str, ...] = ()
     added: tuple[str, ...] = ()
     unchanged: bool = False
+    # a request the memories bear on nothing of: none of ``current`` may be injected for it
+    unrelated: str = ""
 
 
 @dataclass(frozen=True)
@@ -61,6 +63,7 @@ class Outcome:
     after: list[Held]
     injected: list[str]  # what the follow-up question was given
     errors: list[str] = field(default_factory=list)  # what failed on the way (HTTP, timeouts)
+    unrelated: list[str] = field(default_factory=list)  # what the unrelated request was given
 
 
 HAWAII = Turn(
@@ -214,6 +217,36 @@ VARIANTS: tuple[Scenario, ...] = (
     ),
 )  # fmt: skip
 
+# What memory is for beyond answering questions about itself: a change said in other words
+# ends what it changes, and a preference said once shapes the open requests it bears on
+# (`SCENARIO_SET=personal make scenarios`).
+PERSONAL: tuple[Scenario, ...] = (
+    Scenario(
+        1, "a career switch in other words",
+        ((Turn("I work as a carpenter in Porto.", "Porto is a beautiful city to work in.",
+               ("User works as a carpenter in Porto",)),),
+         (Turn("I switched careers this spring: I'm a baker now.", "Congratulations!",
+               ("User switched careers this spring and is a baker now",), ends=True),)),
+        "What do I do for a living?", current=("baker",), old=("carpenter",),
+    ),
+    Scenario(
+        2, "a diet shapes a dinner suggestion",
+        ((Turn("Could you give me a lasagna recipe? Keep it meat-free, I'm vegetarian.",
+               "Here is a spinach and ricotta lasagna.", ("User is vegetarian",)),),),
+        "Suggest something I could cook for dinner tonight.", current=("vegetarian",),
+        unrelated="What is the capital of Peru?",
+    ),
+    Scenario(
+        3, "a fear of heights shapes a trip plan",
+        ((Turn("I have a real fear of heights, so I avoid anything high up.",
+               "That's good to know.", ("User has a fear of heights and avoids high places",)),),
+         (Turn("My sister Ana lives in Denver.", "Nice!",
+               ("User's sister Ana lives in Denver",)),)),
+        "What outdoor activities would you recommend for my weekend near Denver?",
+        current=("heights",), kept=("heights",), unrelated="How do I reverse a list in Python?",
+    ),
+)  # fmt: skip
+
 _QUALIFIED = re.compile(
     r"\b(no longer|not|n't|sold|quit|left|former|formerly|used to|previously|from|instead of"
     r"|anymore|was|changed|meant)\b",
@@ -262,6 +295,9 @@ def _problems(scenario: Scenario, outcome: Outcome) -> list[str]:
         before = [m for m in outcome.before_last if holds(m.content, value)]
         if before and not all(m in after for m in before):
             problems.append(f"memory holding {value!r} was changed: {_quote(before)}")
+    for value in scenario.current:
+        if any(holds(line, value) for line in outcome.unrelated):
+            problems.append(f"{value!r} injected for {scenario.unrelated!r}: {outcome.unrelated}")
     if scenario.unchanged and sorted(after, key=_key) != sorted(outcome.before_last, key=_key):
         problems.append(f"memories changed: {_quote(outcome.before_last)} → {_quote(after)}")
     return problems
@@ -280,7 +316,7 @@ def scripted_facts() -> dict[str, tuple[tuple[str, ...], bool]]:
     it: its statements): its facts, and whether they end a related old fact."""
     return {
         statements(turn.said): (turn.facts, turn.ends)
-        for scenario in (*SCENARIOS, *VARIANTS)
+        for scenario in (*SCENARIOS, *VARIANTS, *PERSONAL)
         for session in scenario.sessions
         for turn in session
     }

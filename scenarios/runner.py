@@ -138,8 +138,14 @@ class Run:
                 await self.learned()
         after = await self.memories(user)
         self.answers.next = "ok"
-        await self.chat(user, [{"role": "user", "content": scenario.question}], learn=False)
-        return Outcome(before_last, after, memory_lines(self.llm.for_model(CHAT_MODEL)[-1].json))
+        asked = [scenario.question, *([scenario.unrelated] if scenario.unrelated else [])]
+        given = []
+        for text in asked:
+            await self.chat(user, [{"role": "user", "content": text}], learn=False)
+            given.append(memory_lines(self.llm.for_model(CHAT_MODEL)[-1].json))
+        return Outcome(
+            before_last, after, given[0], unrelated=given[1] if scenario.unrelated else []
+        )
 
 
 def memory_settings(
