@@ -1,5 +1,6 @@
 """The real local extraction model in the loop (the make run default): a Hawaii update across
-sessions and an echoed answer, through Envoy, the processor, its worker and Milvus.
+sessions, an echoed answer, a career switch in other words and a stated preference shaping an
+open request (but not an unrelated one), through Envoy, the processor, its worker and Milvus.
 
 `make scenarios` runs all nine scenarios in every mode; these two keep a broken model setup
 (packages, assembly, llama.cpp, prompts) from passing CI. About a minute on 2 cores.
@@ -23,7 +24,7 @@ from devstack.ports import free_port
 from devstack.tokens import DevIdentity
 from memory_extproc.config import ExternalModel, LlmEndpoint
 from memory_extproc.doctor import check_llm
-from scenarios.cases import SCENARIOS, verdict
+from scenarios.cases import PERSONAL, SCENARIOS, verdict
 from scenarios.runner import CHAT_MODEL, ChatAnswers, Run, memory_settings
 
 pytestmark = pytest.mark.integration
@@ -83,6 +84,16 @@ async def test_the_local_model_keeps_memories_true(run: Run, number: int) -> Non
     passed, reason = verdict(scenario, outcome)
     assert passed, reason
     assert await run.metric("memory_llm_answers_total") > 0  # the real model answered
+
+
+@pytest.mark.parametrize("number", [1, 2])  # the career switch; the vegetarian's dinner
+async def test_the_local_model_learns_what_later_requests_need(run: Run, number: int) -> None:
+    """A change said in other words ends the old job, which "What do I do for a living?" finds;
+    "I'm vegetarian", said once, is given to "Suggest something I could cook for dinner" and not
+    to "What is the capital of Peru?"."""
+    (scenario,) = [s for s in PERSONAL if s.number == number]
+    passed, reason = verdict(scenario, await run.play(scenario, "real"))
+    assert passed, reason
 
 
 ODD_ANSWERS = (
