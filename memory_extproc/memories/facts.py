@@ -95,7 +95,9 @@ def read_json(text: str) -> Reading:
     stripped = text.strip()
     repairs: list[str] = []
     fenced = _FENCE.search(stripped)
-    if fenced is not None:
+    # a fence around the answer, not one inside it (a fact quoting a code block)
+    opens = [i for i in (stripped.find("{"), stripped.find("[")) if i >= 0]
+    if fenced is not None and (not opens or fenced.start() < min(opens)):
         stripped = fenced.group(1).strip()
         repairs.append("fenced")
     starts = [i for i in (stripped.find("{"), stripped.find("[")) if i >= 0]
@@ -222,7 +224,7 @@ _DANGLING = re.compile(
 # Advice is what the assistant said the user could do, not what the user is or does: "User
 # could consider adding a digital cataloging system" (a persona conversation, the 1.5B model).
 _ADVICE = re.compile(
-    r"(?i)\buser\s+(?:could|should|would\s+benefit)\b(?!n't|['’]t)"
+    r"(?i)\buser\s+(?:could|should|would\s+benefit)\b(?!n['\u2019]t)"
     r"|\b(?:is|are)\s+(?:advised|encouraged|recommended)\s+to\b"
 )
 # The user picks among what the assistant offered ("I'll go with option 2, the plant-based

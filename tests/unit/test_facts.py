@@ -366,3 +366,14 @@ def test_the_requests_a_preference_bears_on_are_read_leniently() -> None:
     assert len(parse_requests(orjson.dumps([f"kind {k}" for k in range(20)]).decode())) == 8
     with pytest.raises(ExtractionParseError):
         parse_requests("nothing to say")
+
+
+def test_a_fence_inside_the_answer_is_part_of_a_fact() -> None:
+    """A fact quoting code ("```hcl …") made the whole answer unreadable: the fence was taken
+    for one around the JSON, and inside it was no JSON."""
+    answer = '{"facts": ["User asked for ```hcl resource``` blocks", "User uses Terraform"]}'
+    assert [f.content for f in parse_facts(answer, LIMITS).facts] == [
+        "User asked for ```hcl resource``` blocks",
+        "User uses Terraform",
+    ]
+    assert read_json('```json\n{"facts": []}\n```').repairs == ["fenced"]
