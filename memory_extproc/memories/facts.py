@@ -224,7 +224,7 @@ _DANGLING = re.compile(
 # Advice is what the assistant said the user could do, not what the user is or does: "User
 # could consider adding a digital cataloging system" (a persona conversation, the 1.5B model).
 _ADVICE = re.compile(
-    r"(?i)\buser\s+(?:could|should|would\s+benefit)\b(?!n['\u2019]t)"
+    r"(?i)\buser\s+(?:could|should|would\s+benefit)\b"
     r"|\b(?:is|are)\s+(?:advised|encouraged|recommended)\s+to\b"
 )
 # The user picks among what the assistant offered ("I'll go with option 2, the plant-based
