@@ -11,16 +11,25 @@ memories after each item is learned). For an item's question, what was injected 
 
 from __future__ import annotations
 
+import re
 import statistics
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from memory_extproc.memories.notes import statement
 from memory_extproc.words import terms
 
 OUTCOMES = ("injected", "wrong", "unrelated", "nothing")
 # A memory that points at what it does not say ("User dislikes the other options", "User chose
-# option 3") says nothing on its own.
-_DANGLING = ("option", "other one", "first one", "second one", "third one", "last one", "that one")
+# option 3") and says little else says nothing on its own.
+_POINTS = re.compile(
+    r"(?i)\b(?:(?:the|these|those)\s+other\s+(?:options?|ones?)|options?\s+\d|(?:the|that|this)\s+"
+    r"(?:first|second|third|fourth|last|other)\s+(?:one|option))\b"
+)
+_CHOICE_TALK = terms(
+    "user said option options other one first second third fourth last go think choice work "
+    "appeal quite really seem dislike don't like prefer chose choose pick"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,8 +72,8 @@ def outcome(asked: Asked) -> str:
 
 
 def dangling(content: str) -> bool:
-    lowered = content.lower()
-    return any(phrase in lowered for phrase in _DANGLING)
+    said = statement(content)
+    return bool(_POINTS.search(said)) and len(terms(said) - _CHOICE_TALK) < 2
 
 
 def summary(asked: Sequence[Asked]) -> dict[str, float | int]:

@@ -97,6 +97,8 @@ def test_an_injected_line_is_traced_to_the_memory_it_shows() -> None:
 def test_learned_and_dangling() -> None:
     assert score.learned(["a:0", "b:0"], {"m1": frozenset({"a:0"})}) == 0.5
     assert score.dangling("User dislikes the other options")
+    assert score.dangling('On 2026-01-01 the user said: "I\'ll go with the first option."')
+    assert not score.dangling("User chose option 2, the plant-based proteins")  # says what
     assert not score.dangling("User follows a strict vegan diet")
 
 
