@@ -64,6 +64,7 @@ from devstack.processor import ProcessorProcess, serving, write_config
 from devstack.tokens import DevIdentity
 from memory_extproc import config as config_module
 from memory_extproc.clock import now_ms
+from memory_extproc.memories.facts import kind_of
 from memory_extproc.retrieval.plan import RetrievalPolicy
 from memory_extproc.store import filters
 from memory_extproc.store.milvus import SEARCH_FIELDS, MilvusStore
@@ -101,7 +102,8 @@ async def load_memories(uri: str, world: World) -> None:
     batch: list[tuple[Memory, np.ndarray]] = []
     for user in world.users:
         for index in world.owned[user]:
-            batch.append((Memory.new(user, texts[index], source="bench"), vectors[index]))
+            memory = Memory.new(user, texts[index], kind_of(texts[index]), source="bench")
+            batch.append((memory, vectors[index]))
             if len(batch) == 5000:
                 await store.store_many(batch, wait_visible=False)
                 batch = []
@@ -196,7 +198,7 @@ async def main() -> None:
     workdir = Path(tempfile.mkdtemp(prefix="memory-extproc-bench-"))
     # The loaded Milvus is kept between runs (it takes a minute to build): .run/bench/…; each run
     # works on a copy, so what one run writes (and deletes) never changes the next one's data.
-    pristine = Path(".run/bench") / f"milvus-{USERS}x{PER_USER}-int8-voiced-flat"
+    pristine = Path(".run/bench") / f"milvus-{USERS}x{PER_USER}-int8-voiced-flat-typed"
     data_dir = workdir / "milvus"
     rng = random.Random(20261121)
     facts = facts_and_questions()
@@ -251,7 +253,7 @@ async def main() -> None:
             await drive(http, urls, world, list(KINDS) * 100, Samples())
 
             async def contention() -> tuple[Samples, Samples, dict[str, float]]:
-                alone = RATE / len(OURS)  # 25/s at the default rate, as before the null kind
+                alone = RATE / 4  # 25/s at the default rate, as before the null kind
                 print(f"retrieval alone at {alone:.0f}/s: idle, then with "
                       f"{BUSY_RATE:.0f} statements/s …")  # fmt: skip
                 # The same traffic twice (retrievals, and 10-turn conversations from other users);
@@ -450,7 +452,15 @@ def report(
         "retrieval_processor_over_floor": round(ratio, 2),
         "retrieval_processor_over_floor_rounds": [round(x, 2) for x in over_floor],
         "retrieval_milvus_cpu_ms": round(cpu["retrieval"]["milvus"] - cpu["direct"]["milvus"], 2),
-        "retrieval_injected_share": round(samples.injected / max(1, samples.retrievals), 3),
+        "retrieval_injected_share": round(
+            samples.injected["retrieval"] / max(1, samples.asked["retrieval"]), 3
+        ),
+        "personalised_added_p50_ms": round(p["personalised"][50] - p["direct"][50], 2),
+        "personalised_added_p99_ms": round(p["personalised"][99] - p["direct"][99], 2),
+        "personalised_processor_cpu_ms": round(cpu["personalised"]["processor"], 2),
+        "personalised_injected_share": round(
+            samples.injected["personalised"] / max(1, samples.asked["personalised"]), 3
+        ),
         "response_added_p50_ms": round(p["learning"][50] - p["passthrough"][50], 2),
         "learning_processor_cpu_ms": round(cpu["learning"]["processor"], 2),
         "retrieval_p99_idle_ms": round(idle_p99, 2),

@@ -85,6 +85,19 @@ TOOLS = ["helm", "terraform", "ansible", "kubectl apply", "a blue-green script",
 FOODS = ["peanuts", "shellfish", "gluten", "sesame", "kiwi", "lactose", "soy", "eggs"]
 DAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
 
+# Requests for something chosen or made for the user: the user's preferences near them (favourite
+# cuisine, band, sport, book or colour; allergies) are given to them (bench "personalised")
+OPEN_REQUESTS = [
+    "can you suggest somewhere to eat tonight?",
+    "what should I cook for dinner this weekend?",
+    "recommend a book for my holiday.",
+    "what music would you recommend for a long drive?",
+    "suggest a sport I could try this summer.",
+    "help me pick a colour for my new bike.",
+    "any ideas for a snack to bring to the office?",
+    "what are some good restaurants for a birthday dinner?",
+]
+
 PREFIXES = [
     "",
     "Quick question: ",

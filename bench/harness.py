@@ -10,6 +10,7 @@ import os
 import random
 import sys
 import time
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,7 +20,7 @@ import aiohttp
 import numpy as np
 from pymilvus import MilvusClient
 
-from bench.dataset import Questions
+from bench.dataset import OPEN_REQUESTS, Questions
 from devstack.envoy import EnvoyProcess, Upstream, render
 from devstack.local_llm import LocalLlmProcess
 from devstack.ports import free_port
@@ -31,8 +32,9 @@ from memory_extproc.wiring import build_embedder
 from memory_extproc.words import in_memory_voice
 
 CONCURRENCY = int(os.environ.get("BENCH_CONCURRENCY", "8"))
-KINDS = ("direct", "null", "passthrough", "learning", "retrieval")
-OURS = ("direct", "passthrough", "learning", "retrieval")  # through our stack (null: its own)
+KINDS = ("direct", "null", "passthrough", "learning", "retrieval", "personalised")
+# through our stack (null: its own)
+OURS = ("direct", "passthrough", "learning", "retrieval", "personalised")
 EXTRACTOR = "bench-extractor"
 
 
@@ -79,6 +81,9 @@ class World:
             _, question = self.facts[self.rng.choice(self.owned[user])]
             text = self.questions.ask(question)
             body["memory_config"] = {"auto_store": False}  # the request path alone
+        elif kind == "personalised":  # an open request: the preferences near it join the search
+            text = self.questions.ask(self.rng.choice(OPEN_REQUESTS))
+            body["memory_config"] = {"auto_store": False}
         elif kind in ("statement", "statement_unlearned"):  # writers: a separate user space
             user = f"bench-writer-{self.rng.randrange(200):03d}"
             if kind == "statement_unlearned":  # same traffic, nothing for the pool
@@ -117,8 +122,8 @@ class Samples:
     latency: dict[str, list[float]] = field(
         default_factory=lambda: {k: [] for k in (*KINDS, "statement", "statement_unlearned")}
     )
-    injected: int = 0
-    retrievals: int = 0
+    asked: Counter[str] = field(default_factory=Counter)  # retrievals, personalised requests
+    injected: Counter[str] = field(default_factory=Counter)  # … that were given memories
 
 
 def session_stats(leader: int) -> Iterator[tuple[Path, list[str]]]:
@@ -187,9 +192,9 @@ async def drive(
             if response.status != 200:
                 raise RuntimeError(f"{kind}: HTTP {response.status} {answer[:200]!r}")
             samples.latency[kind].append(elapsed)
-            if kind == "retrieval":
-                samples.retrievals += 1
-                samples.injected += b"I was given no memories" not in answer
+            if kind in ("retrieval", "personalised"):
+                samples.asked[kind] += 1
+                samples.injected[kind] += b"I was given no memories" not in answer
 
     await asyncio.gather(*(worker() for _ in range(CONCURRENCY)))
     return time.perf_counter() - start

@@ -318,7 +318,9 @@ async def measure(point: Point, facts: Facts, workdir: Path, *, indexes: bool) -
             "milvus_rss_mb": round(session_rss_mb(milvus._process.proc.pid)),
             "index_recall_at_5": round(search["recall_at_5"], 4),
             "question_hit_at_5": round(search["question_hit_at_5"], 3),
-            "injected_share": round(samples.injected / max(1, samples.retrievals), 3),
+            "injected_share": round(
+                samples.injected["retrieval"] / max(1, samples.asked["retrieval"]), 3
+            ),
             "load_seconds": round(load_s, 1),
             "startup_seconds": round(startup_s, 1),
             "partitions": partitions,
