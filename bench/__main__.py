@@ -79,6 +79,9 @@ CPU_BLOCK = int(os.environ.get("BENCH_CPU_BLOCK", "600"))  # requests per kind f
 CPU_ROUNDS = max(1, int(os.environ.get("BENCH_CPU_ROUNDS", "3")))  # CPU blocks split in rounds
 SCALE_BLOCK = int(os.environ.get("BENCH_SCALE_BLOCK", "2000"))  # retrievals per scaling step
 RATE = float(os.environ.get("BENCH_RATE", "100"))  # requests/s, all kinds together
+# Retrievals alone, in the contention phases: a quarter of RATE (25/s at the default), the share
+# of one kind when there were four; kept as more kinds joined, so runs stay comparable
+ALONE_SHARE = 0.25
 # retrieval requests in each of the idle and busy phases (p99 needs many)
 CONTENTION_ROUNDS = int(os.environ.get("BENCH_CONTENTION_ROUNDS", "1500"))
 # embeddings and searches alone, for the floor
@@ -253,7 +256,7 @@ async def main() -> None:
             await drive(http, urls, world, list(KINDS) * 100, Samples())
 
             async def contention() -> tuple[Samples, Samples, dict[str, float]]:
-                alone = RATE / 4  # 25/s at the default rate, as before the null kind
+                alone = RATE * ALONE_SHARE
                 print(f"retrieval alone at {alone:.0f}/s: idle, then with "
                       f"{BUSY_RATE:.0f} statements/s …")  # fmt: skip
                 # The same traffic twice (retrievals, and 10-turn conversations from other users);

@@ -44,7 +44,8 @@ def main(argv: list[str] | None = None) -> int:
     add = memories.add_parser("add", help="store one memory for a user (deduplicated)")
     add.add_argument("--user", required=True)
     add.add_argument("--project", default="")
-    add.add_argument("--type", default="semantic", choices=[t.value for t in MemoryType])
+    add.add_argument("--type", choices=[t.value for t in MemoryType],
+                     help="default: preference when it states one, else semantic")  # fmt: skip
     add.add_argument("content")
     listing = memories.add_parser("list", help="a user's memories, newest first (JSON lines)")
     listing.add_argument("--limit", type=int, default=100)

@@ -42,7 +42,10 @@ from scenarios.runner import (
 MODES = ("real", "scripted", "notes")
 LLM = MockLLM()
 SETS = {"truth": SCENARIOS, "variants": VARIANTS, "personal": PERSONAL}
-CASES = SETS[os.environ.get("SCENARIO_SET", "truth")]
+CHOSEN = os.environ.get("SCENARIO_SET", "truth")
+if CHOSEN not in SETS:
+    sys.exit(f"SCENARIO_SET={CHOSEN!r}: use one of {', '.join(SETS)}")
+CASES = SETS[CHOSEN]
 
 
 def progress(mode: str, done: int, total: int, started: float) -> None:

@@ -16,6 +16,7 @@ from urllib.parse import parse_qs, unquote
 
 import orjson
 
+from memory_extproc.memories.preferences import kind_said
 from memory_extproc.store.model import (
     MAX_CONTENT_CHARS,
     InvalidScopeError,
@@ -89,7 +90,7 @@ class GetHistory:
 @dataclass(frozen=True, slots=True)
 class AddMemory:
     content: str
-    type: MemoryType = MemoryType.SEMANTIC
+    type: MemoryType = MemoryType.SEMANTIC  # unless given: a preference when it states one
     project_id: str | None = None  # None: the authenticated project
 
 
@@ -276,7 +277,7 @@ def _add(data: dict[str, Any]) -> AddMemory:
     project = _project(_string(data, "project_id")) if "project_id" in data else None
     return AddMemory(
         content=_content(data["content"]),
-        type=_types([_string(data, "type")])[0] if "type" in data else MemoryType.SEMANTIC,
+        type=_types([_string(data, "type")])[0] if "type" in data else kind_said(data["content"]),
         project_id=project,
     )
 

@@ -13,6 +13,7 @@ is an attack path (memory injection). Those are refused here, before anything is
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from collections import Counter
@@ -91,15 +92,18 @@ def is_instruction_like(text: str) -> bool:
 
 
 def read_json(text: str) -> Reading:
-    """The one JSON value (object or list) a model answered, and what was repaired to get it."""
+    """The one JSON value (object or list) a model answered, and what was repaired to get it.
+    A fenced block is the answer when it holds a readable value; else the fence is part of the
+    answer (a fact quoting a code block: "User asked for ```hcl resource``` blocks")."""
     stripped = text.strip()
-    repairs: list[str] = []
     fenced = _FENCE.search(stripped)
-    # a fence around the answer, not one inside it (a fact quoting a code block)
-    opens = [i for i in (stripped.find("{"), stripped.find("[")) if i >= 0]
-    if fenced is not None and (not opens or fenced.start() < min(opens)):
-        stripped = fenced.group(1).strip()
-        repairs.append("fenced")
+    if fenced is not None:
+        with contextlib.suppress(ExtractionParseError):
+            return _read_json(fenced.group(1).strip(), ["fenced"])
+    return _read_json(stripped, [])
+
+
+def _read_json(stripped: str, repairs: list[str]) -> Reading:
     starts = [i for i in (stripped.find("{"), stripped.find("[")) if i >= 0]
     if not starts:
         raise ExtractionParseError("invalid_json", "no JSON value in the answer")
@@ -182,14 +186,14 @@ _DAY_DATE = re.compile(
 
 def kind_of(content: str) -> MemoryType:
     """A fact's type, read from the fact (the model writes plain sentences): how the user does
-    something ("To release the app, user runs …") procedural, a standing like, dislike or
-    constraint a preference, an event on a day episodic, anything else semantic."""
+    something ("To release the app, user runs …") procedural, an event on a day episodic, a
+    standing like, dislike or constraint a preference, anything else semantic."""
     if content.lower().startswith("to "):
         return MemoryType.PROCEDURAL
+    if _DAY_DATE.search(content):  # "User chose a wedding venue on 12 May 2024": a day's event
+        return MemoryType.EPISODIC
     if states_preference(content):
         return MemoryType.PREFERENCE
-    if _DAY_DATE.search(content):
-        return MemoryType.EPISODIC
     return MemoryType.SEMANTIC
 
 
@@ -202,7 +206,7 @@ def _fact(item: Any, limits: FactLimits, repairs: list[str]) -> tuple[Fact | Non
     if kind not in _TYPES:
         repairs.append("defaulted_type")
         kind = kind_of(item["content"]).value
-    elif kind == MemoryType.SEMANTIC and states_preference(item["content"]):
+    elif kind == MemoryType.SEMANTIC and kind_of(item["content"]) is MemoryType.PREFERENCE:
         kind = MemoryType.PREFERENCE  # a model that names types knows no preference type
     content = " ".join(item["content"].split())
     if len(content) < limits.min_chars:
@@ -214,29 +218,35 @@ def _fact(item: Any, limits: FactLimits, repairs: list[str]) -> tuple[Fact | Non
     return Fact(MemoryType(kind), content), ""
 
 
-# A fact that points at what it does not say: "User dislikes the other options", "User chose
-# option 3". Injected later, it tells the assistant nothing.
-_DANGLING = re.compile(
+# A fact that points at what it does not say and says little else: "User dislikes the other
+# options", "User chose option 3". Injected later, it tells the assistant nothing ("User chose
+# option 2, the plant-based proteins" says what it chose).
+_POINTER = re.compile(
     r"(?i)\b(?:(?:the|these|those|all)\s+other\s+(?:options?|ones?|choices?|suggestions?)"
-    r"|options?\s+(?:\d+|one|two|three|four|five|[a-e])\b"
-    r"|(?:the|that|this)\s+(?:first|second|third|fourth|last|other|former|latter)\s+one)"
+    r"|options?\s+(?:\d+|[a-e])\b"
+    r"|(?:the|that|this)\s+(?:first|second|third|fourth|last|other|former|latter)\s+(?:one|option))"
+)
+_CHOICE_TALK = terms(
+    "user option options choice choices other others one first second third fourth last former "
+    "latter go goes going went chose choose chooses picked pick picks prefer prefers dislike "
+    "dislikes like likes work works appeal appeals suggestion suggestions"
 )
 # Advice is what the assistant said the user could do, not what the user is or does: "User
 # could consider adding a digital cataloging system" (a persona conversation, the 1.5B model).
 _ADVICE = re.compile(
-    r"(?i)\buser\s+(?:could|should|would\s+benefit)\b"
+    r"(?i)^\s*user\s+(?:could|should|would\s+benefit)\b(?!\s+not)"
     r"|\b(?:is|are)\s+(?:advised|encouraged|recommended)\s+to\b"
 )
 # The user picks among what the assistant offered ("I'll go with option 2, the plant-based
 # proteins. The other options don't work for me."): what they chose from is theirs to name.
 _CHOOSES = re.compile(
-    r"(?i)\b(?:options?|choices?|the\s+others?|go(?:ing)?\s+(?:with|for)|i'?ll\s+(?:take|pass)"
-    r"|pick\w*|choos\w*|chose|opt(?:ing)?\s+for)\b"
+    r"(?i)\b(?:options?|choices?|the\s+others?|(?:first|second|third|fourth|last)\s+(?:one|option)"
+    r"|none\s+of\s+(?:them|these|those)|neither\s+of)\b"
 )
 
 
 def chooses(said: str) -> bool:
-    """Does the user pick among options the assistant offered?"""
+    """Does the user refer to options the assistant offered ("option 2", "the others")?"""
     return bool(_CHOOSES.search(said.replace("\u2019", "'")))
 
 
@@ -260,15 +270,16 @@ def ungrounded(fact: str, said: str, known: Sequence[str], others: str = "") -> 
     A user who picks among the assistant's options ("I'll go with option 2") makes them theirs:
     "User prefers cycling over the bus or a scooter" names what they chose from.
     """
-    if _DANGLING.search(fact):
+    if _POINTER.search(fact) and len(terms(fact) - _CHOICE_TALK) < 2:
         return "dangling"
     if _ADVICE.search(fact):
         return "advice"
     words = terms(fact) - {"user"}
-    heard = terms(said) | (terms(others) if chooses(said) else frozenset())
+    own = terms(said)
+    if words and not words & own:  # a pick too is said in the user's own words
+        return "assistant_said" if words & terms(others) else "ungrounded"
+    heard = own | (terms(others) if chooses(said) else frozenset())
     theirs = terms(others) - heard
-    if words and not words & heard:
-        return "assistant_said" if words & theirs else "ungrounded"
     if len(words & theirs) > 2 * len(words & heard):
         return "assistant_said"
     stale = numbers(fact) - numbers(said)
@@ -289,4 +300,4 @@ def parse_requests(text: str, limit: int = 8) -> tuple[str, ...]:
     if not isinstance(value, list):
         raise ExtractionParseError("wrong_shape", "no list of requests")
     kinds = [" ".join(v.split()) for v in value if isinstance(v, str)]
-    return tuple(dict.fromkeys(k for k in kinds if 2 < len(k) <= 80))[:limit]
+    return tuple(dict.fromkeys(k for k in kinds if 2 < len(k) <= 60))[:limit]

@@ -3,38 +3,84 @@
 "User is vegetarian", "User avoids activities involving heights", "User refuses to listen to
 mainstream pop" are not the answer to one question: they shape every later request they bear on
 ("Suggest something for dinner", "Plan a day in Colorado"), which never names them. Such memories
-are kept as ``preference`` memories, and an open request is given them (retrieval/plan.py) where
-ordinary memories must match the request itself.
+are kept as ``preference`` memories, and an open request is given them (retrieval/service.py)
+where ordinary memories must match the request itself.
 
 Read from the memory's words, in every mode (a model's fact, a note of what the user said, an API
-add): what likes, dislikes, avoids, cannot have, fears, only or never does, chooses one thing over
-another, or keeps a diet.
+add), sentence by sentence: one whose subject is the user ("User …", "I …", "my favourite …")
+and that says what they like, dislike, avoid, cannot have, fear, only or never do, keep as a
+diet, or choose over something else — and not just today ("I won't go to the gym today").
+Someone else's ("User's sister loves jazz", "User's landlord refuses to fix the heating") is not
+the user's preference.
 """
 
 from __future__ import annotations
 
 import re
 
+from memory_extproc.store.model import MemoryType
+
+_VERBS = (
+    "like|love|enjoy|adore|dislike|hate|detest|loathe|despise|avoid|prefer|fear|refuse"
+    "|prioriti[sz]e"
+)
 _STANDING = re.compile(
-    r"""(?ix)
-    \b(?:prefer(?:s|red|ring|ence|ences)?|favou?rites?|likes|loves|enjoys|adores|fond\s+of
-      |(?:i|we)\s+(?:really\s+|also\s+|just\s+|much\s+)?(?:like|love|enjoy|adore)
-      |dislikes?|hates?|detests?|loathes?|avoids?|avoiding|aversion|steers?\s+clear|stays?\s+away
-      |can(?:no|')?t\s+(?:stand|bear|tolerate|eat|drink|have|handle|digest)
+    rf"""(?ix)
+    \b(?:(?:likes|loves|enjoys|adores|dislikes|hates|detests|loathes|despises|avoids|prefers|fears
+         |refuses|prioriti[sz]es)
+      |(?:i|we|and|to)\s+(?:(?:\w+ly|really|also|just|do|much|try\s+to|tend\s+to|always)\s+)*
+         (?:{_VERBS})
+         (?!\s+(?:that|this|it|the\s+idea|your|to\s+(?:know|ask|think|say|hear|bother|admit)))
+      |prefer(?:red|ence|ences)|favou?rites?|fond\s+of|aversion|avoiding|refusing|unwilling
+      |(?:dislike|hatred|distaste|disdain)\s+(?:for|of)|stance\s+against|not\s+into
+      |(?:un|not\s+)comfortable\s+with|sensitive\s+to|(?:committed|devoted|opposed|averse)\s+to
+      |against\s+(?:using|eating|buying|watching|wearing)|low\s+tolerance\s+for
+      |(?:learns?|works?|thrives?)\s+best|thrives?\s+in|only\s+interested\s+in
+      |(?:doesn't|don't|does\s+not|do\s+not)\s+interest\s+me
+      |finds?\s+[\w\s-]{{0,40}}\b(?:unsettling|distressing|boring|uncomfortable|off-putting
+         |overwhelming|unappealing|ineffective|difficult|hard|distracting|disorienting|unengaging
+         |stressful|annoying)
+      |steers?\s+clear|stays?\s+away
+      |can(?:no|')?t\s+(?:stand|bear|tolerate|eat|drink|have|handle|digest|consume)
       |(?:doesn't|does\s+not|don't|do\s+not|won't|will\s+not|never)\s+(?:like|enjoy|eat|drink|wear
-         |use|buy|watch|read|listen|fly|drive|travel|stay|go|want)
-      |refuses?|refusing|unwilling|not\s+(?:a\s+)?fan|no\s+interest|not\s+interested
-      |only\s+(?:eats?|drinks?|wears?|buys?|uses?|reads?|watch(?:es)?|listens?|stays?|travels?)
-      |exclusively|strictly
+         |use|buy|watch|read|listen\s+to|fly|drive|travel|stay|consume|want)
+      |not\s+(?:a\s+)?fan|(?:has|have)\s+no\s+interest|not\s+interested
+      |(?:only|strictly|exclusively)\s+(?:eats?|drinks?|wears?|buys?|uses?|reads?|watch(?:es)?
+         |listens?|stays?|travels?|avoids?|consumes?|follows?|enjoys?|purchases?)
       |allerg\w*|intoleran\w*|vegetarian|vegan|pescatarian|plant-based|gluten-free|dairy-free
-      |lactose|halal|kosher|teetotal\w*|diet
-      |afraid\s+of|fear\s+of|fears|phobi\w*|scared\s+of|terrified
-      |chose|chooses|choosing|opted|opts|picked(?!\s+up)|rather\s+than|instead\s+of
+      |lactose-free|halal|kosher|teetotal\w*
+      |(?:follows?|keeps?|sticks?\s+to|adheres?\s+to)\s+(?:an?\s+)?[\w\s,-]{{0,30}}\bdiet
+      |on\s+an?\s+[\w\s,-]{{0,30}}\bdiet
+      |afraid\s+of|fear\s+of|phobi\w*|scared\s+of|terrified\s+of
+      |(?:chose|chooses|picked|picks|opted\s+for|opts\s+for)\b[^.;]{{0,80}}\b
+         (?:over|instead\s+of|rather\s+than)
     )\b
     """
 )
+# The user as the subject of the clause, before what it says: "User …", "I …", "we …", or the
+# user's favourite/preferred thing; not "User's sister …" or "my landlord …".
+_SUBJECT = re.compile(
+    r"(?i)\b(?:user(?!['\u2019]s)|i|i'm|i've|i'd|i'll|we|we're|we've)\b"
+    r"|\b(?:user's|my|our)\s+(?:favou?rite|preferred|usual|go-to)\b"
+)
+_ONE_OFF = re.compile(
+    r"(?i)\b(?:today|tonight|tomorrow|this\s+(?:morning|afternoon|evening|week|weekend))\b"
+)
+_SENTENCE = re.compile(r"[.;!?]\s+|\s+but\s+", re.I)
 
 
 def states_preference(text: str) -> bool:
-    """ "User follows a strict vegan diet" yes; "User lives in Porto" no."""
-    return bool(_STANDING.search(text.replace("\u2019", "'")))
+    """ "User follows a strict vegan diet" yes; "User lives in Porto", "User's sister loves jazz"
+    and "I won't go to the gym today" no."""
+    for sentence in _SENTENCE.split(text.replace("\u2019", "'")):
+        if _ONE_OFF.search(sentence):
+            continue
+        for standing in _STANDING.finditer(sentence):
+            if _SUBJECT.search(sentence[: standing.end()]):
+                return True
+    return False
+
+
+def kind_said(content: str) -> MemoryType:
+    """The type of what someone added without naming one: "I am vegetarian" is a preference."""
+    return MemoryType.PREFERENCE if states_preference(content) else MemoryType.SEMANTIC

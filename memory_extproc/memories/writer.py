@@ -219,7 +219,7 @@ class MemoryWriter:
             written = ""
             if revision is not None:
                 outcome = await self._apply(
-                    revision, keys[i], facts[i].content, at_ms, wait_visible=wait_visible
+                    revision, keys[i], facts[i], at_ms, wait_visible=wait_visible
                 )
                 written = revision.target.memory.id if outcome is Written.UPDATED else ""
             elif any(same_amount(statement(facts[i].content), u) for u in updates):
@@ -251,6 +251,10 @@ class MemoryWriter:
                 key += REQUESTS_WEIGHT * found[kind]
             keys.append(key / np.linalg.norm(key) if context or kind else vector)
         return keys
+
+    async def held(self, user_id: str, contents: Sequence[str]) -> set[str]:
+        """The normalized hashes of these texts that the user's active memories already hold."""
+        return await self._store.existing_hashes(user_id, [content_hash(c) for c in contents])
 
     async def forgotten_at(self, user_id: str, project_id: str) -> int:
         """As of a moment ago (cheap): a forget of the last moment is seen by ``settled``."""
@@ -287,7 +291,7 @@ class MemoryWriter:
             user_id, project_id, fact.content, candidates, reword=True, use_judge=False
         )
         if revision is not None:
-            revised = await self._revise(revision, vector, fact.content, at_ms)
+            revised = await self._revise(revision, vector, fact, at_ms)
             if revised is not None:
                 return Written.UPDATED, revised
         memory = self._new(user_id, project_id, fact, at_ms, source)
@@ -389,9 +393,9 @@ class MemoryWriter:
         return hits[0] if statement(hits[0].memory.content) != said else None
 
     async def _apply(
-        self, revision: _Revision, vector: np.ndarray, text: str, at_ms: int, *, wait_visible: bool
+        self, revision: _Revision, vector: np.ndarray, fact: Fact, at_ms: int, *, wait_visible: bool
     ) -> Written:
-        revised = await self._revise(revision, vector, text, at_ms, wait_visible=wait_visible)
+        revised = await self._revise(revision, vector, fact, at_ms, wait_visible=wait_visible)
         return Written.UPDATED if revised is not None else Written.STORED_UNRECONCILED
 
     def _new(self, user_id: str, project_id: str, fact: Fact, at_ms: int, source: str) -> Memory:
@@ -405,17 +409,22 @@ class MemoryWriter:
         self,
         revision: _Revision,
         vector: np.ndarray,
-        text: str,
+        fact: Fact,
         at_ms: int,
         *,
         wait_visible: bool = True,
     ) -> Memory | None:
+        """The memory as the statement revises it: its text, the statement's type ("User is
+        vegan now" keeps a preference one, "User eats fish again" ends it) and the statement's
+        key (a text of its own, "… (previously: …)", keyed as the statement would be)."""
         target = revision.target.memory
         current = await self._store.get(target.user_id, target.id)
         if current is None:
             return None
-        if revision.content != text:
-            vector = await self._embedder.embed(unframed(revision.content))
-        revised = _revised(current, revision.content, max(at_ms, current.updated_at))
+        if revision.content != fact.content:
+            kept = dataclasses.replace(fact, content=revision.content)
+            words = await self._embedder.embed(unframed(revision.content))
+            (vector,) = await self._keys([kept], [words])
+        revised = _revised(current, revision.content, max(at_ms, current.updated_at), fact.type)
         ok = await self._store.revise(revised, vector, revision.reason, wait_visible=wait_visible)
         return revised if ok else None

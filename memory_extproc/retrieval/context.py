@@ -144,4 +144,6 @@ def format_context(
         seen.add(text.casefold())
     if not lines:
         return "", []
+    if not any(m.memory.type is MemoryType.PREFERENCE for m in included):
+        preamble = PREAMBLE  # the one that was shown did not fit
     return "\n".join([OPEN_TAG, preamble, *lines, CLOSE_TAG]), included

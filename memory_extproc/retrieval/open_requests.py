@@ -7,11 +7,13 @@ dinner, a fear of heights in Colorado). Such a request is given the preferences 
 (retrieval/service.py); any other request only the memories it matches itself.
 
 A request matches when it asks for recommendations, suggestions, ideas, options or a plan; asks
-what, which or where the user should or could do; asks for help choosing, finding or planning;
-asks what some good (or the best) things are; or asks that something be made or found for the
-user. Measured on PrefEval's development requests (754): 98% match; of 100 generic requests
-(code, maths, trivia, writing, `prefeval/generic.py`) 7 do, and what they would be given must
-still be near them (``RetrievalPolicy.preference_floor``).
+what or which the user should, could or can do, where or how they should, or how they can do
+something of theirs ("How can I improve the lighting in my home?"; "How can I reverse a list?",
+"Where can I find the config file?" ask how, not what to choose); asks for help choosing,
+finding or planning; asks what some good (or the best) things are; or asks that something be
+made or found for the user. Measured on PrefEval's development requests (754): 99% match; of
+100 generic requests (code, maths, trivia, writing, `prefeval/generic.py`) 7 do, and what they
+would be given must still be near them (``RankPolicy.preference_floor``).
 """
 
 from __future__ import annotations
@@ -21,8 +23,11 @@ import re
 _OPEN = re.compile(
     r"""(?ix)
     \b(?:recomm?end\w*|reccomm?end\w*|suggest\w*|ideas?|tips|advice|options|alternatives
-        |plan|planning|itinerary|strateg(?:y|ies)|approach(?:es)?)\b
-    | \b(?:what|which|where|how|when)\b[^?!]{0,60}?\b(?:should|could|can|would|might)\s+(?:i|we)\b
+        |planning|itinerary|strateg(?:y|ies)|approach(?:es)?)\b
+    | (?:^|\b(?:me|us|you|please|to)\s+)plan\b
+    | \b(?:what|which)\b[^?!]{0,60}?\b(?:should|could|can|would|might)\s+(?:i|we)\b
+    | \b(?:where|how)\b[^?!]{0,60}?\b(?:should|could|would|might)\s+(?:i|we)\b
+    | \bhow\s+can\s+(?:i|we)\b(?=[^?!]*\b(?:my|our|me|us)\b)
     | \bhelp\s+(?:me|us)\s+\w+
     | \b(?:what|which)(?:'s|\s+(?:are|is|would\s+be))\s+(?:some|a\s+few|the\s+best|a\s+good|good
         |great|the\s+right|the\s+most)\b

@@ -119,11 +119,12 @@ def rank(
 
 
 def with_preferences(
-    ranked: list[ScoredMemory], preferences: list[ScoredMemory], policy: RankPolicy
+    ranked: list[ScoredMemory], preferences: list[ScoredMemory], limit: int, policy: RankPolicy
 ) -> list[ScoredMemory]:
     """An open request's memories: its standing preferences (best first, down to the floor, at
-    most ``preference_limit``) ahead of what it matched itself, each memory once."""
+    most ``preference_limit``) ahead of what it matched itself, each memory once, ``limit`` in
+    all (a request's ``retrieval_limit`` holds for preferences too)."""
     chosen = [p for p in preferences if p.score >= policy.preference_floor]
     chosen = chosen[: policy.preference_limit]
     ids = {p.memory.id for p in chosen}
-    return chosen + [m for m in ranked if m.memory.id not in ids]
+    return (chosen + [m for m in ranked if m.memory.id not in ids])[:limit]

@@ -171,15 +171,23 @@ class MemoryRetrieval:
                 )
             )
         with traced("memory.search") as span:
-            candidates, *preferences = await asyncio.gather(
-                *(self._store.retrieve(search) for search in searches)
+            candidates, *extra = await asyncio.gather(
+                *(self._store.retrieve(search) for search in searches), return_exceptions=True
             )
+            if isinstance(candidates, BaseException):
+                raise candidates
             span.set_attribute("memory.candidates", len(candidates))
+        preferences: list[ScoredMemory] = []
+        for found in extra:  # best effort: the request keeps what it matched itself
+            if isinstance(found, BaseException):  # the store counted it (memory_store_errors)
+                log.warning("Preference search failed: %s", type(found).__name__)
+            else:
+                preferences = found
         # A request that raised the threshold gets exactly that bar: narrowing never widens.
         rescue = plan.threshold <= self.policy.threshold
         with traced("memory.ranking"):
             ranked = rank(query, candidates, plan.threshold, plan.limit, ranking, rescue=rescue)
-            return with_preferences(ranked, preferences[0], ranking) if preferences else ranked
+            return with_preferences(ranked, preferences, plan.limit, ranking)
 
     @staticmethod
     def _finish(

@@ -53,12 +53,17 @@ _COMMANDS = re.compile(
     re.IGNORECASE,
 )
 # A line of pasted code, a log or markup: what it says is not the user speaking ("def f(n):",
-# "resource "x" {", "│ Error: …"). Sentences rarely hold these; code lines mostly do.
+# "resource "x" {", "│ Error: …"). Only signs prose does not use: a line that merely mentions
+# code ("my call to main() crashes", "return flight is on June 3") is the user speaking.
 _CODE_LINE = re.compile(
-    r"[{};]\s*$|^\s*[}\])]|==|!=|=>|->|:=|\+=|&&|\|\||\w\(\)|</?\w+>|^\s*[│|#@$>]|^\s*(?:def|class"
-    r"|import|from\s+\S+\s+import|return|func|function|var|let|const|public|private|static"
-    r"|#include|SELECT|INSERT|UPDATE|print|console\.|elif|else:|try:|except)\b"
-    r"|^\s*[\w.\[\]\"']+\s*=\s*\S|\b\w+\.\w+\(|^\s{4,}\S|^\s*\t",
+    r"[{};]\s*$|^\s*[}\])]|==|!=|&&|\|\||:=|=>|\+=|::|</[a-z][\w-]*>|^\s*│"
+    r"|\b[a-z_]\w*\.[a-z_]\w*\("  # a method call: os.getcwd(
+    r"|^\s*(?:def|class|func|fn)\s+\w+\s*[(:{]|^\t+\S"
+    r"|^\s*(?:import\s+[\w.]+(?:\s+as\s+\w+)?\s*$|from\s+[\w.]+\s+import\b)"
+    r"|^\s*(?:#include\b|using\s+namespace\b|(?:public|private|protected|static)\s+[\w<>\[\]]+\s+\w+\s*[(;=])"
+    r"|^\s*(?:var|let|const)\s+\w+\s*=|^\s*[\w.\[\]'\"]+\s*=\s*\S"
+    r"|^\s*return\s*(?:$|[\w.\[\]()\"'+*-]+\s*;?$)|^\s*(?:if|elif|else|for|while|with|try|except|finally)\b[^,.!?]*:\s*$"
+    r"|^\s*(?:SELECT|INSERT|UPDATE|DELETE)\s(?-i:.*\b(?:FROM|INTO|SET|WHERE)\b)"
 )
 
 

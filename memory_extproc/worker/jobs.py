@@ -31,7 +31,7 @@ from memory_extproc.memories.facts import (
 from memory_extproc.memories.retention import UsageBatch
 from memory_extproc.memories.writer import MemoryWriter, Written
 from memory_extproc.store.milvus import MilvusStore
-from memory_extproc.store.model import MemoryType, StoreUnavailableError
+from memory_extproc.store.model import MemoryType, StoreUnavailableError, content_hash
 from memory_extproc.tracing import linked, traced
 from memory_extproc.worker.echo import statements, strip_echoes
 from memory_extproc.worker.episodic import turn_notes
@@ -225,7 +225,12 @@ class LearningJobs:
             changes += [says_change(stated)] * len(found)
         if failed is not None and failures == asked:
             raise failed  # not one usable answer: the job failed
-        facts = [await self._with_requests(extractor, f, outcomes) for f in facts]
+        held = await self._writer.held(batch.user_id, [f.content for f in facts])
+        facts = list(
+            await asyncio.gather(
+                *(self._with_requests(extractor, f, outcomes, held) for f in facts)
+            )
+        )
         with traced("memory.write") as span:  # reconcile, then store
             written = await self._writer.write_batch(
                 batch.user_id, batch.project_id, facts, batch.at_ms, source="conversation",
@@ -236,21 +241,23 @@ class LearningJobs:
         return outcomes, written
 
     async def _with_requests(
-        self, extractor: ChatClient, fact: Fact, outcomes: Counter[str]
+        self, extractor: ChatClient, fact: Fact, outcomes: Counter[str], held: set[str]
     ) -> Fact:
-        """A preference with the kinds of request it bears on, written by the model (a short
+        """A new preference with the kinds of request it bears on, written by the model (a short
         call): "Plan my weekend near Denver" never names a fear of heights (cosine 0.11), but
-        "outdoor activities, hiking, travel plans" do. One it cannot list for is kept as it is."""
-        if fact.type is not MemoryType.PREFERENCE:
+        "outdoor activities, hiking, travel plans" do. One already held is not asked about; one
+        the model cannot list for (garbage, or down) is kept as it is."""
+        if fact.type is not MemoryType.PREFERENCE or content_hash(fact.content) in held:
             return fact
-        with traced("memory.requests"):
-            answer = await extractor.complete(
-                requests_messages(fact.content), schema=requests_schema()
-            )
         try:
+            with traced("memory.requests"):
+                answer = await extractor.complete(
+                    requests_messages(fact.content), schema=requests_schema()
+                )
             kinds = parse_requests(answer)
-        except ExtractionParseError as exc:
-            metrics.LLM_ANSWERS.labels(extractor.role, exc.reason).inc()
+        except (LlmError, ExtractionParseError) as exc:
+            reason = exc.reason if isinstance(exc, ExtractionParseError) else "llm_error"
+            metrics.LLM_ANSWERS.labels(extractor.role, reason).inc()
             outcomes["requests_unusable"] += 1
             return fact
         metrics.LLM_ANSWERS.labels(extractor.role, "clean").inc()

@@ -162,7 +162,7 @@ def extraction_messages(
 REQUESTS_SYSTEM = """\
 A user's preference or constraint shapes later requests that never name it. List the kinds of \
 request where an assistant must keep it in mind: what the user may ask to be recommended, \
-suggested, planned, chosen or made for them. Six short phrases.
+suggested, planned, chosen or made for them. Up to eight short phrases.
 Answer with JSON only: {"requests": ["…", …]}."""
 # Far from the usual conversations on purpose, as the extraction examples are.
 _REQUEST_EXAMPLES: tuple[tuple[str, tuple[str, ...]], ...] = (

@@ -60,6 +60,11 @@ def test_the_openapi_document_is_valid_openapi() -> None:
         ("GET", f"/v1/memory/{MID}", "", b"", GetMemory(MID)),
         ("GET", f"/v1/memory/{MID}/history", "", b"", GetHistory(MID)),
         ("POST", "/v1/memory", "", b'{"content": " hi there "}', AddMemory("hi there")),
+        # no type given: a preference when it states one, else a fact
+        ("POST", "/v1/memory", "", b'{"content": "I am vegetarian"}',
+         AddMemory("I am vegetarian", MemoryType.PREFERENCE)),
+        ("POST", "/v1/memory", "", b'{"content": "I am vegetarian", "type": "semantic"}',
+         AddMemory("I am vegetarian", MemoryType.SEMANTIC)),
         ("POST", "/v1/memory", "", b'{"content": "x", "type": "procedural", "project_id": "p"}',
          AddMemory("x", MemoryType.PROCEDURAL, "p")),
         ("POST", "/v1/memory/search", "", b'{"query": "q", "type": "episodic", "threshold": 0}',

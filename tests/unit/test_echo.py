@@ -123,3 +123,20 @@ def test_what_a_message_states_without_its_questions(text: str, stated: str) -> 
 )  # fmt: skip
 def test_commands_and_pasted_code_state_nothing(text: str, stated: str) -> None:
     assert statements(text) == stated
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "UPDATE: I got the job at Google.",
+        "Except for fish, I don't eat meat.",
+        "Public speaking terrifies me.",
+        "My return flight is on June 3.",
+        "$2,000 a month is my rent budget.",
+        "I'm moving Porto -> Lisbon.",
+        "I'm on Python 3.12 and my call to main() crashes.",
+        "Let me tell you, I'm vegan.",
+    ],
+)
+def test_a_line_that_mentions_code_is_still_the_user_speaking(text: str) -> None:
+    assert statements(text) == text

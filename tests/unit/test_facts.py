@@ -350,6 +350,19 @@ OFFER = "For your commute you could take the bus, rent an e-scooter, or cycle al
         # what the user could do is the assistant's advice, not a fact about the user
         ("User could consider cycling along the river path", "I'll go with cycling.", "advice"),
         ("User should keep their budget in mind", "I'll go with cycling.", "advice"),
+        # what the user could not do, or was told by someone else, is a fact about the user
+        ("User could not attend their sister's wedding", "I could not attend my sister's wedding.",
+         None),
+        ("User's doctor says user should avoid gluten", "My doctor says I should avoid gluten.",
+         None),
+        # an option that says what it is, or options named by what they are, are not dangling
+        ("User chose option 2, the plant-based proteins", "Option 2, the plant-based proteins.",
+         None),
+        ("User finds the vegan options a bit limited", "I find the vegan options a bit limited.",
+         None),
+        # a word like "options" does not make the assistant's words the user's
+        ("User rents an e-scooter for their commute", "My stock options vest next year.",
+         "assistant_said"),
     ],
 )  # fmt: skip
 def test_a_choice_is_learned_as_what_was_chosen_over_what(
@@ -377,3 +390,6 @@ def test_a_fence_inside_the_answer_is_part_of_a_fact() -> None:
         "User uses Terraform",
     ]
     assert read_json('```json\n{"facts": []}\n```').repairs == ["fenced"]
+    # prose with a bracket before the fenced answer: the fence still holds the answer
+    prose = 'Here are the facts [1 found]:\n```json\n{"facts": ["User has a cat"]}\n```'
+    assert read_json(prose).value == {"facts": ["User has a cat"]}

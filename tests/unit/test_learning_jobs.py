@@ -6,7 +6,7 @@ import orjson
 
 from memory_extproc.embedding import EmbeddingBatcher, OnnxEmbedder
 from memory_extproc.llm_api.requests import Turn
-from memory_extproc.llm_client import JsonSchema
+from memory_extproc.llm_client import JsonSchema, LlmError
 from memory_extproc.memories.facts import FactLimits
 from memory_extproc.memories.writer import MemoryWriter
 from memory_extproc.store.memory import InMemoryStore
@@ -89,6 +89,8 @@ class PreferenceModel:
     ) -> str:
         if messages[0]["content"] == REQUESTS_SYSTEM:
             self.asked.append(messages[-1]["content"])
+            if isinstance(self.requests, Exception):
+                raise self.requests
             return self.requests
         return orjson.dumps({"facts": [HEIGHTS, "User's sister Ana lives in Denver"]}).decode()
 
@@ -120,3 +122,23 @@ async def test_a_preference_the_model_lists_nothing_usable_for_is_kept_as_it_is(
     store = await learn(embedder, PreferenceModel("no idea"), "I have a fear of heights.")
     (vector,) = [v for m, v in store._rows.values() if m.content == HEIGHTS]
     assert float(vector @ embedder.embed([HEIGHTS])[0]) > 0.999
+
+
+async def test_the_requests_call_failing_or_a_held_preference_asks_nothing_more(
+    embedder: OnnxEmbedder,
+) -> None:
+    down = PreferenceModel("")
+    down.requests = LlmError("down", transient=True)  # type: ignore[assignment]
+    store = await learn(embedder, down, "I have a fear of heights.")
+    assert HEIGHTS in [m.content for m in await store.list("alice")]  # kept without its kinds
+    model = PreferenceModel('{"requests": ["hiking trips"]}')
+    jobs = LearningJobs(
+        pool=WorkerPool(queue_size=4, concurrency=1, job_timeout_s=30),
+        writer=MemoryWriter(store, EmbeddingBatcher(embedder, name="test"), None),
+        store=None,
+        extractor=model,  # type: ignore[arg-type]
+        limits=FactLimits(),
+    )
+    turns = (Turn("user", "As I said, I have a fear of heights."), Turn("assistant", "Noted."))
+    assert await jobs.run(Batch("alice", "", turns, 1, T0, "idle"))
+    assert model.asked == []  # the same preference, held already: no call for its kinds

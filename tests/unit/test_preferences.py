@@ -26,6 +26,10 @@ from memory_extproc.retrieval.open_requests import is_open_request
         "I'm vegan, so no honey please.",  # a note quotes the user
         "I really like jazz",
         "I dislike crowded beaches",
+        "I have a strong dislike for wicker or rattan furniture.",
+        "Since I follow a strict gluten-free diet, I usually pack nuts and fruit.",
+        "I get anxious in crowded airports and prefer smaller ones.",
+        "I find horror movies too distressing.",
     ],
 )
 def test_standing_preferences_are_recognised(text: str) -> None:
@@ -42,6 +46,16 @@ def test_standing_preferences_are_recognised(text: str) -> None:
         "User went with friends to a concert",
         "I'd like a recipe for lasagna",
         "User has two cats named Tom and Jerry",
+        # someone else's, a one-off, small talk, a topic rather than a taste
+        "User's sister loves jazz",
+        "User's landlord refuses to fix the heating",
+        "I won't go to the gym today",
+        "I like that idea",
+        "I hate to bother you, but can you help?",
+        "User is researching hate speech",
+        "User is writing a thesis on the Mediterranean diet",
+        "User's post got 200 likes",
+        "The company chose AWS",
     ],
 )
 def test_other_memories_are_not_preferences(text: str) -> None:
@@ -62,6 +76,8 @@ def test_other_memories_are_not_preferences(text: str) -> None:
         "I'm looking for a new workout routine.",
         "What's the best smartphone for me?",
         "What are some fun things to do in Lisbon?",
+        "How can I improve the lighting in my home?",
+        "What can I cook tonight?",
     ],
 )
 def test_open_requests_are_recognised(text: str) -> None:
@@ -78,6 +94,10 @@ def test_open_requests_are_recognised(text: str) -> None:
         "Translate 'good morning' into Spanish.",
         "Why is the sky blue?",
         "Hi!",
+        "How can I reverse a list in Python?",
+        "Explain the Marshall Plan.",
+        "Where can I find the config file?",
+        "When can I expect my refund?",
     ],
 )
 def test_other_requests_are_not_open(text: str) -> None:

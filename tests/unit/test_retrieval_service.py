@@ -154,3 +154,35 @@ async def test_an_open_request_is_given_the_preferences_near_it(
     off = MemoryRetrieval(batcher, store, RetrievalPolicy(preferences=False), 1.0)
     assert (await off.process(asking(dinner), ALICE)).recalled == ()
     assert (await retrieval.process(asking("What is the capital of Peru?"), ALICE)).recalled == ()
+
+
+class NoPreferenceSearch(InMemoryStore):
+    async def retrieve(self, request):  # type: ignore[no-untyped-def]
+        if MemoryType.PREFERENCE in request.types:
+            raise StoreUnavailableError("the second search failed")
+        return await super().retrieve(request)
+
+
+async def test_preferences_count_in_the_limit_and_their_search_is_best_effort(
+    batcher: EmbeddingBatcher, embedder: OnnxEmbedder
+) -> None:
+    texts = (("User is vegetarian", MemoryType.PREFERENCE),
+             ("User cooks dinner for their family every night", MemoryType.SEMANTIC))  # fmt: skip
+    stores = InMemoryStore(), NoPreferenceSearch()
+    for store in stores:
+        for text, kind in texts:
+            await store.store(Memory.new("alice", text, kind), embedder.embed([text])[0])
+    dinner = "Suggest something I could cook for dinner tonight."
+    body = {"messages": [{"role": "user", "content": dinner}]}
+    one = parse_request(
+        Api.CHAT_COMPLETIONS, orjson.dumps({**body, "memory_config": {"retrieval_limit": 1}})
+    )
+    plain = parse_request(Api.CHAT_COMPLETIONS, orjson.dumps(body))
+    retrieval = MemoryRetrieval(batcher, stores[0], RetrievalPolicy(), 1.0)
+    vegetarian, cooks = texts[0][0], texts[1][0]
+    assert (await retrieval.process(plain, ALICE)).recalled == (vegetarian, cooks)
+    assert (await retrieval.process(one, ALICE)).recalled == (vegetarian,)
+    failing = MemoryRetrieval(batcher, stores[1], RetrievalPolicy(), 1.0)
+    kept = await failing.process(plain, ALICE)  # what it matched itself, still injected
+    assert kept.outcome is Outcome.INJECTED
+    assert kept.recalled[0] == cooks  # ranked by its own search: no preference ahead of it

@@ -373,3 +373,20 @@ async def test_a_change_said_in_other_words_reaches_what_it_changes(
     sourdough = fact("User bakes sourdough")
     assert await w.write("alice", "", sourdough, T0, source="c") is Written.STORED
     assert len(judge.prompts) == 1
+
+
+async def test_a_revision_takes_the_statements_type_and_key(
+    store: InMemoryStore, embedder: OnnxEmbedder
+) -> None:
+    judge = Judge('{"still_true": false}')
+    w = writer(store, embedder, judge)
+    await w.write("alice", "", fact("User drinks coffee every morning"), T0, source="c")
+    kinds = ("tea shops", "breakfast ideas", "gift ideas")
+    tea = Fact(MemoryType.PREFERENCE, "User prefers green tea now", requests=kinds)
+    assert await w.write("alice", "", tea, T0 + DAY, source="c") is Written.UPDATED
+    ((memory, vector),) = [(m, v) for m, v in store._rows.values() if not m.superseded_by]
+    assert memory.content.startswith("User prefers green tea now (previously: ")
+    assert memory.type is MemoryType.PREFERENCE  # a preference now, found as one
+    plain = embedder.embed([memory.content])[0]
+    wanted = embedder.embed([", ".join(kinds)])[0]
+    assert float(vector @ wanted) > float(plain @ wanted) + 0.05  # keyed as the statement
