@@ -243,7 +243,8 @@ PERSONAL: tuple[Scenario, ...] = (
          (Turn("My sister Ana lives in Denver.", "Nice!",
                ("User's sister Ana lives in Denver",)),)),
         "What outdoor activities would you recommend for my weekend near Denver?",
-        current=("heights",), kept=("heights",), unrelated="How do I reverse a list in Python?",
+        current=("heights",), kept=("heights",),
+        unrelated="Can you recommend a good Python library for making charts?",  # open, far
     ),
 )  # fmt: skip
 

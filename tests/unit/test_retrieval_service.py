@@ -154,6 +154,8 @@ async def test_an_open_request_is_given_the_preferences_near_it(
     off = MemoryRetrieval(batcher, store, RetrievalPolicy(preferences=False), 1.0)
     assert (await off.process(asking(dinner), ALICE)).recalled == ()
     assert (await retrieval.process(asking("What is the capital of Peru?"), ALICE)).recalled == ()
+    charts = asking("Can you recommend a good Python library for making charts?")
+    assert (await retrieval.process(charts, ALICE)).recalled == ()  # open, but near no preference
 
 
 class NoPreferenceSearch(InMemoryStore):
