@@ -14,6 +14,7 @@ is an attack path (memory injection). Those are refused here, before anything is
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import re
 from collections import Counter
@@ -248,6 +249,15 @@ _CHOOSES = re.compile(
 def chooses(said: str) -> bool:
     """Does the user refer to options the assistant offered ("option 2", "the others")?"""
     return bool(_CHOOSES.search(said.replace("\u2019", "'")))
+
+
+def picked(fact: Fact) -> Fact:
+    """A fact of a pick among the assistant's options shows what the user prefers, however the
+    model worded it ("User will go with the fresh fruit option", "User will enroll in an
+    in-person course"): kept as a preference (a dated event stays one)."""
+    if fact.type is not MemoryType.SEMANTIC:
+        return fact
+    return dataclasses.replace(fact, type=MemoryType.PREFERENCE)
 
 
 def ungrounded(fact: str, said: str, known: Sequence[str], others: str = "") -> str | None:

@@ -24,8 +24,10 @@ from memory_extproc.memories.facts import (
     ExtractionParseError,
     Fact,
     FactLimits,
+    chooses,
     parse_facts,
     parse_requests,
+    picked,
     ungrounded,
 )
 from memory_extproc.memories.retention import UsageBatch
@@ -288,7 +290,7 @@ class LearningJobs:
         for fact in parsed.facts:
             reason = ungrounded(fact.content, heard, shown, others)
             if reason is None:
-                facts.append(fact)
+                facts.append(picked(fact) if chooses(heard) else fact)
             else:
                 outcomes[f"rejected_{reason}"] += 1
         return facts, outcomes

@@ -23,9 +23,10 @@ MESSAGES_PER_CALL = 1  # user messages shown to one extraction call (measured: e
 EXTRACTION_SYSTEM = """\
 You turn what a user says into short facts for the user's long-term memory.
 Write each fact the user states about themselves (and the people, places and things in their \
-life) as one sentence starting with "User". Only the user's lines state facts; the assistant's \
-lines only explain what the user refers to. Keep names, numbers, places and dates exactly. \
-Resolve relative dates ("yesterday", "last month") against the conversation's date.
+life) as one sentence starting with "User". Likes, dislikes, diets, allergies, fears and other \
+limits are facts too, even when said in passing. Only the user's lines state facts; the \
+assistant's lines only explain what the user refers to. Keep names, numbers, places and dates \
+exactly. Resolve relative dates ("yesterday", "last month") against the conversation's date.
 When the user picks among options the assistant offered, write what they chose over what, \
 naming both: the choice shows what they prefer.
 The known facts are only there to understand corrections and changes: when the user changes, \

@@ -10,6 +10,7 @@ from memory_extproc.llm_client import JsonSchema, LlmError
 from memory_extproc.memories.facts import FactLimits
 from memory_extproc.memories.writer import MemoryWriter
 from memory_extproc.store.memory import InMemoryStore
+from memory_extproc.store.model import MemoryType
 from memory_extproc.words import in_memory_voice
 from memory_extproc.worker.inbox import Batch
 from memory_extproc.worker.jobs import LearningJobs
@@ -142,3 +143,17 @@ async def test_the_requests_call_failing_or_a_held_preference_asks_nothing_more(
     turns = (Turn("user", "As I said, I have a fear of heights."), Turn("assistant", "Noted."))
     assert await jobs.run(Batch("alice", "", turns, 1, T0, "idle"))
     assert model.asked == []  # the same preference, held already: no call for its kinds
+
+
+async def test_what_a_pick_among_the_options_taught_is_a_preference(
+    embedder: OnnxEmbedder,
+) -> None:
+    """However the model words it: the pick shows what the user prefers."""
+    fact = "User will go with the fresh fruit snacks"
+    store = await learn(
+        embedder, CopyingModel(fact), "I'll go with the fresh fruit. The other options have nuts."
+    )
+    ((memory),) = await store.list("alice")
+    assert (memory.content, memory.type) == (fact, MemoryType.PREFERENCE)
+    said = await learn(embedder, CopyingModel(fact), "I'll bring the fresh fruit snacks.")
+    assert [m.type for m in await said.list("alice")] == [MemoryType.SEMANTIC]  # no pick
