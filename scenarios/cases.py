@@ -31,6 +31,7 @@ class Turn:
     answer: str
     facts: tuple[str, ...] = ()  # the scripted extraction model's answer
     ends: bool = False  # the scripted model judges these facts to end a related old one
+    requests: tuple[str, ...] = ()  # the kinds of request its preferences bear on (scripted)
 
 
 @dataclass(frozen=True)
@@ -232,14 +233,17 @@ PERSONAL: tuple[Scenario, ...] = (
     Scenario(
         2, "a diet shapes a dinner suggestion",
         ((Turn("Could you give me a lasagna recipe? Keep it meat-free, I'm vegetarian.",
-               "Here is a spinach and ricotta lasagna.", ("User is vegetarian",)),),),
+               "Here is a spinach and ricotta lasagna.", ("User is vegetarian",),
+               requests=("recipes", "meal plans", "restaurants", "dinner ideas")),),),
         "Suggest something I could cook for dinner tonight.", current=("vegetarian",),
         unrelated="What is the capital of Peru?",
     ),
     Scenario(
         3, "a fear of heights shapes a trip plan",
         ((Turn("I have a real fear of heights, so I avoid anything high up.",
-               "That's good to know.", ("User has a fear of heights and avoids high places",)),),
+               "That's good to know.", ("User has a fear of heights and avoids high places",),
+               requests=("outdoor activities", "hiking trips", "travel plans", "climbing",
+                         "sightseeing")),),
          (Turn("My sister Ana lives in Denver.", "Nice!",
                ("User's sister Ana lives in Denver",)),)),
         "What outdoor activities would you recommend for my weekend near Denver?",
@@ -310,6 +314,17 @@ def _key(memory: Held) -> str:
 
 def _quote(memories: Sequence[Held]) -> str:
     return "; ".join(repr(m.content[:90]) for m in memories) or "none"
+
+
+def scripted_requests() -> dict[str, tuple[str, ...]]:
+    """What the scripted model lists as the kinds of request each scripted fact bears on."""
+    return {
+        fact: turn.requests
+        for scenario in (*SCENARIOS, *VARIANTS, *PERSONAL)
+        for session in scenario.sessions
+        for turn in session
+        for fact in turn.facts
+    }
 
 
 def scripted_facts() -> dict[str, tuple[tuple[str, ...], bool]]:

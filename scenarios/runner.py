@@ -15,7 +15,8 @@ from devstack.gateway import Gateway
 from devstack.local_llm import LocalLlmProcess
 from devstack.mock_llm import MockLLM, Reply, memory_lines
 from devstack.tokens import DevIdentity
-from scenarios.cases import ECHO, Held, Outcome, Scenario, scripted_facts
+from memory_extproc.worker.prompts import REQUESTS_SYSTEM
+from scenarios.cases import ECHO, Held, Outcome, Scenario, scripted_facts, scripted_requests
 
 CHAT_MODEL = "scenario-chat"
 SCRIPTED_MODEL = "scripted-extractor"
@@ -36,9 +37,13 @@ class ChatAnswers:
 
 def scripted_extractor(payload: dict[str, Any]) -> Reply:
     """A good extraction model, scripted: the facts a scenario lists for the message it reads,
-    and "no longer true" for facts that end an old one."""
+    "no longer true" for facts that end an old one, and the kinds of request a preference bears
+    on."""
     messages = payload["messages"]
     answers = scripted_facts()
+    if messages[0]["content"] == REQUESTS_SYSTEM:
+        kinds = scripted_requests().get(messages[-1]["content"], ())
+        return Reply(text=orjson.dumps({"requests": list(kinds)}).decode())
     if "still_true" in messages[0]["content"]:
         new = messages[-1]["content"].split("\nNEW: ", 1)[-1]
         ends = any(new in facts for facts, end in answers.values() if end)
