@@ -16,7 +16,7 @@ learned and the seconds of learning per user; the share of generic requests give
 then writes prefeval/results/*.json (every question's lines, every item's memories), a plot
 (prefeval/prefeval.png) and, last, one JSON line.
 
-PREFEVAL_MODES (llm,notes), PREFEVAL_FORMS (explicit,choice,persona), PREFEVAL_USERS (6 per
+PREFEVAL_MODES (llm,notes), PREFEVAL_FORMS (explicit,choice,persona), PREFEVAL_USERS (3 per
 form), PREFEVAL_FIRST (the first item index, 0: tune on some items, confirm on others) and
 PREFEVAL_INTER (10) make quicker or other runs.
 """
@@ -257,7 +257,7 @@ async def main() -> int:
     modes = setting("MODES", "llm,notes").split(",")
     forms = setting("FORMS", ",".join(FORMS)).split(",")
     count, first, inter = (
-        int(setting("USERS", "6")),
+        int(setting("USERS", "3")),
         int(setting("FIRST", "0")),
         int(setting("INTER", "10")),
     )
