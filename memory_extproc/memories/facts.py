@@ -240,15 +240,26 @@ _ADVICE = re.compile(
 )
 # The user picks among what the assistant offered ("I'll go with option 2, the plant-based
 # proteins. The other options don't work for me."): what they chose from is theirs to name.
-_CHOOSES = re.compile(
+# A pick, and the options it was among: "I'll go with option 2", "The salad sounds perfect. The
+# other options don't work for me". Either alone is not one ("I'm open to other options", "I'm
+# going for a run").
+_PICKS = re.compile(
+    r"(?i)\b(?:go(?:ing)?\s+(?:with|for)|choos\w*|chose|pick\w*|i'?ll\s+(?:take|pass)"
+    r"|opt(?:ing)?\s+for|prefer\w*|best\s+(?:choice|fit|option)|(?:ideal|right|perfect)\s+choice"
+    r"|sounds?\s+(?:\w+\s+){0,3}?(?:perfect|great|best|good|ideal|interesting|appealing|fun)"
+    r"|would\s+(?:be\s+(?:\w+\s+){0,2}?(?:best|better|ideal|perfect|suitable|effective)|work\s+better)"
+    r"|(?:don't|doesn't|do\s+not|does\s+not)\s+(?:really\s+|quite\s+)?appeal)\b"
+)
+_OPTIONS = re.compile(
     r"(?i)\b(?:options?|choices?|the\s+others?|(?:first|second|third|fourth|last)\s+(?:one|option)"
     r"|none\s+of\s+(?:them|these|those)|neither\s+of)\b"
 )
 
 
 def chooses(said: str) -> bool:
-    """Does the user refer to options the assistant offered ("option 2", "the others")?"""
-    return bool(_CHOOSES.search(said.replace("\u2019", "'")))
+    """Does the user pick among options the assistant offered?"""
+    said = said.replace("\u2019", "'")
+    return bool(_PICKS.search(said) and _OPTIONS.search(said))
 
 
 def picked(fact: Fact) -> Fact:

@@ -11,6 +11,7 @@ from memory_extproc.memories.facts import (
     ExtractionParseError,
     Fact,
     FactLimits,
+    chooses,
     is_instruction_like,
     parse_facts,
     parse_requests,
@@ -393,3 +394,18 @@ def test_a_fence_inside_the_answer_is_part_of_a_fact() -> None:
     # prose with a bracket before the fenced answer: the fence still holds the answer
     prose = 'Here are the facts [1 found]:\n```json\n{"facts": ["User has a cat"]}\n```'
     assert read_json(prose).value == {"facts": ["User has a cat"]}
+
+
+@pytest.mark.parametrize(
+    ("said", "picks"),
+    [
+        ("I'll go with option 2, the plant-based proteins.", True),
+        ("The Pacific Northwest sounds like a great option. The tropical ones don't appeal.", True),
+        ("I think the ballet flats would be best. The other options don't seem practical.", True),
+        ("I'm open to exploring other options.", False),  # options, but no pick
+        ("I'm going for a run later.", False),  # a pick word, but no options
+        ("My stock options vest next year.", False),
+    ],
+)
+def test_a_pick_among_the_options_is_told_apart(said: str, picks: bool) -> None:
+    assert chooses(said) is picks
