@@ -21,6 +21,7 @@ import orjson
 
 from devstack.mock_llm import Reply
 from memory_extproc.words import sentences
+from memory_extproc.worker.prompts import REQUESTS_SYSTEM
 
 # ../shared next to the repository (never copied into it); LOCOMO_PATH points elsewhere
 LOCOMO = Path(
@@ -113,6 +114,8 @@ class ObservationReplay:
         system = payload["messages"][0]["content"]
         if "still_true" in system:
             return Reply(text='{"still_true": true}')
+        if system == REQUESTS_SYSTEM:  # LoCoMo has no gold kinds of request: none, as said
+            return Reply(text='{"requests": []}')
         transcript = payload["messages"][-1]["content"]
         shown = [line.partition(": ") for line in transcript.splitlines()]
         turns = [(role, self._turns(_norm(text))) for role, _, text in shown]
