@@ -170,6 +170,19 @@ def ended_object(text: str) -> str | None:
     return _WHEN_SUFFIX.sub("", match.group("object")).strip() if match else None
 
 
+# Words that say one thing replaced another, whatever it was: "switched careers", "changed jobs",
+# "became a baker", "no longer …" (not "now" or "new": "User got a new puppy" replaces nothing)
+_SWITCH = re.compile(
+    r"\b(?:switched|changed|became|become|no\s+longer|gave\s+up|quit|swapped|replaced)\b",
+    re.IGNORECASE,
+)
+
+
+def says_switch(text: str) -> bool:
+    """The speaker says one thing replaced another (what it replaced may share no words)."""
+    return bool(_SWITCH.search(text))
+
+
 def says_change(text: str) -> bool:
     """The speaker says something changed: a change word, a correction or an ending."""
     return (

@@ -42,6 +42,7 @@ from memory_extproc.memories.changes import (
     ended_object,
     same_amount,
     says_change,
+    says_switch,
 )
 from memory_extproc.memories.facts import ExtractionParseError, Fact
 from memory_extproc.memories.judge import JUDGE_SCHEMA, judge_messages, parse_judgment
@@ -60,11 +61,13 @@ log = logging.getLogger(__name__)
 
 SAME_MEMORY = 0.9
 RELATED = 0.4
-# A statement that says something changed may change a memory it shares no words with: "User
-# switched careers this spring and is a baker now" / "User works as a carpenter in Porto" 0.30
-# (left both current before). Its candidates go down to here; which it changes, the rules or a
-# model decide (at most JUDGED of them asked).
-RELATED_WHEN_CHANGED = 0.25
+# A statement that says one thing replaced another may replace a memory it shares no words
+# with: "User switched careers this spring and is a baker now" / "User works as a carpenter in
+# Porto" 0.30 (left both current before). Its candidates go down to here; which it replaces, the
+# rules or a model decide (at most JUDGED of them asked). Only for a switch ("switched",
+# "became", "no longer"…), not any change word: a small model judges a far pair "no longer true"
+# too readily, and "User got a new puppy" replaces nothing.
+RELATED_WHEN_SWITCHED = 0.25
 CANDIDATES = 10
 JUDGED = 3  # candidates a model is asked about, best first, when the user said something changed
 # …and without a change word, only the closest: when it is still true, farther ones were too
@@ -198,8 +201,8 @@ class MemoryWriter:
             [
                 SearchRequest(
                     user_id, v, limit=CANDIDATES, project_id=project_id,
-                    threshold=RELATED_WHEN_CHANGED
-                    if changed[i] or says_change(statement(facts[i].content))
+                    threshold=RELATED_WHEN_SWITCHED
+                    if says_switch(statement(facts[i].content))
                     else RELATED,
                 )
                 for i, v in kept

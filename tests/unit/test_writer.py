@@ -373,6 +373,11 @@ async def test_a_change_said_in_other_words_reaches_what_it_changes(
     sourdough = fact("User bakes sourdough")
     assert await w.write("alice", "", sourdough, T0, source="c") is Written.STORED
     assert len(judge.prompts) == 1
+    # a change word that replaces nothing does not reach that far ("new": 0.375 here)
+    await w.write("alice", "", fact("User's apartment allows pets"), T0, source="c")
+    puppy = fact("User got a new puppy named Max")
+    assert await w.write("alice", "", puppy, T0 + DAY, source="c") is Written.STORED
+    assert len(judge.prompts) == 1
 
 
 async def test_a_revision_takes_the_statements_type_and_key(
