@@ -63,7 +63,7 @@ from memory_extproc.store.milvus import MilvusStore
 
 EXTRACTOR = "locomo-replay"
 MODES = ("replay", "episodic", "llm")
-LLM_SLICES = os.environ.get("EVAL_LLM_SLICES", "conv-26:4,conv-30:4")
+LLM_SLICES = os.environ.get("EVAL_LLM_SLICES", "conv-26:4,conv-30:4,conv-41:4")
 
 
 def llm_slices(spec: str = LLM_SLICES) -> list[tuple[str, int]]:
