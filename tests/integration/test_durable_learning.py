@@ -22,6 +22,7 @@ from memory_extproc.learning import spool
 from memory_extproc.llm_api.requests import Turn
 from memory_extproc.store.milvus import MilvusStore
 from memory_extproc.worker.inbox import Batch
+from memory_extproc.worker.prompts import REQUESTS_SYSTEM
 from tests.integration.conftest import Stack, open_store, running_stack, until
 from tests.integration.test_response_path import EXTRACTOR, _worker_pid, chat, llm_settings
 
@@ -31,7 +32,8 @@ COLLECTION = "it_durable"
 
 
 class HeldExtractor:
-    """Answers one fact per phrase, but holds every answer until ``gate`` is set."""
+    """Answers one fact per phrase, but holds every answer until ``gate`` is set; ``asked``
+    counts extraction calls (a preference's kinds of request are answered at once: none)."""
 
     def __init__(self, facts: dict[str, str]) -> None:
         self.facts = facts
@@ -39,6 +41,8 @@ class HeldExtractor:
         self.asked = 0
 
     def __call__(self, payload: dict[str, Any]) -> Reply:
+        if payload["messages"][0]["content"] == REQUESTS_SYSTEM:
+            return Reply(text='{"requests": []}')
         self.asked += 1
         prompt = payload["messages"][-1]["content"]
         found = [fact for phrase, fact in self.facts.items() if phrase in prompt]

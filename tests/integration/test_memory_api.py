@@ -57,12 +57,13 @@ async def test_list_pages_newest_first_and_filters_by_type(stack: Stack, user: s
     contents = [
         "User owns a red bicycle",
         "User's sister lives in Porto",
-        "User prefers tea to coffee",
+        "User collects old maps",
         "User was born in 1990",
         "User speaks Danish",
     ]
     ids = [(await add(stack, user, c))["id"] for c in contents]
     procedure = await add(stack, user, "To deploy, user runs make release", type="procedural")
+    preference = await add(stack, user, "User prefers tea to coffee")  # typed by its words
     seen: list[str] = []
     cursor = None
     for _ in range(4):
@@ -77,6 +78,8 @@ async def test_list_pages_newest_first_and_filters_by_type(stack: Stack, user: s
     assert seen == ids[::-1]  # newest first, nothing twice, nothing missing
     _, procedural = await stack.api("GET", "/v1/memory?type=procedural", user=user)
     assert [m["id"] for m in procedural["data"]] == [procedure["id"]]
+    _, preferences = await stack.api("GET", "/v1/memory?type=preference", user=user)
+    assert [m["id"] for m in preferences["data"]] == [preference["id"]]
 
 
 async def test_search_finds_only_the_users_own_memories(stack: Stack, user: str) -> None:

@@ -94,7 +94,7 @@ async def test_memory_added_by_the_cli_is_found_by_the_next_request(
     assert cli.returncode == 0, err.decode()
     assert out.startswith(b"mem_")
     assert await stack.ask("What food am I allergic to?", user) == [
-        f"[{_today()}] I am allergic to peanuts"
+        f"[{_today()}, preference] I am allergic to peanuts"  # an allergy is a standing limit
     ]
 
 
