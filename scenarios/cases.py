@@ -283,8 +283,11 @@ def _problems(scenario: Scenario, outcome: Outcome) -> list[str]:
     problems: list[str] = []
     for value in (*scenario.current, *scenario.added):
         holders = [m for m in after if holds(m.content, value)]
-        if len(holders) != 1:
-            problems.append(f"{value!r} held by {len(holders)} memories: {_quote(holders)}")
+        if len(holders) != 1:  # none: what is held instead says why
+            problems.append(
+                f"{value!r} held by {len(holders)} memories: {_quote(holders)}"
+                + ("" if holders else f" (active: {_quote(after)})")
+            )
     for value in scenario.current:
         if not any(holds(line, value) for line in injected):
             problems.append(f"{value!r} not injected: {injected}")

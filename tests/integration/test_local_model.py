@@ -86,12 +86,10 @@ async def test_the_local_model_keeps_memories_true(run: Run, number: int) -> Non
     assert await run.metric("memory_llm_answers_total") > 0  # the real model answered
 
 
-@pytest.mark.parametrize("number", [1, 2])  # the career switch; the vegetarian's dinner
-async def test_the_local_model_learns_what_later_requests_need(run: Run, number: int) -> None:
-    """A change said in other words ends the old job, which "What do I do for a living?" finds;
-    "I'm vegetarian", said once, is given to "Suggest something I could cook for dinner" and not
-    to "What is the capital of Peru?"."""
-    (scenario,) = [s for s in PERSONAL if s.number == number]
+async def test_the_local_model_learns_a_preference_later_requests_need(run: Run) -> None:
+    """A vegetarian diet, said once, is given to "Suggest something I could cook for dinner" and
+    not to "What is the capital of Peru?"."""
+    (scenario,) = [s for s in PERSONAL if s.number == 2]
     passed, reason = verdict(scenario, await run.play(scenario, "real"))
     assert passed, reason
 
