@@ -282,7 +282,10 @@ def ungrounded(fact: str, said: str, known: Sequence[str], others: str = "") -> 
 
     * ``ungrounded``: none of its words were said;
     * ``assistant_said``: more than twice as many of its words were said by the assistant alone
-      as by the user (3% of LoCoMo's gold observations, against the turns they cite);
+      as by the user (3% of LoCoMo's gold observations, against the turns they cite), or, for
+      a fact that does not name the user, as many ("Civics are reliable cars" after "I drive a
+      Civic" is the assistant's remark, and a second car memory that kept "I sold my car" from
+      ending the first);
     * ``stale_value``: it holds a number of a known fact that was not said;
     * ``echo``: of what the user said, it holds nothing a known fact did not already say;
     * ``dangling``: it points at what it does not say ("the other options", "option 3");
@@ -301,7 +304,8 @@ def ungrounded(fact: str, said: str, known: Sequence[str], others: str = "") -> 
         return "assistant_said" if words & terms(others) else "ungrounded"
     heard = own | (terms(others) if chooses(said) else frozenset())
     theirs = terms(others) - heard
-    if len(words & theirs) > 2 * len(words & heard):
+    mine, its = len(words & heard), len(words & theirs)
+    if its > 2 * mine or (its and its >= mine and "user" not in terms(fact)):
         return "assistant_said"
     stale = numbers(fact) - numbers(said)
     if stale and any(stale & numbers(k) for k in known):

@@ -22,12 +22,12 @@ from memory_extproc.store.model import MemoryType
 
 _VERBS = (
     "like|love|enjoy|adore|dislike|hate|detest|loathe|despise|avoid|prefer|fear|refuse"
-    "|prioriti[sz]e"
+    "|prioriti[sz]e|oppose"
 )
 _STANDING = re.compile(
     rf"""(?ix)
     \b(?:(?:likes|loves|enjoys|adores|dislikes|hates|detests|loathes|despises|avoids|prefers|fears
-         |refuses|prioriti[sz]es)
+         |refuses|prioriti[sz]es|opposes)
       |(?:i|we|and|to)\s+(?:(?:\w+ly|really|also|just|do|much|try\s+to|tend\s+to|always)\s+)*
          (?:{_VERBS})
          (?!\s+(?:that|this|it|the\s+idea|your|to\s+(?:know|ask|think|say|hear|bother|admit)))

@@ -332,6 +332,28 @@ def test_real_judgments_of_the_local_model(recorded: dict[str, Any]) -> None:
     assert parse_judgment(recorded["answer"]) is recorded["still_true"]
 
 
+@pytest.mark.parametrize(
+    ("fact", "said", "others", "reason"),
+    [
+        ("Civics are reliable cars", "I drive a 2015 Honda Civic.", "Civics are reliable cars.",
+         "assistant_said"),
+        ("Porto is a beautiful city", "I live in Porto.", "Porto is a beautiful city!",
+         "assistant_said"),
+        # the user's own words about something else are theirs, named or not
+        ("Sister lives in Lisbon", "My sister lives in Lisbon.", "Lisbon is lovely.", None),
+        ("User drives a 2015 Honda Civic", "I drive a 2015 Honda Civic.",
+         "Civics are reliable cars.", None),
+    ],
+)  # fmt: skip
+def test_a_remark_of_the_assistant_on_the_users_words_is_not_learned(
+    fact: str, said: str, others: str, reason: str | None
+) -> None:
+    """A fact that does not name the user and has as many of the assistant's words as the
+    user's is the assistant's remark: learned beside "User drives a Civic", it left two car
+    memories and "I sold my car" ended neither."""
+    assert ungrounded(fact, said, [], others) == reason
+
+
 OFFER = "For your commute you could take the bus, rent an e-scooter, or cycle along the river path."
 
 

@@ -23,6 +23,8 @@ from memory_extproc.retrieval.open_requests import is_open_request
         "User chose the vegan place over the steakhouse",
         "User's favourite band is Radiohead",
         "User loves hiking with their dog",
+        "User opposes using any wearable technology",
+        "I strongly oppose fast fashion.",
         "I'm vegan, so no honey please.",  # a note quotes the user
         "I really like jazz",
         "I dislike crowded beaches",
