@@ -77,7 +77,7 @@ _ENDING = re.compile(
 _BECOME = frozenset({"gone", "become", "became", "turned", "went", "switched"})  # "have gone vegan"
 _WHEN = frozenset("last this next week month year yesterday today ago day".split())
 _WHEN_SUFFIX = re.compile(
-    r"(\s+((last|this|next)\s+\w+|yesterday|today|\w+\s+ago|on\s+\S+|in\s+\d{4}))+\s*$",
+    r"(\s+((last|this|next)\s+\w+|yesterday|today|\w+\s+ago|on\s+\S+|in\s+\d[\d-]*))+\s*$",
     re.IGNORECASE,
 )
 _MONTHS = frozenset(

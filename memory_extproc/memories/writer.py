@@ -255,6 +255,20 @@ class MemoryWriter:
             keys.append(key / np.linalg.norm(key) if context or kind else vector)
         return keys
 
+    async def switched_from(self, user_id: str, project_id: str, said: str) -> list[str]:
+        """What a switch the user said may end, for the extractor to see ("I switched careers:
+        I'm a baker now" / "User works as a carpenter in Porto"): nothing is recalled for a
+        statement and the two share no word, so the model wrote "User switched careers to
+        baking", which a 1.5B judge does not read as ending the carpenter."""
+        if not says_switch(said):
+            return []
+        [vector] = await self._embedder.embed_many([said])
+        [found] = await self._store.retrieve_many(
+            [SearchRequest(user_id, vector, limit=JUDGED, threshold=RELATED_WHEN_SWITCHED,
+                           project_id=project_id)]
+        )  # fmt: skip
+        return [c.memory.content for c in found]
+
     async def held(self, user_id: str, contents: Sequence[str]) -> set[str]:
         """The normalized hashes of these texts that the user's active memories already hold."""
         return await self._store.existing_hashes(user_id, [content_hash(c) for c in contents])

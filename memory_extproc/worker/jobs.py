@@ -208,9 +208,14 @@ class LearningJobs:
         asked = failures = 0
         for window in windows(turns, batch.new_turns, MESSAGES_PER_CALL):
             asked += 1
+            stated = " ".join(t.text for t in window if t.role == "user")
             try:
-                found, said = await self._facts(extractor, batch, window, batch.recalled)
-                shown = known_for(batch.recalled, transcript(window))
+                switched = await self._writer.switched_from(
+                    batch.user_id, batch.project_id, stated
+                )
+                shown = list(dict.fromkeys((*known_for(batch.recalled, transcript(window)),
+                                            *switched)))  # fmt: skip
+                found, said = await self._facts(extractor, batch, window, shown)
                 if not found and shown and any(r in said for r in _COPIED):
                     # A small model tends to copy what it was told is known instead of what
                     # was said: asked once more without it, it has nothing to copy.
@@ -223,7 +228,6 @@ class LearningJobs:
                 continue
             outcomes.update(said)
             facts.extend(found)
-            stated = " ".join(t.text for t in window if t.role == "user")
             changes += [says_change(stated)] * len(found)
         if failed is not None and failures == asked:
             raise failed  # not one usable answer: the job failed
@@ -266,13 +270,13 @@ class LearningJobs:
         return dataclasses.replace(fact, requests=kinds)
 
     async def _facts(
-        self, extractor: ChatClient, batch: Batch, turns: Sequence[Turn], known: Sequence[str]
+        self, extractor: ChatClient, batch: Batch, turns: Sequence[Turn], shown: Sequence[str]
     ) -> tuple[list[Fact], Counter[str]]:
-        """The model's facts that come from the words it was shown, and what was refused."""
+        """The model's facts that come from the words it was shown (``shown``: the known facts
+        it may change), and what was refused."""
         heard = "\n".join(t.text for t in turns if t.role == "user")
         others = "\n".join(t.text for t in turns if t.role != "user")
         lines = transcript(turns)
-        shown = known_for(known, lines)
         with traced("memory.extraction"):
             answer = await extractor.complete(
                 extraction_messages(shown, lines, day(batch.at_ms)),

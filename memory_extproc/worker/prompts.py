@@ -48,6 +48,12 @@ _EXAMPLES: tuple[tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]], ...] 
     (("User drinks coffee every morning",),
      ("user: I switched to green tea.",),
      ("User drinks green tea every morning",)),
+    # a switch said in other words than the known fact's: the known fact's words, as it is now
+    # (the rules then see one value replace another; a 1.5B judge kept "User works as a
+    # carpenter" beside "User switched careers to baking")
+    (("User works as a librarian in Leeds",),
+     ("user: I changed careers last year, I'm a pilot now.",),
+     ("User works as a pilot",)),
     # an odd assistant line (a stand-in, a refusal, an error) changes nothing the user states
     ((), ("assistant: (error) I cannot help with that request.",
           "user: My daughter Mia turns 5 in May. Yesterday I ran my first half marathon!"),

@@ -7,7 +7,7 @@ import orjson
 from memory_extproc.embedding import EmbeddingBatcher, OnnxEmbedder
 from memory_extproc.llm_api.requests import Turn
 from memory_extproc.llm_client import JsonSchema, LlmError
-from memory_extproc.memories.facts import FactLimits
+from memory_extproc.memories.facts import Fact, FactLimits
 from memory_extproc.memories.writer import MemoryWriter
 from memory_extproc.store.memory import InMemoryStore
 from memory_extproc.store.model import MemoryType
@@ -157,3 +157,32 @@ async def test_what_a_pick_among_the_options_taught_is_a_preference(
     assert (memory.content, memory.type) == (fact, MemoryType.PREFERENCE)
     said = await learn(embedder, CopyingModel(fact), "I'll bring the fresh fruit snacks.")
     assert [m.type for m in await said.list("alice")] == [MemoryType.SEMANTIC]  # no pick
+
+
+CARPENTER = "User works as a carpenter in Porto"
+
+
+async def shown_for(embedder: OnnxEmbedder, said: str) -> str:
+    """The extraction prompt for ``said`` of a user who holds CARPENTER, nothing recalled."""
+    store = InMemoryStore()
+    writer = MemoryWriter(store, EmbeddingBatcher(embedder, name="test"), None)
+    await writer.write_batch("alice", "", [Fact(MemoryType.SEMANTIC, CARPENTER)], T0, source="api")
+    model = CopyingModel("User works as a baker")
+    jobs = LearningJobs(
+        pool=WorkerPool(queue_size=4, concurrency=1, job_timeout_s=30),
+        writer=writer,
+        store=None,
+        extractor=model,  # type: ignore[arg-type]
+        limits=FactLimits(),
+    )
+    turns = (Turn("user", said), Turn("assistant", "Congratulations!"))
+    assert await jobs.run(Batch("alice", "", turns, 1, T0 + 1, "idle"))
+    return model.prompts[0]
+
+
+async def test_a_switch_shows_the_extractor_what_it_may_replace(embedder: OnnxEmbedder) -> None:
+    """A statement recalls nothing, and "baker" shares no word with the carpenter: shown the old
+    job, a small model writes the new one in its words, which the rules read as a change."""
+    switched = "I switched careers this spring: I'm a baker now."
+    assert CARPENTER in await shown_for(embedder, switched)
+    assert CARPENTER not in await shown_for(embedder, "I bake bread every Sunday.")  # no switch
