@@ -210,9 +210,7 @@ class LearningJobs:
             asked += 1
             stated = " ".join(t.text for t in window if t.role == "user")
             try:
-                switched = await self._writer.switched_from(
-                    batch.user_id, batch.project_id, stated
-                )
+                switched = await self._writer.switched_from(batch.user_id, batch.project_id, stated)
                 shown = list(dict.fromkeys((*known_for(batch.recalled, transcript(window)),
                                             *switched)))  # fmt: skip
                 found, said = await self._facts(extractor, batch, window, shown)
