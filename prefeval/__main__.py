@@ -224,20 +224,21 @@ def plot(summary: dict[str, Any], modes: list[str], inter: int, path: Path) -> N
             if f"{'' if m == 'llm' else m + '_'}{f}_t{inter}" in summary]  # fmt: skip
     figure, axes = pyplot.subplots(figsize=(8, 0.6 * len(rows) + 1.6))
     colours = {"injected": "#2a9d8f", "wrong": "#e76f51", "unrelated": "#e9c46a", "nothing": "#bbb"}
+    labels = {"injected": "its preference", "wrong": "only another preference",
+              "unrelated": "only unrelated memories", "nothing": "nothing"}  # fmt: skip
     for y, (mode, form) in enumerate(rows):
         row = summary[f"{'' if mode == 'llm' else mode + '_'}{form}_t{inter}"]
         left = 0.0
         for kind, colour in colours.items():
-            axes.barh(y, row[kind], left=left, color=colour, label=kind if y == 0 else None)
+            axes.barh(y, row[kind], left=left, color=colour, label=labels[kind] if y == 0 else None)
             left += row[kind]
     axes.set_yticks(range(len(rows)), [f"{m} · {f}" for m, f in rows])
     axes.invert_yaxis()
     axes.set_xlim(0, 1)
     axes.set_xlabel(f"share of preference questions (after {inter} unrelated turns)")
     axes.set_title("What a preference's later request was given (make prefeval)")
-    axes.legend(loc="lower right", fontsize=8)
-    figure.tight_layout()
-    figure.savefig(path, dpi=110)
+    axes.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=4, fontsize=8, frameon=False)
+    figure.savefig(path, dpi=110, bbox_inches="tight")
 
 
 def save(summary: dict[str, Any], detail: dict[str, Any]) -> Path:
