@@ -46,7 +46,8 @@ def scripted_extractor(payload: dict[str, Any]) -> Reply:
         return Reply(text=orjson.dumps({"requests": list(kinds)}).decode())
     if "still_true" in messages[0]["content"]:
         new = messages[-1]["content"].split("\nNEW: ", 1)[-1]
-        ends = any(new in facts for facts, end in answers.values() if end)
+        # the product may have added when it happened ("… the week before 2026-11-25")
+        ends = any(new.startswith(f) for facts, end in answers.values() if end for f in facts)
         return Reply(text=orjson.dumps({"still_true": not ends}).decode())
     said = [line[6:] for line in messages[-1]["content"].splitlines() if line.startswith("user: ")]
     facts = answers.get(said[-1], ((), False))[0] if said else ()

@@ -77,7 +77,8 @@ _ENDING = re.compile(
 _BECOME = frozenset({"gone", "become", "became", "turned", "went", "switched"})  # "have gone vegan"
 _WHEN = frozenset("last this next week month year yesterday today ago day".split())
 _WHEN_SUFFIX = re.compile(
-    r"(\s+((last|this|next)\s+\w+|yesterday|today|\w+\s+ago|on\s+\S+|in\s+\d[\d-]*))+\s*$",
+    r"(\s+((last|this|next)\s+\w+|yesterday|today|\w+\s+ago|on\s+\S+|in\s+\d[\d-]*"
+    r"|in\s+[a-z]+\s+\d{4}|the\s+week(?:end)?\s+(?:before|of)\s+\S+))+\s*$",
     re.IGNORECASE,
 )
 _MONTHS = frozenset(

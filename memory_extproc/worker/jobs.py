@@ -30,6 +30,7 @@ from memory_extproc.memories.facts import (
     picked,
     ungrounded,
 )
+from memory_extproc.memories.relative_dates import dated
 from memory_extproc.memories.retention import UsageBatch
 from memory_extproc.memories.writer import MemoryWriter, Written
 from memory_extproc.store.milvus import MilvusStore
@@ -289,9 +290,11 @@ class LearningJobs:
             metrics.LLM_ANSWERS.labels(extractor.role, repair).inc()
         outcomes: Counter[str] = Counter({f"rejected_{r}": n for r, n in parsed.rejected.items()})
         facts = []
+        said_on = day(batch.at_ms)
         for fact in parsed.facts:
             reason = ungrounded(fact.content, heard, shown, others)
             if reason is None:
+                fact = dataclasses.replace(fact, content=dated(fact.content, heard, said_on))
                 facts.append(picked(fact) if chooses(heard) else fact)
             else:
                 outcomes[f"rejected_{reason}"] += 1

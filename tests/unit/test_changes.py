@@ -95,6 +95,8 @@ def test_endings_name_what_they_end() -> None:
     assert ended_object("I sold my car last week") == "my car"
     assert ended_object("User sold their car on 2026-11-16") == "their car"
     assert ended_object("User sold their car in 2026-11-25") == "their car"  # a 1.5B model's date
+    assert ended_object("User sold their car the week before 2026-11-25") == "their car"
+    assert ended_object("User quit their job in April 2023") == "their job"
     assert ended_object("I no longer play in the band") == "in the band"
     assert ended_object("I drive a 2015 Civic") is None
 
