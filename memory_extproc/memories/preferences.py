@@ -84,3 +84,25 @@ def states_preference(text: str) -> bool:
 def kind_said(content: str) -> MemoryType:
     """The type of what someone added without naming one: "I am vegetarian" is a preference."""
     return MemoryType.PREFERENCE if states_preference(content) else MemoryType.SEMANTIC
+
+
+# What eating shapes, whoever learned the preference: the 1.5B model's kinds of request for a
+# peanut allergy named recipes, not restaurants ("Thai restaurants" was given the user's
+# shopping preferences instead), and notes have none. PrefEval dev offline, statements as
+# notes, own preference injected: items 0-9 0.867 → 0.933, 10-19 0.887 → 0.920, 20-30 0.915 →
+# 0.952; open generic requests given one +2-3 points.
+_FOOD = re.compile(
+    r"""(?ix)\b(?:diet|vegan|vegetarian|pescatarian|kosher|halal|gluten|dairy|lactose|meat|pork
+    |(?:nut|peanut|shellfish|seafood|egg|wheat|soy|fish|milk|sesame)s?\s+allerg\w*
+    |allerg\w*\s+to\s+(?:\w+\s+)?(?:nuts?|peanuts?|shellfish|seafood|eggs?|wheat|soy|fish|milk
+       |sesame)
+    )\b"""
+)
+FOOD_REQUESTS = (
+    "restaurants", "recipes", "meal ideas", "desserts", "snacks", "dining out while travelling",
+)  # fmt: skip
+
+
+def requests_implied(content: str) -> tuple[str, ...]:
+    """The kinds of request a preference bears on by what it is about, without a model."""
+    return FOOD_REQUESTS if _FOOD.search(content) else ()

@@ -47,6 +47,7 @@ from memory_extproc.memories.changes import (
 from memory_extproc.memories.facts import ExtractionParseError, Fact
 from memory_extproc.memories.judge import JUDGE_SCHEMA, judge_messages, parse_judgment
 from memory_extproc.memories.notes import statement, unframed
+from memory_extproc.memories.preferences import requests_implied
 from memory_extproc.store.model import (
     Memory,
     MemoryType,
@@ -91,6 +92,10 @@ CONTEXT_WEIGHT = 0.6
 # 1.0; generic open requests given one 7% → 12%, 13%)
 REQUESTS_WEIGHT = 0.6
 _DETERMINER = re.compile(r"^(?:(?:my|our|their|his|her|the|a|an|this|that)\s+)+", re.IGNORECASE)
+
+
+def _implied(fact: Fact) -> tuple[str, ...]:
+    return requests_implied(fact.content) if fact.type is MemoryType.PREFERENCE else ()
 
 
 class Written(StrEnum):
@@ -240,9 +245,9 @@ class MemoryWriter:
     async def _keys(self, facts: Sequence[Fact], vectors: Sequence[np.ndarray]) -> list[np.ndarray]:
         """What each fact is stored under: its own words' vector, leaning toward the words it was
         said in (``Fact.context``) and, for a preference, toward the kinds of request it bears on
-        (``Fact.requests``). Decisions stay with its own words."""
+        (``Fact.requests``, and those its subject implies). Decisions stay with its own words."""
         contexts = [f.context if f.context != unframed(f.content) else "" for f in facts]
-        kinds = [", ".join(f.requests) for f in facts]
+        kinds = [", ".join(dict.fromkeys((*f.requests, *_implied(f)))) for f in facts]
         wanted = list(dict.fromkeys(t for t in (*contexts, *kinds) if t))
         found = dict(zip(wanted, await self._embedder.embed_many(wanted), strict=True))
         keys = []

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memory_extproc.memories.preferences import states_preference
+from memory_extproc.memories.preferences import requests_implied, states_preference
 from memory_extproc.retrieval.open_requests import is_open_request
 
 
@@ -104,3 +104,20 @@ def test_open_requests_are_recognised(text: str) -> None:
 )
 def test_other_requests_are_not_open(text: str) -> None:
     assert not is_open_request(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "food"),
+    [
+        ("User has a severe tree nut allergy", True),
+        ("User is allergic to peanuts", True),
+        ("User strictly follows a Kosher diet", True),
+        ("User is vegan", True),
+        ("User follows a gluten-free and dairy-free diet", True),
+        ("User is allergic to cats", False),
+        ("User avoids hot and humid climates", False),
+        ("User prefers paper books to e-readers", False),
+    ],
+)
+def test_what_eating_shapes_is_implied_by_a_food_constraint(text: str, food: bool) -> None:
+    assert bool(requests_implied(text)) is food

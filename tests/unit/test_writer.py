@@ -11,6 +11,7 @@ from memory_extproc.memories.facts import Fact
 from memory_extproc.memories.writer import MemoryWriter, Written
 from memory_extproc.store.memory import InMemoryStore
 from memory_extproc.store.model import Memory, MemoryType, SearchRequest
+from memory_extproc.words import in_memory_voice
 from memory_extproc.worker.episodic import turn_notes
 
 T0 = 1_700_000_000_000
@@ -395,3 +396,26 @@ async def test_a_revision_takes_the_statements_type_and_key(
     plain = embedder.embed([memory.content])[0]
     wanted = embedder.embed([", ".join(kinds)])[0]
     assert float(vector @ wanted) > float(plain @ wanted) + 0.05  # keyed as the statement
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "leans"),
+    [
+        ("User has a severe peanut allergy", MemoryType.PREFERENCE, True),
+        ('On 2026-11-25 the user said: "I strictly follow a Kosher diet."',
+         MemoryType.PREFERENCE, True),
+        ("User avoids hot and humid climates", MemoryType.PREFERENCE, False),  # not food
+        ("User's sister has a peanut allergy", MemoryType.SEMANTIC, False),  # not theirs
+    ],
+)  # fmt: skip
+async def test_a_food_constraint_is_stored_toward_the_requests_eating_shapes(
+    store: InMemoryStore, embedder: OnnxEmbedder, text: str, kind: MemoryType, leans: bool
+) -> None:
+    """Without a model's kinds of request (notes), or with a small model's that named recipes
+    only, "Which Thai restaurants do you recommend?" did not reach a peanut allergy."""
+    w = writer(store, embedder, None)
+    await w.write_batch("alice", "", [Fact(kind, text)], T0, source="conversation")
+    ((_, key),) = store._rows.values()
+    alone = embedder.embed([text])[0]
+    request = embedder.embed([in_memory_voice("Which Thai restaurants do you recommend?")])[0]
+    assert (float(key @ request) > float(alone @ request) + 0.1) is leans
