@@ -34,11 +34,24 @@ CATEGORIES = (1, 2, 3, 4)  # 5 is adversarial (no answer): left out, as LoCoMo's
 SIDES = ("a", "b")  # speaker_a, speaker_b: each one user
 _DIA = re.compile(r"D\d+:\d+")
 _DATE_PREFIX = re.compile(r"^\[\d{4}-\d{2}-\d{2}(?:, [a-z]+)*\] ")  # as injected
+# when something happened, as the product resolves it in a fact (memories/relative_dates.py) or
+# as an observation says it: a gold observation stored with its date resolved is still that one
+_WHEN = re.compile(
+    r"\s*\b(?:(?:on|in)\s+\d{4}(?:-\d{2}){0,2}|in\s+[a-z]+\s+\d{4}"
+    r"|the\s+week(?:end)?\s+(?:before|of)\s+\d{4}-\d{2}-\d{2}|yesterday|last\s+\w+"
+    r"|\w+\s+(?:days?|weeks?|months?|years?)\s+ago|today|tonight"
+    r"|this\s+(?:morning|afternoon|evening))\b",
+    re.IGNORECASE,
+)
 _QUOTE_CHARS = 60  # an episodic note quotes a turn if it holds the turn's first 60 characters
 
 
 def norm(text: str) -> str:
     return " ".join(text.split()).casefold()
+
+
+def undated(text: str) -> str:
+    return norm(_WHEN.sub(" ", text)).rstrip(" .")
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,6 +187,7 @@ class Provenance:
     """Memory text → the turns it came from."""
 
     observed: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
+    observed_undated: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
     quoted: list[tuple[str, str]] = field(default_factory=list)  # (turn opening, dia id)
     texts: list[tuple[str, str]] = field(default_factory=list)  # (whole turn, dia id)
     covered: set[str] = field(default_factory=set)  # turns an observation of their speaker cites
@@ -190,6 +204,7 @@ class Provenance:
             for about, text, ids in observations(sample):
                 turns = {f"{prefix}/{i}" for i in ids}
                 provenance.observed[norm(text)].update(turns)
+                provenance.observed_undated[undated(text)].update(turns)
                 provenance.covered.update(t for t in turns if side_of.get(t) == names.get(about))
             for session in sessions(sample):
                 for turn in session.turns:
@@ -216,6 +231,8 @@ class Provenance:
         content = norm(_DATE_PREFIX.sub("", injected_line))
         if content in self.observed:
             return set(self.observed[content])
+        if (key := undated(content)) in self.observed_undated:
+            return set(self.observed_undated[key])
         quoted = {dia for opening, dia in self.quoted if opening in content}
         return (
             quoted

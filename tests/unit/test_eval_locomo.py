@@ -89,6 +89,9 @@ def test_provenance_of_observations_and_quoted_turns() -> None:
     assert provenance.turns("[2023-05-08, latest] User adopted a cat called Miso.") == {
         "conv-x/D1:2"
     }
+    # stored with when it happened resolved (memories/relative_dates.py), it is the same one
+    dated = "[2023-05-08] User adopted a cat called Miso the week before 2023-05-08"
+    assert provenance.turns(dated) == {"conv-x/D1:2"}
     part = 'On 2023-06-09 the user said: "my first cello concert"'
     assert provenance.turns(part) == {"conv-x/D2:1"}
     assert provenance.turns('On 2023-05-08 the user said: "cello"') == set()  # too short
