@@ -227,6 +227,11 @@ _POINTER = re.compile(
     r"|options?\s+(?:\d+|[a-e])\b"
     r"|(?:the|that|this)\s+(?:first|second|third|fourth|last|other|former|latter)\s+(?:one|option))"
 )
+# …or at what it leaves unnamed: "User is planning to bring this up at their next meeting" (a
+# persona conversation, the 1.5B model; none of LoCoMo's 1,210 gold observations)
+_DEMONSTRATIVE = re.compile(
+    r"(?i)\b(?:this|these)\b(?=\s*(?:$|[.,;!]|\s(?:up|out|over|at|to|soon|later|next|again|too)\b))"
+)
 _CHOICE_TALK = terms(
     "user option options choice choices other others one first second third fourth last former "
     "latter go goes going went chose choose chooses picked pick picks prefer prefers dislike "
@@ -288,13 +293,16 @@ def ungrounded(fact: str, said: str, known: Sequence[str], others: str = "") -> 
       ending the first);
     * ``stale_value``: it holds a number of a known fact that was not said;
     * ``echo``: of what the user said, it holds nothing a known fact did not already say;
-    * ``dangling``: it points at what it does not say ("the other options", "option 3");
+    * ``dangling``: it points at what it does not say ("the other options", "option 3", "bring
+      this up");
     * ``advice``: what the user could or should do ("User could consider …").
 
     A user who picks among the assistant's options ("I'll go with option 2") makes them theirs:
     "User prefers cycling over the bus or a scooter" names what they chose from.
     """
-    if _POINTER.search(fact) and len(terms(fact) - _CHOICE_TALK) < 2:
+    if (_POINTER.search(fact) and len(terms(fact) - _CHOICE_TALK) < 2) or _DEMONSTRATIVE.search(
+        fact
+    ):
         return "dangling"
     if _ADVICE.search(fact):
         return "advice"

@@ -26,6 +26,9 @@ _RELATIVE = re.compile(
     )\b"""
 )
 _CLAUSE = re.compile(r"[,;]|\s(?:and|but)\s")
+_DURATION = re.compile(
+    rf"\b(?:\d+|{'|'.join(_COUNTS)}|several|few)\s+(?:day|week|month|year)s?\b", re.IGNORECASE
+)
 # a date the fact already holds: ISO, a year, or a month's name
 _DATED = re.compile(
     rf"\b(?:\d{{4}}(?:-\d{{2}}){{0,2}}|{'|'.join(calendar.month_name[1:])})\b", re.IGNORECASE
@@ -100,7 +103,7 @@ def dated(fact: str, said: str, day: str) -> str:
         wrong = re.search(rf"\b(?:on|in)\s+{re.escape(day)}\b", fact)
         if wrong:
             return f"{fact[: wrong.start()]}{when}{fact[wrong.end() :]}"
-        if _DATED.search(fact):
-            return fact
+        if _DATED.search(fact) or _DURATION.search(fact):
+            return fact  # "User has been painting for two years": its own time, kept
         return f"{fact.rstrip(' .')} {when}"
     return fact

@@ -370,6 +370,11 @@ OFFER = "For your commute you could take the bus, rent an e-scooter, or cycle al
         ("User dislikes the other options", "I'll go with cycling. The others aren't for me.",
          "dangling"),
         ("User chose option 3", "Option 3, please.", "dangling"),
+        ("User is planning to bring this up at their next meeting",
+         "I'm planning to bring this up at our next meeting.", "dangling"),
+        ("User will try these soon", "I will try these soon!", "dangling"),
+        # what "this" names is said
+        ("User started a new job this week", "I started a new job this week.", None),
         # what the user could do is the assistant's advice, not a fact about the user
         ("User could consider cycling along the river path", "I'll go with cycling.", "advice"),
         ("User should keep their budget in mind", "I'll go with cycling.", "advice"),

@@ -42,6 +42,9 @@ MONDAY = "2023-05-08"
         ("User's sister lives in Oslo", "I went to Paris yesterday. My sister lives in Oslo.",
          "User's sister lives in Oslo"),
         ("User is vegetarian", "I am vegetarian.", "User is vegetarian"),
+        # a fact that says how long keeps its own time
+        ("User has been painting for two years", "I started painting two years ago.",
+         "User has been painting for two years"),
     ],
 )  # fmt: skip
 def test_a_fact_keeps_when_it_happened(fact: str, said: str, kept: str) -> None:
