@@ -80,6 +80,7 @@ def test_other_memories_are_not_preferences(text: str) -> None:
         "What are some fun things to do in Lisbon?",
         "How can I improve the lighting in my home?",
         "What can I cook tonight?",
+        "Do you have any tips for my trip to Kyoto?",  # "do you": asked of the assistant
     ],
 )
 def test_open_requests_are_recognised(text: str) -> None:
@@ -100,6 +101,12 @@ def test_open_requests_are_recognised(text: str) -> None:
         "Explain the Marshall Plan.",
         "Where can I find the config file?",
         "When can I expect my refund?",
+        # questions to memory about the user's own past, in words of advice and plans
+        "What book did I recommend to Melanie?",
+        "What things has Nate recommended to me?",
+        "What advice does Gina give to me about running a business?",
+        "When am I planning on going camping?",
+        "What areas of the U.S. have I been to or am planning to go to?",
     ],
 )
 def test_other_requests_are_not_open(text: str) -> None:
