@@ -324,6 +324,19 @@ def ungrounded(fact: str, said: str, known: Sequence[str], others: str = "") -> 
     return None
 
 
+# A capitalised word inside a sentence: a name ("Luna", "Porto"), not a sentence's first word
+_INNER_NAME = re.compile(r"(?<=[a-z0-9,;:] )[A-Z][a-z]+\b")
+
+
+def names_dropped(said: str, facts: Sequence[Fact], known: Sequence[str]) -> set[str]:
+    """The names the user said that no fact holds, nor a known fact (an old value said again:
+    "I said Boston, I meant Austin"). Shown a known fact it may change, the 1.5B model wrote
+    only the change: "I got a cat named Luna, and my rent is now $1,400" gave two rent facts
+    and no Luna."""
+    held = set().union(*(terms(t) for t in (*(f.content for f in facts), *known)))
+    return {n for n in _INNER_NAME.findall(said) if terms(n) and not terms(n) & held}
+
+
 def parse_requests(text: str, limit: int = 8) -> tuple[str, ...]:
     """The kinds of request a model listed for a preference: short phrases, at most ``limit``;
     none when it said nothing usable (the preference is kept without them)."""

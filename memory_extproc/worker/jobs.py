@@ -25,6 +25,7 @@ from memory_extproc.memories.facts import (
     Fact,
     FactLimits,
     chooses,
+    names_dropped,
     parse_facts,
     parse_requests,
     picked,
@@ -220,6 +221,12 @@ class LearningJobs:
                     # was said: asked once more without it, it has nothing to copy.
                     said["retried_without_known"] += 1
                     found, again = await self._facts(extractor, batch, window, ())
+                    said.update(again)
+                elif shown and names_dropped(stated, found, shown):
+                    # …or writes only what changed a known fact, and drops the rest
+                    said["retried_without_known"] += 1
+                    more, again = await self._facts(extractor, batch, window, ())
+                    found += more
                     said.update(again)
             except ExtractionParseError as exc:
                 failed, failures = exc, failures + 1

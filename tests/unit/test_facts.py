@@ -13,6 +13,7 @@ from memory_extproc.memories.facts import (
     FactLimits,
     chooses,
     is_instruction_like,
+    names_dropped,
     parse_facts,
     parse_requests,
     read_json,
@@ -436,3 +437,23 @@ def test_a_fence_inside_the_answer_is_part_of_a_fact() -> None:
 )
 def test_a_pick_among_the_options_is_told_apart(said: str, picks: bool) -> None:
     assert chooses(said) is picks
+
+
+@pytest.mark.parametrize(
+    ("said", "facts", "dropped"),
+    [
+        ("I got a cat named Luna, and my rent is now $1,400.", ["User pays $1,400 for rent"],
+         {"Luna"}),
+        ("I got a cat named Luna, and my rent is now $1,400.",
+         ["User has a cat named Luna", "User pays $1,400 for rent"], set()),
+        # the old value said again is the known fact's, not a fact left out
+        ("I said Boston, I meant Austin.", ["User lives in Austin"], set()),
+        ("My sister moved to Lisbon. Thanks, Anna!", ["User's sister lives in Lisbon"], {"Anna"}),
+    ],
+)  # fmt: skip
+def test_names_the_user_said_that_no_fact_holds(
+    said: str, facts: list[str], dropped: set[str]
+) -> None:
+    known = ["User lives in Boston", "User pays $1,200 for rent"]
+    found = [Fact(MemoryType.SEMANTIC, f) for f in facts]
+    assert names_dropped(said, found, known) == dropped

@@ -186,3 +186,31 @@ async def test_a_switch_shows_the_extractor_what_it_may_replace(embedder: OnnxEm
     switched = "I switched careers this spring: I'm a baker now."
     assert CARPENTER in await shown_for(embedder, switched)
     assert CARPENTER not in await shown_for(embedder, "I bake bread every Sunday.")  # no switch
+
+
+class ChangeOnlyModel(CopyingModel):
+    """Shown a known fact, writes only its new value (the 1.5B model did), else everything."""
+
+    async def complete(
+        self, messages: list[dict[str, str]], *, schema: JsonSchema | None = None
+    ) -> str:
+        said = messages[-1]["content"]
+        self.prompts.append(said)
+        facts = ["User's budget for the Hawaii trip is $15,000"]
+        if KNOWN[0] not in said:
+            facts.append("User's cat is called Luna")
+        return orjson.dumps({"facts": facts}).decode()
+
+
+async def test_a_name_the_change_left_out_is_asked_for_again(embedder: OnnxEmbedder) -> None:
+    model = ChangeOnlyModel("")
+    store = await learn(embedder, model, "I got a cat, Luna, and my Hawaii budget is now $15,000.")
+    assert len(model.prompts) == 2
+    assert KNOWN[0] not in model.prompts[1]
+    assert sorted(m.content for m in await store.list("alice")) == [
+        "User's budget for the Hawaii trip is $15,000",
+        "User's cat is called Luna",
+    ]
+    model = ChangeOnlyModel("")
+    await learn(embedder, model, "Actually, my Hawaii budget is now $15,000.")
+    assert len(model.prompts) == 1  # nothing said was left out
