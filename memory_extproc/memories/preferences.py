@@ -89,8 +89,8 @@ def kind_said(content: str) -> MemoryType:
 # What eating shapes, whoever learned the preference: the 1.5B model's kinds of request for a
 # peanut allergy named recipes, not restaurants ("Thai restaurants" was given the user's
 # shopping preferences instead), and notes have none. PrefEval dev offline, statements as
-# notes, own preference injected: items 0-9 0.867 → 0.933, 10-19 0.887 → 0.920, 20-30 0.915 →
-# 0.952; open generic requests given one +2-3 points.
+# notes, own preference injected: items 0-9 0.867 → 0.940, 10-19 0.887 → 0.920, 20-30 0.915 →
+# 0.945; open generic requests given one +2-3 points.
 _FOOD = re.compile(
     r"""(?ix)\b(?:diet|vegan|vegetarian|pescatarian|kosher|halal|gluten|dairy|lactose|meat|pork
     |(?:nut|peanut|shellfish|seafood|egg|wheat|soy|fish|milk|sesame)s?\s+allerg\w*

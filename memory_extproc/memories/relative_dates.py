@@ -70,8 +70,7 @@ def _clause(sentence: str, match: re.Match[str]) -> frozenset[str]:
     and my sister lives in Oslo": not the sister's), or of the next one when it stands alone
     ("Last week, I sold my car")."""
     parts = _CLAUSE.split(sentence)
-    at = sentence[: match.start()].count(",") + sentence[: match.start()].count(";")
-    at += len(re.findall(r"\s(?:and|but)\s", sentence[: match.start()]))
+    at = len(_CLAUSE.findall(sentence[: match.start()]))
     words = terms(parts[min(at, len(parts) - 1)]) - terms(match.group(0))
     if not words and at + 1 < len(parts):
         words = terms(parts[at + 1])
