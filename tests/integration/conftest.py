@@ -179,6 +179,20 @@ class Stack:
         (line,) = text.splitlines()
         return int(line.removeprefix(f"{stat}: "))
 
+    async def ext_proc_messages_settled(self) -> int:
+        """The counter once it stops moving: an earlier exchange's last messages (a stream
+        Envoy is still closing) must not be counted as this one's."""
+        last = -1
+
+        async def steady() -> bool:
+            nonlocal last
+            now = await self.ext_proc_messages_sent()
+            steady, last = now == last, now
+            return steady
+
+        await until(steady)
+        return last
+
 
 async def until(condition, timeout_s: float = 30.0):  # type: ignore[no-untyped-def]
     """Wait for another process's eventual result (no event crosses the process boundary);

@@ -245,11 +245,11 @@ async def test_streamed_answer_arrives_as_produced_and_unchanged(
     stack.llm.script(Reply(chunks=chunks, release=release))
     body = {"model": "m", "stream": True, "messages": [{"role": "user", "content": QUESTION}],
             "memory_config": {"auto_store": False}}  # fmt: skip
-    sent = await stack.ext_proc_messages_sent()
+    sent = await stack.ext_proc_messages_settled()
     assert await stack.stream(body, user, chunks, release) == b"".join(chunks)
     assert memory_lines(stack.llm.recorded[-1].json) == [f"[{_today()}] {BUDGET}"]
     assert "memory_config" not in stack.llm.recorded[-1].json
-    assert await stack.ext_proc_messages_sent() - sent == 2  # request headers and body only
+    assert await stack.ext_proc_messages_settled() - sent == 2  # request headers and body only
 
 
 async def test_llm_errors_reach_the_client_unchanged(stack: Stack, user: str) -> None:

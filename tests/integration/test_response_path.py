@@ -276,7 +276,7 @@ async def test_a_streamed_answer_learned_from_arrives_as_produced_and_unchanged(
         "stream": True,
         "messages": [{"role": "user", "content": f"My locker number is {marker}"}],
     }
-    sent = await learning.ext_proc_messages_sent()
+    sent = await learning.ext_proc_messages_settled()
     assert await learning.stream(body, user, chunks, release) == b"".join(chunks)
     await until(lambda: _has_memory(memories, user, marker))
     # request headers, request body, response headers and the answer's chunks
