@@ -103,6 +103,15 @@ FOOD_REQUESTS = (
 )  # fmt: skip
 
 
+# Why a preference is held is not what it bears on: "User only wears clothing free of leather
+# … due to their vegan lifestyle" is about clothing.
+_REASON = re.compile(r"(?i)(?:,\s*|\s+)(?:due\s+to|because|since|for\s+\w+\s+reasons)\b.*$")
+
+
 def requests_implied(content: str) -> tuple[str, ...]:
-    """The kinds of request a preference bears on by what it is about, without a model."""
-    return FOOD_REQUESTS if _FOOD.search(content) else ()
+    """The kinds of request a preference bears on by what it is about, without a model. They
+    replace a model's: joined with them, a small model's ("kosher travel", "kosher clothing")
+    pulled a Kosher diet from "top dining spots in Chicago" (0.36 → 0.22, below two travel
+    preferences). PrefEval dev offline, five preferences a user, floor 0.2: own injected / only
+    another, items 0-9 0.973 / 0.027 → 0.993 / 0.007."""
+    return FOOD_REQUESTS if _FOOD.search(_REASON.sub("", content)) else ()

@@ -94,8 +94,12 @@ REQUESTS_WEIGHT = 0.6
 _DETERMINER = re.compile(r"^(?:(?:my|our|their|his|her|the|a|an|this|that)\s+)+", re.IGNORECASE)
 
 
-def _implied(fact: Fact) -> tuple[str, ...]:
-    return requests_implied(fact.content) if fact.type is MemoryType.PREFERENCE else ()
+def _requests(fact: Fact) -> tuple[str, ...]:
+    """The kinds of request a preference is stored toward: those its subject implies, else the
+    model's."""
+    if fact.type is not MemoryType.PREFERENCE:
+        return ()
+    return requests_implied(fact.content) or fact.requests
 
 
 class Written(StrEnum):
@@ -245,9 +249,9 @@ class MemoryWriter:
     async def _keys(self, facts: Sequence[Fact], vectors: Sequence[np.ndarray]) -> list[np.ndarray]:
         """What each fact is stored under: its own words' vector, leaning toward the words it was
         said in (``Fact.context``) and, for a preference, toward the kinds of request it bears on
-        (``Fact.requests``, and those its subject implies). Decisions stay with its own words."""
+        (``_requests``). Decisions stay with its own words."""
         contexts = [f.context if f.context != unframed(f.content) else "" for f in facts]
-        kinds = [", ".join(dict.fromkeys((*f.requests, *_implied(f)))) for f in facts]
+        kinds = [", ".join(_requests(f)) for f in facts]
         wanted = list(dict.fromkeys(t for t in (*contexts, *kinds) if t))
         found = dict(zip(wanted, await self._embedder.embed_many(wanted), strict=True))
         keys = []

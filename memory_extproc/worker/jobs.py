@@ -31,6 +31,7 @@ from memory_extproc.memories.facts import (
     picked,
     ungrounded,
 )
+from memory_extproc.memories.preferences import requests_implied
 from memory_extproc.memories.relative_dates import dated
 from memory_extproc.memories.retention import UsageBatch
 from memory_extproc.memories.writer import MemoryWriter, Written
@@ -258,8 +259,13 @@ class LearningJobs:
         """A new preference with the kinds of request it bears on, written by the model (a short
         call): "Plan my weekend near Denver" never names a fear of heights (cosine 0.11), but
         "outdoor activities, hiking, travel plans" do. One already held is not asked about; one
-        the model cannot list for (garbage, or down) is kept as it is."""
-        if fact.type is not MemoryType.PREFERENCE or content_hash(fact.content) in held:
+        the model cannot list for (garbage, or down) is kept as it is, and one whose subject
+        implies its kinds (a diet, a food allergy) needs no call."""
+        if (
+            fact.type is not MemoryType.PREFERENCE
+            or content_hash(fact.content) in held
+            or requests_implied(fact.content)
+        ):
             return fact
         try:
             with traced("memory.requests"):

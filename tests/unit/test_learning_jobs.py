@@ -81,8 +81,9 @@ class PreferenceModel:
 
     role = "memory_extraction"
 
-    def __init__(self, requests: str) -> None:
+    def __init__(self, requests: str, facts: tuple[str, ...] = ()) -> None:
         self.requests = requests
+        self.facts = facts or (HEIGHTS, "User's sister Ana lives in Denver")
         self.asked: list[str] = []
 
     async def complete(
@@ -93,7 +94,7 @@ class PreferenceModel:
             if isinstance(self.requests, Exception):
                 raise self.requests
             return self.requests
-        return orjson.dumps({"facts": [HEIGHTS, "User's sister Ana lives in Denver"]}).decode()
+        return orjson.dumps({"facts": list(self.facts)}).decode()
 
     async def close(self) -> None:
         return None
@@ -123,6 +124,22 @@ async def test_a_preference_the_model_lists_nothing_usable_for_is_kept_as_it_is(
     store = await learn(embedder, PreferenceModel("no idea"), "I have a fear of heights.")
     (vector,) = [v for m, v in store._rows.values() if m.content == HEIGHTS]
     assert float(vector @ embedder.embed([HEIGHTS])[0]) > 0.999
+
+
+async def test_a_food_constraint_is_stored_toward_what_eating_shapes_without_asking(
+    embedder: OnnxEmbedder,
+) -> None:
+    """A small model's kinds for a diet ("kosher travel", "kosher clothing") drew it away from
+    "top dining spots in Chicago"; the food kinds alone reach it, and cost no call."""
+    kosher = "User strictly follows a Kosher diet"
+    kinds = ["kosher recipes", "kosher travel", "kosher clothing", "kosher dining experiences"]
+    model = PreferenceModel(orjson.dumps({"requests": kinds}).decode(), facts=(kosher,))
+    store = await learn(embedder, model, "I strictly follow a Kosher diet.")
+    assert model.asked == []
+    ((vector, content),) = [(v, m.content) for m, v in store._rows.values()]
+    assert content == kosher
+    dining = embedder.embed([in_memory_voice("What are some top dining spots in Chicago?")])[0]
+    assert float(vector @ dining) > float(embedder.embed([kosher])[0] @ dining) + 0.15
 
 
 async def test_the_requests_call_failing_or_a_held_preference_asks_nothing_more(

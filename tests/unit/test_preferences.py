@@ -124,6 +124,10 @@ def test_other_requests_are_not_open(text: str) -> None:
         ("User is allergic to cats", False),
         ("User avoids hot and humid climates", False),
         ("User prefers paper books to e-readers", False),
+        ("User follows a vegan diet for ethical reasons", True),
+        # why it is held is not what it bears on
+        ("User only wears clothing free of leather or fur due to their vegan lifestyle", False),
+        ("User avoids wool sweaters because they are vegan", False),
     ],
 )
 def test_what_eating_shapes_is_implied_by_a_food_constraint(text: str, food: bool) -> None:
