@@ -34,27 +34,47 @@ class ConfigError(ValueError):
         super().__init__("\n".join(self.problems))
 
 
-def _range(lo: float | None = None, hi: float | None = None) -> dict[str, Any]:
-    return {"min": lo, "max": hi}
+def _key(
+    doc: str,
+    lo: float | None = None,
+    hi: float | None = None,
+    choices: tuple[str, ...] = (),
+) -> dict[str, Any]:
+    """A key's metadata: what it is for (the configuration reference in docs/ is generated from
+    it), and the range or the choices its value is checked against."""
+    return {"doc": doc, "min": lo, "max": hi, "choices": choices}
 
 
 _ROLES = ("memory_extraction", "memory_rewrite")
 
 
-def _one_of(*choices: str) -> dict[str, Any]:
-    return {"choices": choices}
-
-
 @dataclass(frozen=True)
 class MilvusConfig:
-    address: str = "127.0.0.1:19530"  # host:port, or a full URI (http://, https://)
-    collection: str = "agentic_memory"
-    dimension: int = field(default=384, metadata=_range(1, 32768))
-    # Partition-key partitions, fixed when the service creates the collection: a search filters
-    # one partition's rows, so keep rows per partition near 100 k (deploy/SIZING.md).
-    partitions: int = field(default=64, metadata=_range(1, 4096))
-    token: str = ""  # "user:password" or an API key, when the server requires one
-    timeout_seconds: float = field(default=5.0, metadata=_range(0.1, 300))
+    address: str = field(
+        default="127.0.0.1:19530", metadata=_key("host:port, or a full URI (http://, https://)")
+    )
+    collection: str = field(
+        default="agentic_memory", metadata=_key("The collection, created at first start.")
+    )
+    dimension: int = field(
+        default=384, metadata=_key("Vector size: must be the embedding model's (384).", 1, 32768)
+    )
+    # A search filters one partition's rows, so keep rows per partition near 100 k.
+    partitions: int = field(
+        default=64,
+        metadata=_key(
+            "Partition-key partitions, fixed when the service creates the collection "
+            "(deploy/SIZING.md).",
+            1,
+            4096,
+        ),
+    )
+    token: str = field(
+        default="", metadata=_key('"user:password" or an API key, when the server requires one.')
+    )
+    timeout_seconds: float = field(
+        default=5.0, metadata=_key("Deadline of one Milvus call.", 0.1, 300)
+    )
 
     @property
     def uri(self) -> str:
@@ -63,82 +83,172 @@ class MilvusConfig:
 
 @dataclass(frozen=True)
 class EmbeddingConfig:
-    model: str = "all-MiniLM-L6-v2"
-    model_path: str = ""  # your own ONNX export instead of the packaged one (used as is)
-    tokenizer_path: str = ""  # its tokenizer.json
-    threads: int = field(default=1, metadata=_range(1, 64))
-    # packaged model: int8 (fast, see embedding/quantize.py) or float
-    precision: str = field(default="int8", metadata=_one_of("int8", "float"))
-    cache_dir: str = ""  # where the int8 variant is built (default ~/.cache/memory-extproc)
+    model: str = field(
+        default="all-MiniLM-L6-v2",
+        metadata=_key("The model's name, as `doctor` reports it (semantic-router's key)."),
+    )
+    model_path: str = field(
+        default="", metadata=_key("Your own ONNX export instead of the packaged model, used as is.")
+    )
+    tokenizer_path: str = field(default="", metadata=_key("Its tokenizer.json."))
+    threads: int = field(default=1, metadata=_key("ONNX Runtime threads per model run.", 1, 64))
+    precision: str = field(
+        default="int8",
+        metadata=_key(
+            "The packaged model: int8 (faster, `make bench`) or float (the packaged graph).",
+            choices=("int8", "float"),
+        ),
+    )
+    cache_dir: str = field(
+        default="",
+        metadata=_key('Where the int8 variant is built; "": ~/.cache/memory-extproc.'),
+    )
 
 
 @dataclass(frozen=True)
 class LlmEndpoint:
-    address: str = "127.0.0.1"
-    port: int = field(default=8000, metadata=_range(1, 65535))
-    scheme: str = field(default="http", metadata=_one_of("http", "https"))
-    api_key: str = ""
+    address: str = field(default="127.0.0.1", metadata=_key("Host of the endpoint."))
+    port: int = field(default=8000, metadata=_key("Its port.", 1, 65535))
+    scheme: str = field(default="http", metadata=_key("http or https.", choices=("http", "https")))
+    api_key: str = field(
+        default="", metadata=_key("Sent as a bearer token; keep it in the environment.")
+    )
 
 
 @dataclass(frozen=True)
 class ExternalModel:
-    # any OpenAI-compatible endpoint
-    model_role: str = field(default="", metadata=_one_of(*_ROLES))
-    llm_endpoint: LlmEndpoint = field(default_factory=LlmEndpoint)
-    llm_model_name: str = ""
-    llm_timeout_seconds: float = field(default=30.0, metadata=_range(0.1, 600))
-    max_tokens: int = field(default=500, metadata=_range(1, 100_000))
-    temperature: float = field(default=0.1, metadata=_range(0, 2))
+    """Any OpenAI-compatible endpoint."""
+
+    model_role: str = field(
+        default="",
+        metadata=_key(
+            "memory_extraction (learns facts from answers) or memory_rewrite (rewrites vague "
+            "follow-ups into a search query).",
+            choices=_ROLES,
+        ),
+    )
+    llm_endpoint: LlmEndpoint = field(
+        default_factory=LlmEndpoint, metadata=_key("Where the model is served.")
+    )
+    llm_model_name: str = field(default="", metadata=_key("The model name sent in each call."))
+    llm_timeout_seconds: float = field(
+        default=30.0, metadata=_key("Deadline of one call.", 0.1, 600)
+    )
+    max_tokens: int = field(default=500, metadata=_key("Answer length cap.", 1, 100_000))
+    temperature: float = field(default=0.1, metadata=_key("Sampling temperature.", 0, 2))
 
 
 @dataclass(frozen=True)
 class IdentityConfig:
     """Trusted headers, set by Envoy after authentication (see envoy/envoy.yaml)."""
 
-    user_header: str = "x-authz-user-id"
-    project_header: str = "x-authz-project-id"
+    user_header: str = field(
+        default="x-authz-user-id",
+        metadata=_key("The verified user id; a request without it is left alone."),
+    )
+    project_header: str = field(
+        default="x-authz-project-id", metadata=_key("An optional project that scopes memories.")
+    )
 
 
 @dataclass(frozen=True)
 class SignalsConfig:
-    opt_out_header: str = "x-disable-router-memory"  # value "true" disables memory per request
-    fact_check_header: str = "x-vsr-matched-fact-check"
-    tool_header: str = "x-vsr-matched-tools"
+    opt_out_header: str = field(
+        default="x-disable-router-memory",
+        metadata=_key('Value "true" disables memory for the request.'),
+    )
+    fact_check_header: str = field(
+        default="x-vsr-matched-fact-check",
+        metadata=_key("semantic-router's fact-check signal: the request needs facts."),
+    )
+    tool_header: str = field(
+        default="x-vsr-matched-tools",
+        metadata=_key("A tool signal: no fixed name in semantic-router, set your chain's."),
+    )
 
 
 @dataclass(frozen=True)
 class RetrievalConfig:
-    time_budget_ms: int = field(default=100, metadata=_range(1, 10_000))
-    max_context_chars: int = field(default=1200, metadata=_range(100, 100_000))
-    excluded_paths: list[str] = field(default_factory=list)
-    excluded_models: list[str] = field(default_factory=list)
-    hybrid: bool = True  # cosine + keyword ranking of more candidates (retrieval/rank.py)
-    # a request that asks for something chosen or made for the user (a recommendation, a plan)
-    # is given the user's standing preferences nearest to it (retrieval/open_requests.py)
-    preferences: bool = True
+    time_budget_ms: int = field(
+        default=100,
+        metadata=_key("Embedding, search and ranking of one request; late: skipped.", 1, 10_000),
+    )
+    max_context_chars: int = field(
+        default=1200, metadata=_key("Injected memory context cap.", 100, 100_000)
+    )
+    excluded_paths: list[str] = field(
+        default_factory=list, metadata=_key("Request paths memory never touches.")
+    )
+    excluded_models: list[str] = field(
+        default_factory=list, metadata=_key("Model names memory never touches.")
+    )
+    hybrid: bool = field(
+        default=True,
+        metadata=_key("Cosine and keyword ranking of more candidates (retrieval/rank.py)."),
+    )
+    preferences: bool = field(
+        default=True,
+        metadata=_key(
+            "A request for something chosen or made for the user (a recommendation, a plan) "
+            "is given the user's standing preferences nearest to it."
+        ),
+    )
 
 
 @dataclass(frozen=True)
 class ExtractionConfig:
     """The response path's worker pool and limits."""
 
-    queue_size: int = field(default=1000, metadata=_range(1, 1_000_000))
-    concurrency: int = field(default=2, metadata=_range(1, 64))
-    job_timeout_seconds: float = field(default=120.0, metadata=_range(1, 3600))
-    retries: int = field(default=2, metadata=_range(0, 10))  # transient LLM errors, with backoff
-    idle_flush_seconds: float = field(default=300.0, metadata=_range(0.1, 86_400))
-    drain_seconds: float = field(default=20.0, metadata=_range(0, 600))  # on SIGTERM
-    min_fact_chars: int = field(default=8, metadata=_range(1, 1000))
-    max_fact_chars: int = field(default=500, metadata=_range(10, 2000))
-    max_facts: int = field(default=20, metadata=_range(1, 200))
-    max_conversations: int = field(default=10_000, metadata=_range(1, 10_000_000))
-    date_header: str = "x-memory-date"  # optional ISO date of the turn (replayed history)
-    # Captured turns wait here until learned (learning/spool.py). Default:
-    # $XDG_STATE_HOME/memory-extproc/spool (~/.local/state/…). Processors writing one collection
-    # share it (one volume): each owns a locked directory inside and adopts abandoned ones, and
-    # the store's cross-process write locks live in it (.store-locks).
-    spool_dir: str = ""
-    spool_max_mb: int = field(default=256, metadata=_range(1, 1_000_000))
+    queue_size: int = field(
+        default=1000,
+        metadata=_key(
+            "Batches handed to the worker at once; more wait in the spool.", 1, 1_000_000
+        ),
+    )
+    concurrency: int = field(default=2, metadata=_key("Jobs at once in the worker.", 1, 64))
+    job_timeout_seconds: float = field(
+        default=120.0, metadata=_key("One batch: model calls, embedding, writes.", 1, 3600)
+    )
+    retries: int = field(
+        default=2,
+        metadata=_key("Transient model errors (connection, 429, 5xx), with backoff.", 0, 10),
+    )
+    idle_flush_seconds: float = field(
+        default=300.0,
+        metadata=_key(
+            "A conversation's last turns are learned once it is this quiet.", 0.1, 86_400
+        ),
+    )
+    drain_seconds: float = field(
+        default=20.0,
+        metadata=_key("On SIGTERM, queued batches get this long; the rest stay spooled.", 0, 600),
+    )
+    min_fact_chars: int = field(default=8, metadata=_key("Shorter facts are refused.", 1, 1000))
+    max_fact_chars: int = field(default=500, metadata=_key("Longer facts are refused.", 10, 2000))
+    max_facts: int = field(default=20, metadata=_key("Facts kept per batch.", 1, 200))
+    max_conversations: int = field(
+        default=10_000,
+        metadata=_key(
+            "Conversations a process follows (idle flushes, Responses API chains).", 1, 10_000_000
+        ),
+    )
+    date_header: str = field(
+        default="x-memory-date",
+        metadata=_key("Optional ISO date of the turn, for replayed history."),
+    )
+    # Processors writing one collection share it (one volume): each owns a locked directory
+    # inside and adopts abandoned ones; the store's cross-process write locks live in it.
+    spool_dir: str = field(
+        default="",
+        metadata=_key(
+            'Captured turns wait here until learned; "": $XDG_STATE_HOME/memory-extproc/spool. '
+            "Replicas share one (a volume whose flock excludes)."
+        ),
+    )
+    spool_max_mb: int = field(
+        default=256,
+        metadata=_key("Beyond it, a batch is handed over from memory only.", 1, 1_000_000),
+    )
 
     @property
     def spool_path(self) -> Path:
@@ -152,10 +262,27 @@ class ExtractionConfig:
 class RetentionConfig:
     """How long memories live (our keys). Off by default: memories stay until forgotten."""
 
-    ttl_days: float = field(default=0.0, metadata=_range(0, 36_500))  # 0: never expire
-    max_memories_per_user: int = field(default=10_000, metadata=_range(0, 16_000))  # 0: no cap
-    prune_interval_seconds: float = field(default=3600.0, metadata=_range(0.1, 604_800))
-    usage_flush_seconds: float = field(default=60.0, metadata=_range(0.1, 3600))
+    ttl_days: float = field(
+        default=0.0,
+        metadata=_key(
+            "0: memories never expire; else they expire this long after they are learned, "
+            "renewed when used within the last half of it.",
+            0,
+            36_500,
+        ),
+    )
+    max_memories_per_user: int = field(
+        default=10_000,
+        metadata=_key("0: no cap; over it, the least recently used go.", 0, 16_000),
+    )
+    prune_interval_seconds: float = field(
+        default=3600.0,
+        metadata=_key("How often the worker deletes expired memories.", 0.1, 604_800),
+    )
+    usage_flush_seconds: float = field(
+        default=60.0,
+        metadata=_key("How often renewals due are handed to the worker, in one batch.", 0.1, 3600),
+    )
 
     @property
     def ttl_ms(self) -> int:
@@ -164,19 +291,46 @@ class RetentionConfig:
 
 @dataclass(frozen=True)
 class MemoryConfig:
-    enabled: bool = True
-    auto_store: bool = True
-    milvus: MilvusConfig = field(default_factory=MilvusConfig)
-    embedding: EmbeddingConfig = field(default_factory=EmbeddingConfig)
-    default_retrieval_limit: int = field(default=5, metadata=_range(0, 100))
-    default_similarity_threshold: float = field(default=0.45, metadata=_range(-1, 1))
-    extraction_batch_size: int = field(default=10, metadata=_range(1, 1000))
-    external_models: list[ExternalModel] = field(default_factory=list)
-    identity: IdentityConfig = field(default_factory=IdentityConfig)
-    signals: SignalsConfig = field(default_factory=SignalsConfig)
-    retrieval: RetrievalConfig = field(default_factory=RetrievalConfig)
-    extraction: ExtractionConfig = field(default_factory=ExtractionConfig)
-    retention: RetentionConfig = field(default_factory=RetentionConfig)
+    enabled: bool = field(default=True, metadata=_key("false: memory does nothing."))
+    auto_store: bool = field(
+        default=True,
+        metadata=_key("Learn from answers (the API and retrieval work either way)."),
+    )
+    milvus: MilvusConfig = field(default_factory=MilvusConfig, metadata=_key("The store."))
+    embedding: EmbeddingConfig = field(
+        default_factory=EmbeddingConfig, metadata=_key("The embedding model.")
+    )
+    default_retrieval_limit: int = field(
+        default=5, metadata=_key("Memories injected at most (top-k).", 0, 100)
+    )
+    default_similarity_threshold: float = field(
+        default=0.45,
+        metadata=_key(
+            "Cosine a memory needs to be injected; once one passes, near ones join it.", -1, 1
+        ),
+    )
+    extraction_batch_size: int = field(
+        default=10, metadata=_key("Learn every N turns of a conversation.", 1, 1000)
+    )
+    external_models: list[ExternalModel] = field(
+        default_factory=list,
+        metadata=_key("Optional models by role; without a memory_extraction one: notes."),
+    )
+    identity: IdentityConfig = field(
+        default_factory=IdentityConfig, metadata=_key("Who the request is for.")
+    )
+    signals: SignalsConfig = field(
+        default_factory=SignalsConfig, metadata=_key("Headers that turn memory off or on.")
+    )
+    retrieval: RetrievalConfig = field(
+        default_factory=RetrievalConfig, metadata=_key("The request path.")
+    )
+    extraction: ExtractionConfig = field(
+        default_factory=ExtractionConfig, metadata=_key("The response path.")
+    )
+    retention: RetentionConfig = field(
+        default_factory=RetentionConfig, metadata=_key("How long memories live.")
+    )
 
     def model(self, role: str) -> ExternalModel | None:
         return next((m for m in self.external_models if m.model_role == role), None)
@@ -184,15 +338,29 @@ class MemoryConfig:
 
 @dataclass(frozen=True)
 class ServerConfig:
-    host: str = "0.0.0.0"  # a sidecar service listens for Envoy
-    grpc_port: int = field(default=50051, metadata=_range(0, 65535))
-    admin_host: str = "0.0.0.0"
-    admin_port: int = field(default=9190, metadata=_range(0, 65535))  # /metrics
-    # gRPC messages, the request bodies read among them: keep Envoy's listener buffer at least
-    # as large (per_connection_buffer_limit_bytes; `doctor` checks)
-    max_message_mb: int = field(default=32, metadata=_range(4, 1024))
-    grace_seconds: float = field(default=10.0, metadata=_range(0, 600))
-    log_level: str = "INFO"  # DEBUG | INFO | WARNING | ERROR, any case
+    host: str = field(
+        default="0.0.0.0", metadata=_key("gRPC listen address (a sidecar listens for Envoy).")
+    )
+    grpc_port: int = field(default=50051, metadata=_key("ext_proc and grpc.health.v1.", 0, 65535))
+    admin_host: str = field(default="0.0.0.0", metadata=_key("Admin listen address."))
+    admin_port: int = field(default=9190, metadata=_key("Prometheus /metrics.", 0, 65535))
+    max_message_mb: int = field(
+        default=32,
+        metadata=_key(
+            "gRPC message cap; larger LLM requests pass through unread. Keep Envoy's "
+            "per_connection_buffer_limit_bytes at least this (`doctor` checks).",
+            4,
+            1024,
+        ),
+    )
+    grace_seconds: float = field(
+        default=10.0,
+        metadata=_key("On SIGTERM, in-flight streams get this long to finish.", 0, 600),
+    )
+    log_level: str = field(
+        default="INFO",
+        metadata=_key("DEBUG, INFO, WARNING or ERROR, any case; memory contents never at INFO."),
+    )
 
     @property
     def max_message_bytes(self) -> int:
@@ -207,8 +375,8 @@ class ServerConfig:
 
 @dataclass(frozen=True)
 class Config:
-    memory: MemoryConfig = field(default_factory=MemoryConfig)
-    server: ServerConfig = field(default_factory=ServerConfig)
+    memory: MemoryConfig = field(default_factory=MemoryConfig, metadata=_key("Memory."))
+    server: ServerConfig = field(default_factory=ServerConfig, metadata=_key("The process."))
 
 
 ENV_PREFIX = "MEMORY_EXTPROC__"
