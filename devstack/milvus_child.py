@@ -58,7 +58,8 @@ class _Config(MilvusServerConfig):
         settings["common"]["session"]["ttl"] = 10
         # After a restart Milvus replays its log from the last sync before a Strong read can
         # be served (and memory comes back): after 60 s of writes that took 64 s with the
-        # default sync every 600 s; every 20 / 10 / 5 s: 18 / 5 / 6 s (README, `make chaos`).
+        # default sync every 600 s; every 20 / 10 / 5 s: 18 / 5 / 6 s
+        # (`make chaos`, bench/RESULTS.md).
         settings["dataNode"]["segment"]["syncPeriod"] = 10
         milvus_yaml.write_text(yaml.safe_dump(settings, sort_keys=False))
 

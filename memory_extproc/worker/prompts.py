@@ -1,7 +1,7 @@
 """Prompts for the extraction model: pure functions from turns to chat messages.
 
 Written for small local models as much as for large hosted ones (measured with the 1.5B local
-model, see the README's scenario table): one small decision per call, worked examples as chat
+model, see make scenarios in eval/RESULTS.md): one small decision per call, worked examples as chat
 turns rather than rules alone (with rules only, it copied the rules' example sentence into its
 answers), the user's words as the only source of facts, and a JSON schema the endpoint can
 constrain decoding to.

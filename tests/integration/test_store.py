@@ -281,7 +281,7 @@ async def two_processes_revising(
 async def test_two_processes_revising_one_memory_keep_one_row_and_never_hide_it(
     milvus: MilvusProcess, tmp_path: Path
 ) -> None:
-    # without the shared locks, 1 of 3 such rounds stored the memory twice (README, Replicas)
+    # without the shared locks, 1 of 3 such rounds stored the memory twice (replicas docs)
     for _ in range(3):
         rows, misses = await two_processes_revising(milvus, tmp_path, tmp_path / "locks", 20)
         assert (rows, misses) == (1, 0)

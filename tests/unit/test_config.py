@@ -9,7 +9,7 @@ from memory_extproc import cli, config
 
 def test_defaults_are_those_of_semantic_router_but_the_threshold() -> None:
     """semantic-router's 0.6 injected nothing for 28% of LoCoMo questions asked in the
-    asker's own words (README, make eval): ours is 0.45, questions in the memory voice."""
+    asker's own words (eval/RESULTS.md, make eval): ours is 0.45, questions in the memory voice."""
     cfg = config.load(None)
     assert cfg.memory.default_retrieval_limit == 5
     assert cfg.memory.default_similarity_threshold == 0.45
