@@ -59,7 +59,8 @@ from memory_extproc import config as config_module
 from memory_extproc.clock import now_ms
 from memory_extproc.retrieval.plan import RetrievalPolicy
 from memory_extproc.store import filters
-from memory_extproc.store.milvus import SEARCH_FIELDS, MilvusStore
+from memory_extproc.store.milvus import MilvusStore
+from memory_extproc.store.milvus_schema import SEARCH_FIELDS
 from memory_extproc.store.model import Memory
 from memory_extproc.wiring import build_embedder
 from memory_extproc.words import in_memory_voice

@@ -91,7 +91,7 @@ async def check_model(config: Config) -> Verdict:
 async def check_milvus(config: Config) -> Verdict:
     from pymilvus import MilvusClient
 
-    from memory_extproc.store.milvus import SchemaMismatchError, check_schema
+    from memory_extproc.store.milvus_schema import SchemaMismatchError, check_schema
 
     milvus = config.memory.milvus
 

@@ -170,7 +170,7 @@ async def test_hawaii_budget_across_sessions_with_an_update(
 async def _audit_rows(store: MilvusStore, user: str, memory_id: str) -> list[dict[str, Any]]:
     from pymilvus import MilvusClient
 
-    client = MilvusClient(uri=store._uri)
+    client = MilvusClient(uri=store.connection.uri)
     try:
         return client.query(
             COLLECTION,

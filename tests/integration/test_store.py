@@ -18,7 +18,8 @@ from memory_extproc.clock import now_ms
 from memory_extproc.embedding import OnnxEmbedder
 from memory_extproc.store.filters import forget_digest
 from memory_extproc.store.memory import InMemoryStore
-from memory_extproc.store.milvus import MilvusStore, SchemaMismatchError
+from memory_extproc.store.milvus import MilvusStore
+from memory_extproc.store.milvus_schema import SchemaMismatchError
 from memory_extproc.store.model import Memory, MemoryType, SearchRequest, Store, content_hash
 from tests.integration.conftest import open_store
 from tests.integration.reviser import revise

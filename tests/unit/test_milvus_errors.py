@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from pymilvus.exceptions import MilvusException
 
-from memory_extproc.store.milvus import _is_connection_error
+from memory_extproc.store.milvus_connection import is_connection_error
 
 
 @pytest.mark.parametrize(
@@ -21,4 +21,4 @@ from memory_extproc.store.milvus import _is_connection_error
     ],
 )
 def test_connection_errors(error: Exception, lost: bool) -> None:
-    assert _is_connection_error(error) is lost
+    assert is_connection_error(error) is lost

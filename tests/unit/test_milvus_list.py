@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from memory_extproc.store import milvus
+from memory_extproc.store import milvus_schema
 from memory_extproc.store.milvus import MilvusStore
 from memory_extproc.store.model import Memory
 
@@ -41,13 +41,13 @@ class Client:
                 continue
             if m.id == self.revised and consistency_level != "Strong":
                 continue
-            rows.append(milvus._row(m, np.zeros(384, dtype=np.float32)))
+            rows.append(milvus_schema.row(m, np.zeros(384, dtype=np.float32)))
         return rows
 
 
 async def test_a_listing_is_whole_while_a_memory_is_revised_or_forgotten() -> None:
     newest = sorted(MEMORIES, key=lambda m: m.created_at, reverse=True)
     store = MilvusStore("http://127.0.0.1:1", "c", 384)
-    store._client = Client(revised=newest[0].id, forgotten=newest[1].id)  # type: ignore[assignment]
+    store.connection._client = Client(revised=newest[0].id, forgotten=newest[1].id)  # type: ignore[assignment]
     page = await store.list("alice", limit=3)
     assert [m.id for m in page] == [newest[0].id, newest[2].id, newest[3].id]
