@@ -1,30 +1,15 @@
 """Write what was learned so memory stays true: no duplicates, one current value per thing.
 
-For each new statement (an extracted fact, a note, an API add), against the user's related
-memories (cosine >= 0.4, best first):
-
-1. The same normalized text is already held: nothing to do (DEDUPED).
-2. Words decide first (changes.py): a restatement adds nothing (NOOP; an explicit add rewords the
-   memory); a changed value, a correction or an ending revises the memory it changes (UPDATED).
-   Cosine >= 0.9 with any other difference is the same memory, revised.
-3. Where words cannot tell ("User sold their car" / "User drives a 2015 Honda Civic"):
-   * with a model, it is asked one pair at a time whether the old fact is still true, for a
-     close pair (cosine >= 0.7) or a statement that says it changes or ends something: small
-     models answer "no" too readily ("likes pizza" / "likes sushi");
-   * an ending ("I sold my car") also looks up what it ends by its object's embedding ("car"
-     finds "User drives a 2015 Civic" at 0.28, other memories at 0.15-0.23): without a model
-     that is the memory it ends, with one it is the first pair asked about.
-4. Otherwise it is new (STORED).
-A revision keeps the memory's id and creation time, dates it to the statement, and leaves the
-old text as an audit row (history), never searched. An ending also names what it ended in the
-new text ("User sold their car (previously: User drives a 2015 Honda Civic)").
+The edges of reconciliation: read a statement's related memories, ask the model where words
+cannot tell (memories/reconcile.py decides the rest, pure), and write — stored, a revision that
+keeps the old text as history (an audit row, never searched), or nothing. A revision keeps the
+memory's id and creation time and is dated to the statement.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import logging
-import re
 from collections.abc import Sequence
 from enum import StrEnum
 
@@ -35,19 +20,20 @@ from memory_extproc.clock import now_ms
 from memory_extproc.embedding.batcher import EmbeddingBatcher
 from memory_extproc.llm_client import ChatClient, LlmError
 from memory_extproc.memories import changes, retention
-from memory_extproc.memories.changes import (
-    Change,
-    compare,
-    corrected,
-    ended_object,
-    same_amount,
-    says_change,
-    says_switch,
-)
+from memory_extproc.memories.changes import same_amount, says_change, says_switch
 from memory_extproc.memories.facts import ExtractionParseError, Fact
 from memory_extproc.memories.judge import JUDGE_SCHEMA, judge_messages, parse_judgment
 from memory_extproc.memories.notes import statement, unframed
 from memory_extproc.memories.preferences import requests_implied
+from memory_extproc.memories.reconcile import (
+    POLICY,
+    Revision,
+    by_words,
+    ended_query,
+    ended_target,
+    ending,
+    revised,
+)
 from memory_extproc.store.model import (
     Memory,
     MemoryType,
@@ -59,39 +45,6 @@ from memory_extproc.store.model import (
 )
 
 log = logging.getLogger(__name__)
-
-SAME_MEMORY = 0.9
-RELATED = 0.4
-# A statement that says one thing replaced another may replace a memory it shares no words
-# with: "User switched careers this spring and is a baker now" / "User works as a carpenter in
-# Porto" 0.30 (left both current before). Its candidates go down to here; which it replaces, the
-# rules or a model decide (at most JUDGED of them asked). Only for a switch ("switched",
-# "became", "no longer"…), not any change word: a small model judges a far pair "no longer true"
-# too readily, and "User got a new puppy" replaces nothing.
-RELATED_WHEN_SWITCHED = 0.25
-CANDIDATES = 10
-JUDGED = 3  # candidates a model is asked about, best first, when the user said something changed
-# …and without a change word, only the closest: when it is still true, farther ones were too
-# (LoCoMo: ~40% fewer model calls per job, each a second or two on the local model)
-JUDGED_UNPROMPTED = 1
-# A model is asked about a pair without a change word only this close: small models answer "no
-# longer true" too readily, and unrelated pairs of one kind score high ("User likes pizza" /
-# "… sushi" 0.63, "has a cat named Tom" / "… a dog named Rex" 0.67; "lives in Boston" /
-# "… Austin" 0.69 is asked because its user said "I meant").
-CLOSE = 0.7
-# "car" (of "my car") vs what it ends; the best must also lead the next by a margin. Bare nouns
-# against memories in the memory voice: "car" / "User drives a 2015 Civic" 0.28, "job" / "… works
-# at Google" 0.34, "dog" / "… has a dog named Rex" 0.45; other memories 0.15-0.23.
-ENDED_OBJECT = 0.25
-ENDED_LEAD = 0.05
-# A sentence note's key: its words + 0.6 x its message's (LoCoMo both sides, notes mode offline:
-# hit@5 0.679 → 0.705, answer recall 0.334 → 0.343; flat within 0.01 for 0.4-0.8, 1.0: 0.696)
-CONTEXT_WEIGHT = 0.6
-# A preference's key: its words + this x the kinds of request it bears on (PrefEval dev offline,
-# items 0-4, five preferences a user, floor 0.25: its own injected 0.73 → 0.87 at 0.6, 0.91 at
-# 1.0; generic open requests given one 7% → 12%, 13%)
-REQUESTS_WEIGHT = 0.6
-_DETERMINER = re.compile(r"^(?:(?:my|our|their|his|her|the|a|an|this|that)\s+)+", re.IGNORECASE)
 
 
 def _requests(fact: Fact) -> tuple[str, ...]:
@@ -108,34 +61,6 @@ class Written(StrEnum):
     DEDUPED = "deduped"
     NOOP = "noop"  # a restatement of what is already held
     STORED_UNRECONCILED = "stored_unreconciled"  # the model's judgment was unusable: kept as new
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class _Revision:
-    target: ScoredMemory
-    content: str
-    reason: str
-
-
-_PREVIOUSLY = " (previously: "
-
-
-def _ending(target: ScoredMemory, text: str, reason: str) -> _Revision:
-    """An ending keeps what it ended in its text: "User quit their job at Acme Corp" alone
-    answers neither "Where do I work?" (cosine 0.14) nor which job it was."""
-    before = statement(target.memory.content).split(_PREVIOUSLY, 1)[0].strip()
-    return _Revision(target, f"{text}{_PREVIOUSLY}{before})", reason)
-
-
-def _revised(memory: Memory, text: str, at_ms: int, kind: MemoryType | None = None) -> Memory:
-    """The memory with a new text (same id and creation time), dated ``at_ms``."""
-    return dataclasses.replace(
-        memory,
-        content=text,
-        content_hash=content_hash(text),
-        type=kind or memory.type,
-        updated_at=at_ms,
-    )
 
 
 class MemoryWriter:
@@ -204,15 +129,13 @@ class MemoryWriter:
         kept: list[tuple[int, np.ndarray]] = []
         for i, vector in zip(todo, vectors, strict=True):
             # the same fact twice in one job, reworded: keep the first
-            if not any(float(np.dot(vector, other)) >= SAME_MEMORY for _, other in kept):
+            if not any(float(np.dot(vector, o)) >= POLICY.same_memory for _, o in kept):
                 kept.append((i, vector))
         similar = await self._store.retrieve_many(
             [
                 SearchRequest(
-                    user_id, v, limit=CANDIDATES, project_id=project_id,
-                    threshold=RELATED_WHEN_SWITCHED
-                    if says_switch(statement(facts[i].content))
-                    else RELATED,
+                    user_id, v, limit=POLICY.candidates, project_id=project_id,
+                    threshold=POLICY.related_to(says_switch(statement(facts[i].content))),
                 )
                 for i, v in kept
             ]
@@ -258,9 +181,9 @@ class MemoryWriter:
         for vector, context, kind in zip(vectors, contexts, kinds, strict=True):
             key = vector.copy()
             if context:
-                key += CONTEXT_WEIGHT * found[context]
+                key += POLICY.context_weight * found[context]
             if kind:
-                key += REQUESTS_WEIGHT * found[kind]
+                key += POLICY.requests_weight * found[kind]
             keys.append(key / np.linalg.norm(key) if context or kind else vector)
         return keys
 
@@ -273,8 +196,8 @@ class MemoryWriter:
             return []
         [vector] = await self._embedder.embed_many([said])
         [found] = await self._store.retrieve_many(
-            [SearchRequest(user_id, vector, limit=JUDGED, threshold=RELATED_WHEN_SWITCHED,
-                           project_id=project_id)]
+            [SearchRequest(user_id, vector, limit=POLICY.judged,
+                           threshold=POLICY.related_when_switched, project_id=project_id)]
         )  # fmt: skip
         return [c.memory.content for c in found]
 
@@ -304,7 +227,11 @@ class MemoryWriter:
         vector = await self._embedder.embed(unframed(fact.content))
         candidates = await self._store.retrieve(
             SearchRequest(
-                user_id, vector, limit=CANDIDATES, threshold=RELATED, project_id=project_id
+                user_id,
+                vector,
+                limit=POLICY.candidates,
+                threshold=POLICY.related,
+                project_id=project_id,
             )
         )
         digest = content_hash(fact.content)
@@ -334,9 +261,9 @@ class MemoryWriter:
         if current is None:
             return None
         text = current.content if content is None else content
-        revised = _revised(current, text, now_ms(), kind)
-        ok = await self._store.revise(revised, await self._embedder.embed(unframed(text)), "edited")
-        return revised if ok else None
+        edited = revised(current, text, now_ms(), kind)
+        ok = await self._store.revise(edited, await self._embedder.embed(unframed(text)), "edited")
+        return edited if ok else None
 
     async def _place(
         self,
@@ -348,45 +275,27 @@ class MemoryWriter:
         change_said: bool = False,
         reword: bool = False,
         use_judge: bool = True,
-    ) -> tuple[_Revision | None, Written]:
+    ) -> tuple[Revision | None, Written]:
         """What a new statement does to the memories held: revise one, nothing, or be new."""
+        decided = by_words(text, candidates, POLICY, change_said=change_said, reword=reword)
+        if decided is not None:
+            return decided.revision, Written.NOOP if decided.noop else Written.UPDATED
         said = statement(text)
-        for candidate in candidates:
-            old = statement(candidate.memory.content)
-            change = compare(said, old, change_said=change_said)
-            if change is Change.RESTATED:
-                if reword:
-                    return _Revision(candidate, text, "restated"), Written.UPDATED
-                return None, Written.NOOP
-            if change is Change.CORRECTED:
-                fixed = corrected(candidate.memory.content, said) or text
-                return _Revision(candidate, fixed, "corrected"), Written.UPDATED
-            if change is Change.ENDED:
-                return _ending(candidate, text, "ended by a newer memory"), Written.UPDATED
-            if change is not None:
-                return _Revision(candidate, text, f"{change.value} by a newer memory"), (
-                    Written.UPDATED
-                )
-        if candidates and candidates[0].score >= SAME_MEMORY:
-            return _Revision(candidates[0], text, "restated"), Written.UPDATED
-        obj = ended_object(said)
-        changes = change_said or says_change(said)
+        obj = ended_query(said)
         ended = await self._ended(user_id, project_id, obj, said) if obj else None
         if self._judge is not None and use_judge:
             if ended is not None and all(c.memory.id != ended.memory.id for c in candidates):
                 candidates = [ended, *candidates]  # "sold their car" / "drives a Civic": 0.38
-            return await self._ask(text, said, candidates, changes)
+            return await self._ask(text, said, candidates, change_said or says_change(said))
         if ended is not None:
-            return _ending(ended, text, "ended by a newer memory"), Written.UPDATED
+            return ending(ended, text, "ended by a newer memory"), Written.UPDATED
         return None, Written.STORED
 
     async def _ask(
         self, text: str, said: str, candidates: list[ScoredMemory], changes: bool
-    ) -> tuple[_Revision | None, Written]:
+    ) -> tuple[Revision | None, Written]:
         assert self._judge is not None
-        for candidate in candidates[: JUDGED if changes else JUDGED_UNPROMPTED]:
-            if candidate.score < CLOSE and not changes:
-                break  # too far apart for an unprompted "no longer true" to be believed
+        for candidate in POLICY.asked_about(candidates, changes):
             try:
                 answer = await self._judge.complete(
                     judge_messages(statement(candidate.memory.content), said), schema=JUDGE_SCHEMA
@@ -402,24 +311,24 @@ class MemoryWriter:
                 # what words could not tell apart, the text says: what it replaced ("User is a
                 # baker now (previously: User works as a carpenter)" still answers "What do I do
                 # for a living?", which the new words alone did not: cosine 0.35)
-                return _ending(candidate, text, "judged no longer true"), Written.UPDATED
+                return ending(candidate, text, "judged no longer true"), Written.UPDATED
         return None, Written.STORED
 
     async def _ended(
         self, user_id: str, project_id: str, obj: str, said: str
     ) -> ScoredMemory | None:
-        """The memory an ending statement ends, found by what it names without its determiner."""
-        vector = await self._embedder.embed(_DETERMINER.sub("", obj) or obj)
+        """The memory an ending statement ends, found by what it names."""
+        vector = await self._embedder.embed(obj)
         hits = await self._store.retrieve(
-            SearchRequest(user_id, vector, limit=3, threshold=ENDED_OBJECT, project_id=project_id)
-        )
-        hits = [h for h in hits if ended_object(statement(h.memory.content)) is None]
-        if not hits or (len(hits) > 1 and hits[0].score - hits[1].score < ENDED_LEAD):
-            return None
-        return hits[0] if statement(hits[0].memory.content) != said else None
+            SearchRequest(
+                user_id, vector, limit=3, threshold=POLICY.ended_object,
+                project_id=project_id,
+            )
+        )  # fmt: skip
+        return ended_target(hits, said, POLICY)
 
     async def _apply(
-        self, revision: _Revision, vector: np.ndarray, fact: Fact, at_ms: int, *, wait_visible: bool
+        self, revision: Revision, vector: np.ndarray, fact: Fact, at_ms: int, *, wait_visible: bool
     ) -> Written:
         revised = await self._revise(revision, vector, fact, at_ms, wait_visible=wait_visible)
         return Written.UPDATED if revised is not None else Written.STORED_UNRECONCILED
@@ -433,7 +342,7 @@ class MemoryWriter:
 
     async def _revise(
         self,
-        revision: _Revision,
+        revision: Revision,
         vector: np.ndarray,
         fact: Fact,
         at_ms: int,
@@ -451,6 +360,6 @@ class MemoryWriter:
             kept = dataclasses.replace(fact, content=revision.content)
             words = await self._embedder.embed(unframed(revision.content))
             (vector,) = await self._keys([kept], [words])
-        revised = _revised(current, revision.content, max(at_ms, current.updated_at), fact.type)
-        ok = await self._store.revise(revised, vector, revision.reason, wait_visible=wait_visible)
-        return revised if ok else None
+        new = revised(current, revision.content, max(at_ms, current.updated_at), fact.type)
+        ok = await self._store.revise(new, vector, revision.reason, wait_visible=wait_visible)
+        return new if ok else None

@@ -1,0 +1,158 @@
+"""What a new statement does to the memories a user holds: the policy (how near is related,
+how many a model is asked about) and the decisions made from words and scores alone. Pure:
+memories/writer.py reads the candidates, asks the model and writes.
+
+For each new statement (an extracted fact, a note, an API add), against the user's related
+memories, best first:
+
+1. Words decide first (changes.py): a restatement adds nothing (or rewords the memory, for an
+   explicit add); a changed value, a correction or an ending revises the memory it changes.
+   Cosine >= ``same_memory`` with any other difference is the same memory, revised.
+2. Where words cannot tell ("User sold their car" / "User drives a 2015 Honda Civic"):
+   * with a model, it is asked one pair at a time whether the old fact is still true, for a
+     close pair (``close``) or a statement that says it changes or ends something: small
+     models answer "no" too readily ("likes pizza" / "likes sushi");
+   * an ending ("I sold my car") also looks up what it ends by its object's embedding ("car"
+     finds "User drives a 2015 Civic" at 0.28, other memories at 0.15-0.23): without a model
+     that is the memory it ends, with one it is the first pair asked about.
+3. Otherwise it is new.
+An ending names what it ended in the new text ("User sold their car (previously: User drives a
+2015 Honda Civic)").
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import re
+from collections.abc import Sequence
+
+from memory_extproc.memories.changes import Change, compare, corrected, ended_object
+from memory_extproc.memories.notes import statement
+from memory_extproc.store.model import Memory, MemoryType, ScoredMemory, content_hash
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ReconcilePolicy:
+    """Measured values (eval/RESULTS.md, make scenarios); one home, as RankPolicy is for
+    ranking."""
+
+    same_memory: float = 0.9
+    related: float = 0.4
+    # A switch ("switched", "became", "no longer"…) may replace a memory it shares no words
+    # with ("… is a baker now" / "User works as a carpenter in Porto": 0.30). Not any change
+    # word: a small model judges a far pair "no longer true" too readily, and "User got a new
+    # puppy" replaces nothing.
+    related_when_switched: float = 0.25
+    candidates: int = 10
+    judged: int = 3  # candidates a model is asked about when the user said something changed
+    # …and without a change word, only the closest: when it is still true, farther ones were
+    # too (LoCoMo: ~40% fewer model calls per job)
+    judged_unprompted: int = 1
+    # A pair without a change word is asked about only this close: unrelated pairs of one kind
+    # score high ("User likes pizza" / "… sushi" 0.63, "has a cat named Tom" / "… a dog named
+    # Rex" 0.67).
+    close: float = 0.7
+    # What an ending names ("car" of "my car") vs the memory it ends; the best must also lead
+    # the next by a margin ("car" / "User drives a 2015 Civic" 0.28, other memories 0.15-0.23).
+    ended_object: float = 0.25
+    ended_lead: float = 0.05
+    # A sentence note's key: its words + this x its message's (LoCoMo notes offline: hit@5
+    # 0.679 → 0.705).
+    context_weight: float = 0.6
+    # A preference's key: its words + this x the kinds of request it bears on (PrefEval dev
+    # offline: its own injected 0.73 → 0.87).
+    requests_weight: float = 0.6
+
+    def related_to(self, switched: bool) -> float:
+        return self.related_when_switched if switched else self.related
+
+    def asked_about(self, candidates: Sequence[ScoredMemory], changes: bool) -> list[ScoredMemory]:
+        """The pairs a model is asked about, in order, until one is too far to ask unprompted."""
+        if changes:
+            return list(candidates[: self.judged])
+        first = candidates[: self.judged_unprompted]
+        return list(itertools.takewhile(lambda c: c.score >= self.close, first))
+
+
+POLICY = ReconcilePolicy()
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Revision:
+    target: ScoredMemory
+    content: str
+    reason: str
+
+
+_PREVIOUSLY = " (previously: "
+_DETERMINER = re.compile(r"^(?:(?:my|our|their|his|her|the|a|an|this|that)\s+)+", re.IGNORECASE)
+
+
+def ending(target: ScoredMemory, text: str, reason: str) -> Revision:
+    """An ending keeps what it ended in its text: "User quit their job at Acme Corp" alone
+    answers neither "Where do I work?" (cosine 0.14) nor which job it was."""
+    before = statement(target.memory.content).split(_PREVIOUSLY, 1)[0].strip()
+    return Revision(target, f"{text}{_PREVIOUSLY}{before})", reason)
+
+
+def revised(memory: Memory, text: str, at_ms: int, kind: MemoryType | None = None) -> Memory:
+    """The memory with a new text (same id and creation time), dated ``at_ms``."""
+    return dataclasses.replace(
+        memory,
+        content=text,
+        content_hash=content_hash(text),
+        type=kind or memory.type,
+        updated_at=at_ms,
+    )
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ByWords:
+    """What words and scores alone decided: revise ``revision``, or nothing new (``noop``)."""
+
+    revision: Revision | None
+    noop: bool = False
+
+
+def by_words(
+    text: str,
+    candidates: Sequence[ScoredMemory],
+    policy: ReconcilePolicy,
+    *,
+    change_said: bool = False,
+    reword: bool = False,
+) -> ByWords | None:
+    """The decision words can make (None: they cannot tell)."""
+    said = statement(text)
+    for candidate in candidates:
+        change = compare(said, statement(candidate.memory.content), change_said=change_said)
+        if change is Change.RESTATED:
+            return ByWords(Revision(candidate, text, "restated")) if reword else ByWords(None, True)
+        if change is Change.CORRECTED:
+            fixed = corrected(candidate.memory.content, said) or text
+            return ByWords(Revision(candidate, fixed, "corrected"))
+        if change is Change.ENDED:
+            return ByWords(ending(candidate, text, "ended by a newer memory"))
+        if change is not None:
+            return ByWords(Revision(candidate, text, f"{change.value} by a newer memory"))
+    if candidates and candidates[0].score >= policy.same_memory:
+        return ByWords(Revision(candidates[0], text, "restated"))
+    return None
+
+
+def ended_query(said: str) -> str | None:
+    """What an ending statement names, to look up what it ends: "my car" → "car"."""
+    obj = ended_object(said)
+    return (_DETERMINER.sub("", obj) or obj) if obj else None
+
+
+def ended_target(
+    hits: Sequence[ScoredMemory], said: str, policy: ReconcilePolicy
+) -> ScoredMemory | None:
+    """Of the memories nearest what an ending names, the one it ends: not itself an ending,
+    and clearly ahead of the next."""
+    hits = [h for h in hits if ended_object(statement(h.memory.content)) is None]
+    if not hits or (len(hits) > 1 and hits[0].score - hits[1].score < policy.ended_lead):
+        return None
+    return hits[0] if statement(hits[0].memory.content) != said else None

@@ -1,0 +1,75 @@
+"""The reconcile decisions alone: what words and scores decide without a store or a model."""
+
+from __future__ import annotations
+
+from memory_extproc.memories.reconcile import (
+    POLICY,
+    ByWords,
+    by_words,
+    ended_query,
+    ended_target,
+)
+from memory_extproc.store.model import Memory, ScoredMemory
+
+
+def held(text: str, score: float) -> ScoredMemory:
+    return ScoredMemory(Memory.new("alice", text), score)
+
+
+BUDGET = held("User's budget for the Hawaii trip is $10,000", 0.8)
+
+
+def test_a_changed_value_revises_the_memory_it_changes() -> None:
+    decided = by_words("User's budget for the Hawaii trip is now $15,000", [BUDGET], POLICY)
+    assert decided is not None
+    assert decided.revision is not None
+    assert decided.revision.target is BUDGET
+    assert decided.revision.content == "User's budget for the Hawaii trip is now $15,000"
+
+
+def test_a_restatement_adds_nothing_unless_an_explicit_add_rewords_it() -> None:
+    said = "User's budget for the Hawaii trip is $10,000"
+    assert by_words(said, [BUDGET], POLICY) == ByWords(None, noop=True)
+    reworded = by_words(said, [BUDGET], POLICY, reword=True)
+    assert reworded is not None
+    assert reworded.revision is not None
+    assert reworded.revision.reason == "restated"
+
+
+def test_an_ending_names_what_it_ended() -> None:
+    job = held("User works at Google", 0.7)
+    decided = by_words("User quit their job at Google", [job], POLICY)
+    assert decided is not None
+    assert decided.revision is not None
+    assert decided.revision.content == (
+        "User quit their job at Google (previously: User works at Google)"
+    )
+
+
+def test_words_that_cannot_tell_leave_it_to_the_model_or_to_a_new_memory() -> None:
+    assert by_words("User likes sushi", [held("User likes pizza", 0.63)], POLICY) is None
+
+
+def test_a_near_copy_is_the_same_memory() -> None:
+    copy = held("User goes hiking in mountains at weekends", POLICY.same_memory)
+    decided = by_words("User enjoys hiking in the mountains on weekends", [copy], POLICY)
+    assert decided is not None
+    assert decided.revision is not None
+    assert decided.revision.target is copy
+    below = held("User goes hiking in mountains at weekends", POLICY.same_memory - 0.01)
+    assert by_words("User enjoys hiking in the mountains on weekends", [below], POLICY) is None
+
+
+def test_an_ending_finds_what_it_ends_only_when_one_memory_is_clearly_nearest() -> None:
+    assert ended_query("User sold my car") == "car"
+    civic, other = held("User drives a 2015 Civic", 0.28), held("User lives in Porto", 0.2)
+    assert ended_target([civic, other], "User sold their car", POLICY) is civic
+    close = held("User rents a parking space", 0.27)
+    assert ended_target([civic, close], "User sold their car", POLICY) is None
+
+
+def test_without_a_change_word_only_a_close_pair_is_asked_about() -> None:
+    far, near = held("User likes pizza", 0.63), held("User lives in Boston", 0.75)
+    assert POLICY.asked_about([far], changes=False) == []
+    assert POLICY.asked_about([near, far], changes=False) == [near]
+    assert POLICY.asked_about([far, near], changes=True) == [far, near]
