@@ -1,7 +1,7 @@
 """`make eval`: memory quality on LoCoMo (dev split), through Envoy, the processor and Milvus.
 
 For each mode — ``replay`` (the extraction model returns LoCoMo's gold observations of the turns
-it is shown, about the user) and ``episodic`` (no extraction model: notes of what the user
+it is shown, about the user) and ``notes`` (no extraction model: notes of what the user
 said) — every conversation is replayed turn by turn through Envoy from both sides: speaker A
 as one user's chats (B answering), speaker B as another user's (A answering), dated with its
 session dates.
@@ -62,7 +62,7 @@ from eval.tokens import token_counter
 from memory_extproc.store.milvus import MilvusStore
 
 EXTRACTOR = "locomo-replay"
-MODES = ("replay", "episodic", "llm")
+MODES = ("replay", "notes", "llm")
 LLM_SLICES = os.environ.get("EVAL_LLM_SLICES", "conv-26:4,conv-30:4,conv-41:4")
 
 
@@ -313,7 +313,7 @@ def report(modes: list[Mode], provenance: Provenance, workdir: Path) -> dict[str
                             ("nothing_injected", "nothing_injected"))
     }  # fmt: skip
     summary |= {f"{m.name}_retrieval_p50_ms": m.latency_ms["p50"] for m in modes}
-    full = [m for m in modes if m.name in ("replay", "episodic")]
+    full = [m for m in modes if m.name in ("replay", "notes")]
     if full:
         summary["questions"] = detail[full[0].name]["scores"]["all"]["questions"]
         summary["questions_asked"] = len(full[0].results)  # the rest no observation covers

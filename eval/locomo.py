@@ -9,7 +9,7 @@ measured on what it could learn from its own user.
 * ``chats``: a conversation replayed as the chat requests an application of one speaker would
   send, each with its session date.
 * ``Provenance``: which conversation turns a stored memory came from, so an injected memory can be
-  checked against a question's evidence turns: a gold observation names its turns; an episodic
+  checked against a question's evidence turns: a gold observation names its turns; a
   Q/A note quotes them; a model's fact is traced by the words it shares with its user's turns.
 * ``score``: hit@k, answer recall, empty injections and injected tokens per mode, category and
   evidence speaker.
@@ -43,7 +43,7 @@ _WHEN = re.compile(
     r"|this\s+(?:morning|afternoon|evening))\b",
     re.IGNORECASE,
 )
-_QUOTE_CHARS = 60  # an episodic note quotes a turn if it holds the turn's first 60 characters
+_QUOTE_CHARS = 60  # a note quotes a turn if it holds the turn's first 60 characters
 
 
 def norm(text: str) -> str:

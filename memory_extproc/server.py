@@ -40,7 +40,7 @@ def build_learning(config: Config, usage: UsageTracker | None = None) -> Learnin
     llm = config.memory.model("memory_extraction") is not None
     every = config.memory.extraction_batch_size if llm else 1  # notes: every turn
     return LearningService(
-        config=config, tracker_every=every, mode="llm" if llm else "episodic", usage=usage
+        config=config, tracker_every=every, mode="llm" if llm else "notes", usage=usage
     )
 
 

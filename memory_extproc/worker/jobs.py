@@ -39,7 +39,6 @@ from memory_extproc.store.milvus import MilvusStore
 from memory_extproc.store.model import MemoryType, StoreUnavailableError, content_hash
 from memory_extproc.tracing import linked, traced
 from memory_extproc.worker.echo import statements, strip_echoes
-from memory_extproc.worker.episodic import turn_notes
 from memory_extproc.worker.inbox import Batch
 from memory_extproc.worker.pool import WorkerPool
 from memory_extproc.worker.prompts import (
@@ -52,6 +51,7 @@ from memory_extproc.worker.prompts import (
     transcript,
     windows,
 )
+from memory_extproc.worker.turn_notes import turn_notes
 
 log = logging.getLogger(__name__)
 _COPIED = ("rejected_stale_value", "rejected_echo", "rejected_ungrounded")  # of known facts
@@ -80,7 +80,7 @@ class LearningJobs:
 
     @property
     def mode(self) -> str:
-        return "llm" if self._extractor is not None else "episodic"
+        return "llm" if self._extractor is not None else "notes"
 
     async def start(self) -> None:
         if self._store is not None:
@@ -169,7 +169,7 @@ class LearningJobs:
         if live.new_turns < batch.new_turns:
             metrics.TURNS_FORGOTTEN.labels("job").inc(batch.new_turns - live.new_turns)
         if self._extractor is None:
-            outcomes, written = await self._episodic(live)
+            outcomes, written = await self._notes(live)
         else:
             outcomes, written = await self._extract(live, self._extractor)
         ids = [memory_id for _, memory_id in written if memory_id]
@@ -313,7 +313,7 @@ class LearningJobs:
                 outcomes[f"rejected_{reason}"] += 1
         return facts, outcomes
 
-    async def _episodic(self, batch: Batch) -> tuple[Counter[str], list[tuple[Written, str]]]:
+    async def _notes(self, batch: Batch) -> tuple[Counter[str], list[tuple[Written, str]]]:
         question, answer = batch.last_exchange
         notes = turn_notes(question, answer, day(batch.at_ms), batch.recalled)
         if not notes:

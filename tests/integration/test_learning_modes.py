@@ -24,27 +24,27 @@ pytestmark = pytest.mark.integration
 
 
 @pytest.fixture(scope="module")
-async def episodic(
+async def notes(
     tmp_path_factory: pytest.TempPathFactory,
     milvus: MilvusProcess,
     llm: MockLLM,
     identity: DevIdentity,
 ) -> AsyncIterator[Stack]:
     async with running_stack(
-        Path(tmp_path_factory.mktemp("episodic")), f"127.0.0.1:{milvus.port}", llm, identity,
-        collection="it_episodic",
+        Path(tmp_path_factory.mktemp("notes")), f"127.0.0.1:{milvus.port}", llm, identity,
+        collection="it_notes",
     ) as stack:  # fmt: skip
         yield stack
 
 
 async def test_without_an_extraction_model_substantive_turns_become_episodic_memories(
-    episodic: Stack, milvus: MilvusProcess, llm: MockLLM, user: str
+    notes: Stack, milvus: MilvusProcess, llm: MockLLM, user: str
 ) -> None:
-    store = await open_store(milvus, "it_episodic")
+    store = await open_store(milvus, "it_notes")
     llm.script(Reply(text="Hi! How can I help?"), Reply(text="A week in Kyoto costs about $2,500."))
-    await chat(episodic, user, [{"role": "user", "content": "Hello!"}])
+    await chat(notes, user, [{"role": "user", "content": "Hello!"}])
     await chat(
-        episodic,
+        notes,
         user,
         [{"role": "user", "content": "How much should I budget for a week in Kyoto?"}],
     )
@@ -52,25 +52,25 @@ async def test_without_an_extraction_model_substantive_turns_become_episodic_mem
     assert memory.type == "episodic"
     assert "How much should I budget for a week in Kyoto?" in memory.content
     assert "A week in Kyoto costs about $2,500." in memory.content
-    lines = await episodic.ask("What did we say about my Kyoto budget?", user)
+    lines = await notes.ask("What did we say about my Kyoto budget?", user)
     assert any("$2,500" in line for line in lines)
     assert not [m for m in await active(store, user) if "Hello" in m.content]
     await store.close()
 
 
 async def test_an_answer_read_from_a_stream_is_kept_in_its_episodic_memory(
-    episodic: Stack, milvus: MilvusProcess, llm: MockLLM, user: str
+    notes: Stack, milvus: MilvusProcess, llm: MockLLM, user: str
 ) -> None:
-    store = await open_store(milvus, "it_episodic")
+    store = await open_store(milvus, "it_notes")
     llm.script(Reply(text="Your parking spot is P-4417 — level 3, near the lift ✅"))
     body = {
         "model": "m",
         "stream": True,
         "messages": [{"role": "user", "content": "Where did I say my parking spot is?"}],
     }
-    headers = {"authorization": f"Bearer {episodic.identity.token(user)}"}
-    async with episodic.http.post(
-        f"{episodic.url}/v1/chat/completions", json=body, headers=headers
+    headers = {"authorization": f"Bearer {notes.identity.token(user)}"}
+    async with notes.http.post(
+        f"{notes.url}/v1/chat/completions", json=body, headers=headers
     ) as response:
         assert b"[DONE]" in await response.read()
     (memory,) = await until(lambda: active(store, user))

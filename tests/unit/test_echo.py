@@ -8,7 +8,7 @@ import pytest
 
 from memory_extproc.memories.notes import statement
 from memory_extproc.worker.echo import adds_information, statements, strip_echoes
-from memory_extproc.worker.episodic import turn_notes
+from memory_extproc.worker.turn_notes import turn_notes
 
 
 def notes(message: str, answer: str, date: str, recalled: Sequence[str] = ()) -> list[str]:

@@ -21,7 +21,7 @@ from memory_extproc.memories.facts import (
 )
 from memory_extproc.memories.judge import parse_judgment
 from memory_extproc.store.model import MemoryType
-from memory_extproc.worker.episodic import turn_notes
+from memory_extproc.worker.turn_notes import turn_notes
 
 
 def notes(message: str, answer: str, date: str, recalled: Sequence[str] = ()) -> list[str]:

@@ -12,7 +12,7 @@ from memory_extproc.memories.writer import MemoryWriter, Written
 from memory_extproc.store.memory import InMemoryStore
 from memory_extproc.store.model import Memory, MemoryType, SearchRequest
 from memory_extproc.words import in_memory_voice
-from memory_extproc.worker.episodic import turn_notes
+from memory_extproc.worker.turn_notes import turn_notes
 
 T0 = 1_700_000_000_000
 DAY = 86_400_000
