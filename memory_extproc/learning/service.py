@@ -1,47 +1,36 @@
 """The processor's side of learning: captured turns become batches the worker learns from.
 
 ``capture`` counts the turn, maybe cuts a batch, keeps it in the spool and hands it to the worker
-process (worker/main.py) through a bounded queue, then returns: the answer never waits for memory.
-It also hands over the usage counts of injected memories, restarts a dead worker (delivering
-again what it held) and offers failed batches again later.
+process (worker/main.py), then returns: the answer never waits for memory. The worker process is
+supervised by worker_process.py, batches reach it through delivery.py; here are the timers
+(idle conversations, usage counts, a dead sibling's spool), forget, and the shutdown order.
 """
 
 from __future__ import annotations
 
 import asyncio
-import collections
-import contextlib
-import dataclasses
 import itertools
 import logging
-import multiprocessing
-import queue
 import time
 from collections.abc import Sequence
-from multiprocessing.context import SpawnProcess
 from typing import Any
 
 from memory_extproc import metrics
 from memory_extproc.config import Config
+from memory_extproc.learning.delivery import Delivery
 from memory_extproc.learning.shared import SharedConversations
-from memory_extproc.learning.spool import Spool
+from memory_extproc.learning.spool import Spool, is_spooled
 from memory_extproc.learning.turns import CapturedTurn, TurnTracker
+from memory_extproc.learning.worker_process import WorkerProcess
 from memory_extproc.memories.retention import UsageTracker
-from memory_extproc.worker import main as worker
-from memory_extproc.worker.inbox import Batch, ForgetCachedTexts
+from memory_extproc.worker.inbox import Batch
 
 log = logging.getLogger(__name__)
-RETRY_ATTEMPTS = 4  # a failed batch is tried again after 5, 15 and 45 s, then dropped
-RETRY_FIRST_S = 5.0
 ADOPT_EVERY_S = 5.0  # how soon a dead sibling's spooled turns are taken over
 PRUNE_EVERY = 720  # adoption rounds between prunes of the shared conversation state (1 h)
 
 
 class LearningService:
-    """Processor side: counts turns, cuts batches, keeps them in the spool until the worker has
-    learned from them, feeds the worker process, relays its metrics, restarts it if it dies
-    (delivering what it held again), and drains it on shutdown."""
-
     def __init__(
         self,
         *,
@@ -62,24 +51,17 @@ class LearningService:
         )
         self._spool = Spool(extraction.spool_path, extraction.spool_max_mb * 1024 * 1024)
         self._usage = usage
-        self._batches: Any = None
-        self._events: Any = None
-        self._stop: Any = None
-        self._process: SpawnProcess | None = None
+        self._worker = WorkerProcess(config)
+        self._delivery = Delivery(self._worker.offer, self._spool)
         self._tasks: list[asyncio.Task[None]] = []
         self._stopping = False
         self._cleared: list[str] = []  # conversations whose pending turns are now in a batch
-        self._waiting: collections.deque[Batch] = collections.deque()  # worker queue was full
-        self._in_flight: dict[str, Batch] = {}  # handed to the worker, not yet done
-        self._later: list[tuple[float, Batch]] = []  # failed, offered again at that time
-        self._ids = itertools.count()
-        self._forget_texts = False  # the worker is to empty its caches (once it has room)
 
     async def start(self) -> None:
         recovered = self._spool.open()
         self._spawn()
         for batch in recovered:
-            self._deliver(batch)
+            self._delivery.deliver(batch)
         loop = asyncio.get_running_loop()
         self._tasks = [
             loop.create_task(self._flush_idle()),
@@ -92,6 +74,10 @@ class LearningService:
         metrics.TURNS.labels("captured").inc()
         batch = self._tracker.record(turn, time.monotonic())
         self._send([batch] if batch is not None else [])
+
+    def forget_cached_texts(self) -> None:
+        """A memory was forgotten: the worker empties its caches of memory texts too."""
+        self._delivery.forget_cached_texts()
 
     async def forget(self, user_id: str, project_id: str | None) -> None:
         """A forget of the user (or of one project) drops their turns still waiting here, from
@@ -106,12 +92,7 @@ class LearningService:
 
         dropped = self._tracker.forget(user_id, project_id)
         self._send([])  # their pending entries leave the spool
-        held = [*self._waiting, *(b for _, b in self._later)]
-        for batch in filter(covered, held):
-            dropped += batch.new_turns
-            self._spool.done(batch.entry)
-        self._waiting = collections.deque(b for b in self._waiting if not covered(b))
-        self._later = [(at, b) for at, b in self._later if not covered(b)]
+        dropped += self._delivery.drop(covered)
         if dropped:
             metrics.TURNS_FORGOTTEN.labels("pending").inc(dropped)
         await asyncio.gather(self._shared.forget(user_id, project_id), self._spool.flushed())
@@ -125,21 +106,10 @@ class LearningService:
         await asyncio.gather(*self._tasks, return_exceptions=True)
         self._send(self._tracker.flush_all())
         self._send_usage()
-        process = self._process
-        if process is not None:
-            self._stop.set()
-            # Keep reading the worker's events while it drains: a worker whose last metrics
-            # cannot be written to a full pipe never exits (multiprocessing joins its feeder).
-            deadline = time.monotonic() + grace_s + 15
-            while process.is_alive() and time.monotonic() < deadline:
-                self._relay(await asyncio.to_thread(worker.drain_events, self._events, 0.5))
-            if process.is_alive():
-                log.error("Extraction worker did not stop in time; killed")
-                process.kill()
-            self._relay(worker.drain_events(self._events, 0.5))
-        left = [*self._in_flight.values(), *self._waiting, *(b for _, b in self._later)]
-        kept = sum(b.new_turns for b in left if b.entry.startswith("b-"))
-        lost = sum(b.new_turns for b in left if not b.entry.startswith("b-"))
+        await self._worker.stop(grace_s, self._relay)
+        left = self._delivery.left()
+        kept = sum(b.new_turns for b in left if is_spooled(b.entry))
+        lost = sum(b.new_turns for b in left if not is_spooled(b.entry))
         if kept:
             log.warning("Turns not learned yet are kept in the spool for the next start",
                         extra={"turns": kept})  # fmt: skip
@@ -158,45 +128,10 @@ class LearningService:
     def _send(self, batches: Sequence[Batch]) -> None:
         for batch in batches:
             metrics.EXTRACTION_BATCHES.labels(batch.reason).inc()
-            self._deliver(self._spool.keep(batch))
+            self._delivery.deliver(self._spool.keep(batch))
         for conversation in self._cleared:
             self._spool.pending(conversation, None)
         self._cleared.clear()
-
-    def _deliver(self, batch: Batch) -> None:
-        """Hand a batch to the worker, or let it wait its turn (kept batches only)."""
-        if not batch.entry:
-            batch = dataclasses.replace(batch, entry=f"m-{next(self._ids)}")  # in memory only
-        if self._waiting or not self._put(batch):
-            if batch.entry.startswith("b-"):
-                self._waiting.append(batch)
-            else:
-                metrics.EXTRACTION_DROPPED.labels("queue_full").inc()
-                log.warning("Extraction queue and spool full, turns dropped",
-                            extra={"turns": batch.new_turns})  # fmt: skip
-        self._deliver_waiting()
-
-    def forget_cached_texts(self) -> None:
-        """A memory was forgotten: the worker empties its caches of memory texts too, now or,
-        when its queue is full, as soon as it has room (before any batch waiting here)."""
-        self._forget_texts = True
-        self._deliver_waiting()
-
-    def _deliver_waiting(self) -> None:
-        if self._forget_texts and self._batches is not None:
-            with contextlib.suppress(queue.Full):
-                self._batches.put_nowait(ForgetCachedTexts())
-                self._forget_texts = False
-        while self._waiting and self._put(self._waiting[0]):
-            self._waiting.popleft()
-
-    def _put(self, batch: Batch) -> bool:
-        try:
-            self._batches.put_nowait(batch)
-        except queue.Full:
-            return False
-        self._in_flight[batch.entry] = batch
-        return True
 
     async def _flush_usage(self) -> None:
         while True:
@@ -205,25 +140,18 @@ class LearningService:
 
     def _send_usage(self) -> None:
         batch = self._usage.drain() if self._usage is not None else None
-        if batch is None:
-            return
-        try:
-            self._batches.put_nowait(batch)
-        except queue.Full:
+        if batch is not None and not self._worker.offer(batch):
             metrics.USAGE_DROPPED.inc(len(batch.uses))
 
     async def _flush_idle(self) -> None:
-        period = max(0.05, min(self._idle_flush_s, 20.0) / 4)
+        idle_s = self._config.memory.extraction.idle_flush_seconds
+        period = max(0.05, min(idle_s, 20.0) / 4)
         while True:
             await asyncio.sleep(period)
             try:
                 now = time.monotonic()
-                self._send(self._tracker.idle(now, self._idle_flush_s))
-                due = [b for at, b in self._later if at <= now]
-                self._later = [(at, b) for at, b in self._later if at > now]
-                for batch in due:
-                    self._deliver(batch)
-                self._deliver_waiting()
+                self._send(self._tracker.idle(now, idle_s))
+                self._delivery.retry_due(now)
             except Exception:  # the next round tries again; the loop must not die
                 log.exception("Idle flush failed")
 
@@ -234,64 +162,32 @@ class LearningService:
             await asyncio.sleep(ADOPT_EVERY_S)
             try:
                 for batch in self._spool.adopt():
-                    self._deliver(batch)
+                    self._delivery.deliver(batch)
                 if tick % PRUNE_EVERY == 0:
                     self._shared.prune()
             except Exception:  # e.g. a sibling adopting the same directory: next round
                 log.exception("Spool adoption failed")
 
-    @property
-    def _idle_flush_s(self) -> float:
-        return self._config.memory.extraction.idle_flush_seconds
-
     async def _watch(self) -> None:
         """Relay the worker's metrics and what it finished; restart it if it dies."""
         while True:
-            self._relay(await asyncio.to_thread(worker.drain_events, self._events, 1.0))
-            process = self._process
-            if process is not None and not process.is_alive() and not self._stopping:
-                log.error("Extraction worker died, restarting", extra={"exit": process.exitcode})
+            self._relay(await self._worker.events(1.0))
+            if self._worker.died and not self._stopping:
+                exit_code = self._worker.exitcode
+                log.error("Extraction worker died, restarting", extra={"exit": exit_code})
                 metrics.EXTRACTION_WORKER_RESTARTS.inc()
                 self._spawn()
 
     def _spawn(self) -> None:
-        """A worker with fresh queues (a process killed inside ``get`` keeps the queue's lock
-        forever), then everything the old one held, delivered again."""
-        context = multiprocessing.get_context("spawn")
-        self._batches = context.Queue(maxsize=self._config.memory.extraction.queue_size)
-        self._events = context.Queue()
-        self._stop = context.Event()
-        self._process = worker.spawn(self._config, self._batches, self._events, self._stop)
-        again = list(self._in_flight.values())
-        self._in_flight.clear()
-        if again:
-            metrics.SPOOL_TURNS.labels("replayed").inc(sum(b.new_turns for b in again))
-        self._waiting.extendleft(reversed(again))
-        self._deliver_waiting()
+        """A new worker, then everything the old one held, delivered again."""
+        self._worker.spawn()
+        self._delivery.again()
 
     def _relay(self, events: list[Any]) -> None:
         for kind, payload in events:
             if kind == "metrics":
                 metrics.WORKER.update(payload)
             elif kind == "done":
-                self._in_flight.pop(payload, None)
-                self._spool.done(payload)
+                self._delivery.done(payload)
             elif kind == "failed":
-                self._retry_later(payload)
-
-    def _retry_later(self, entry: str) -> None:
-        """A batch whose job failed (the model or Milvus down, slow, or answering garbage) is
-        offered again after a while, a few times, so an outage of a minute loses nothing."""
-        batch = self._in_flight.pop(entry, None)
-        if batch is None:
-            return
-        if batch.attempt + 1 >= RETRY_ATTEMPTS:
-            self._spool.done(entry)
-            metrics.EXTRACTION_DROPPED.labels("failed").inc()
-            log.error("Extraction failed %d times, turns dropped", RETRY_ATTEMPTS,
-                      extra={"turns": batch.new_turns})  # fmt: skip
-            return
-        delay = RETRY_FIRST_S * 3**batch.attempt
-        self._later.append(
-            (time.monotonic() + delay, dataclasses.replace(batch, attempt=batch.attempt + 1))
-        )
+                self._delivery.failed(payload, time.monotonic())

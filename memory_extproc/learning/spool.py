@@ -60,6 +60,19 @@ def decode(raw: bytes) -> Batch:
     return Batch(**data)
 
 
+# A batch's entry says whether it is on disk: a kept batch survives the processor, one the
+# spool could not keep (full) lives in this process's memory only.
+_KEPT = "b-"
+
+
+def is_spooled(entry: str) -> bool:
+    return entry.startswith(_KEPT)
+
+
+def memory_only(number: int) -> str:
+    return f"m-{number}"
+
+
 class Spool:
     def __init__(self, root: Path, max_bytes: int) -> None:
         self._root = root
@@ -114,7 +127,7 @@ class Spool:
 
     def keep(self, batch: Batch) -> Batch:
         """The batch, named by its entry (``entry``) when it could be kept."""
-        name = f"b-{next(self._seq):012d}.json"
+        name = f"{_KEPT}{next(self._seq):012d}.json"
         if self._write(name, encode(batch)):
             metrics.SPOOL_TURNS.labels("spooled").inc(batch.new_turns)
             return replace(batch, entry=name)

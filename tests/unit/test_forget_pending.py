@@ -10,9 +10,9 @@ from pathlib import Path
 import orjson
 import pytest
 
-from memory_extproc import config as config_module
 from memory_extproc.embedding import EmbeddingBatcher, OnnxEmbedder
-from memory_extproc.learning.service import LearningService
+from memory_extproc.learning.delivery import Delivery
+from memory_extproc.learning.spool import Spool
 from memory_extproc.learning.turns import CapturedTurn, TurnTracker
 from memory_extproc.llm_api.requests import Turn
 from memory_extproc.llm_client import JsonSchema
@@ -181,18 +181,26 @@ async def test_a_forget_of_another_project_or_user_covers_nothing_here(
 def test_the_worker_is_told_to_empty_its_caches_as_soon_as_it_has_room(tmp_path: Path) -> None:
     """After a forget the worker's caches of memory texts go too: the word is put in its queue,
     or, when the queue is full, kept until the next delivery finds room, and said once."""
-    config = config_module.load(
-        None, {"MEMORY_EXTPROC__MEMORY__EXTRACTION__SPOOL_DIR": str(tmp_path)}
-    )
-    service = LearningService(config=config, tracker_every=1, mode="llm")
-    service._batches = queue.Queue(maxsize=1)  # the worker's queue, here full
-    service._batches.put("a batch")
-    service.forget_cached_texts()
-    assert service._batches.get_nowait() == "a batch"  # nothing pushed out, nothing lost
-    service._deliver_waiting()  # the next round of deliveries
-    assert isinstance(service._batches.get_nowait(), ForgetCachedTexts)
-    service._deliver_waiting()
-    assert service._batches.empty()
+    worker_queue: queue.Queue[object] = queue.Queue(maxsize=1)  # the worker's queue, here full
+    worker_queue.put("a batch")
+    delivery = Delivery(offering(worker_queue), Spool(tmp_path, 1 << 20))
+    delivery.forget_cached_texts()
+    assert worker_queue.get_nowait() == "a batch"  # nothing pushed out, nothing lost
+    delivery.deliver_waiting()  # the next round of deliveries
+    assert isinstance(worker_queue.get_nowait(), ForgetCachedTexts)
+    delivery.deliver_waiting()
+    assert worker_queue.empty()
+
+
+def offering(worker_queue: queue.Queue[object]) -> Callable[[object], bool]:
+    def offer(item: object) -> bool:
+        try:
+            worker_queue.put_nowait(item)
+        except queue.Full:
+            return False
+        return True
+
+    return offer
 
 
 async def test_the_worker_empties_its_caches_of_memory_texts_when_told(
