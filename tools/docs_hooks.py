@@ -2,7 +2,7 @@
 can never drift from what the service reads and serves.
 
 ``<!-- config-reference -->`` becomes a table of every configuration key (from the schema in
-memory_extproc/config.py: type, default, range or choices, environment variable, what it is
+memory_extproc/config/schema.py: type, default, range or choices, environment variable, what it is
 for); ``<!-- memory-api-reference -->`` the operations of openapi/memory-api.yaml. A key
 without a description fails the build.
 """
@@ -44,7 +44,7 @@ def _section(cls: type, path: list[str], out: list[str], about: str = "") -> Non
     for f in dataclasses.fields(cls):
         doc = f.metadata.get("doc")
         if not doc:
-            raise ValueError(f"{'.'.join([*path, f.name])} has no description (config.py)")
+            raise ValueError(f"{'.'.join([*path, f.name])} has no description (config/schema.py)")
         hint = hints[f.name]
         item = (typing.get_args(hint) or (None,))[0]
         if dataclasses.is_dataclass(hint):
