@@ -35,27 +35,18 @@ from memory_extproc.words import terms
 @dataclass(frozen=True, slots=True)
 class RankPolicy:
     hybrid: bool = True
-    # Chosen on LoCoMo dev with `python -m eval.offline` (eval/RESULTS.md): hit@5 is flat around
-    # these values (±0.01 for 30-100 candidates, margins 0.15-0.45, weights 0.3-1.0).
-    candidates: int = 30  # vector hits considered when hybrid (20: episodic hit@5 -0.035)
-    # near misses: cosine down to threshold - margin (0.35 → 0.4: "What car do I drive?" vs
-    # "User sold their car last week" was 0.247 before queries were read in the memory voice,
-    # 0.49 since; LoCoMo hit@5 is flat across 0.15-0.45)
-    floor_margin: float = 0.4
+    # Each value chosen on the development data (eval/RESULTS.md, "Ranking values"); hit@5 is
+    # flat around them.
+    candidates: int = 30  # vector hits considered when hybrid
+    floor_margin: float = 0.4  # near misses: cosine down to threshold - margin
     rescue_coverage: float = 0.3  # share of the question's keyword weight a near miss needs
     keyword_weight: float = 0.6
-    # both-sides yardstick, memory voice, threshold 0.45 (offline, replay): 0.1 → 0.15 hit@5
-    # 0.745 → 0.753 for +6 tokens, flat at 0.750-0.753 for 0.12-0.25; 0.05: 0.739
-    companion_margin: float = 0.15
-    date_weight: float = 0.2  # offline hit@1: 0.1 +0.008, 0.2 +0.016, 0.3 +0.013
-    # An open request's standing preferences (plan.py): the nearest few, down to this cosine.
-    # A request that asks for a choice rarely names the preference it bears on ("Recommend some
-    # cafes in San Francisco" / "User follows a strict gluten-free diet": 0.33, PrefEval dev
-    # median; the user's other preferences: 0.11), so the bar is far below the threshold.
-    # Offline, PrefEval items 0-9 (20-29 to confirm), five preferences a user, its own injected
-    # / only another: floor 0.15 0.93 / 0.05 (0.96 / 0.03), 0.2 0.87 / 0.05 (0.92 / 0.04),
-    # 0.25 0.79 / 0.04; LoCoMo users (15 preferences each) given one for a generic request:
-    # 4.7%, 2.2%, 1.3% of them. A second one: +0.05-0.07 injected; a third: +0.01.
+    companion_margin: float = 0.15  # once one passes, companions down to threshold - margin
+    date_weight: float = 0.2  # a memory recorded on the day the question names
+    # An open request's standing preferences (plan.py): the nearest few, down to this cosine,
+    # far below the threshold because a request for a choice rarely names the preference it
+    # bears on ("Recommend some cafes in San Francisco" / "User follows a strict gluten-free
+    # diet": 0.33).
     preference_floor: float = 0.2
     preference_limit: int = 2
 
