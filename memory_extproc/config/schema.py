@@ -42,7 +42,7 @@ class MilvusConfig:
         default=64,
         metadata=_key(
             "Partition-key partitions, fixed when the service creates the collection "
-            "(deploy/SIZING.md).",
+            "(docs/operations/sizing.md).",
             1,
             4096,
         ),

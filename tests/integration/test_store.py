@@ -170,7 +170,8 @@ async def test_a_new_collection_gets_the_configured_partitions_and_the_exact_ind
     milvus: MilvusProcess,
 ) -> None:
     """`make scale` chose both: FLAT (exact: a search filters to one user's rows) and the
-    partition count an operator sizes for (deploy/SIZING.md), fixed when the collection is made."""
+    partition count an operator sizes for (docs/operations/sizing.md), fixed when the
+    collection is made."""
     name = f"it_partitions_{uuid.uuid4().hex[:6]}"
     store = MilvusStore(milvus.uri, name, 384, partitions=16)
     await store.start()
