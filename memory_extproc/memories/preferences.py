@@ -88,9 +88,7 @@ def kind_said(content: str) -> MemoryType:
 
 # What eating shapes, whoever learned the preference: the 1.5B model's kinds of request for a
 # peanut allergy named recipes, not restaurants ("Thai restaurants" was given the user's
-# shopping preferences instead), and notes have none. PrefEval dev offline, statements as
-# notes, own preference injected: items 0-9 0.867 → 0.940, 10-19 0.887 → 0.920, 20-30 0.915 →
-# 0.945; open generic requests given one +2-3 points.
+# shopping preferences instead), and notes have none (eval/RESULTS.md, "Food constraints").
 _FOOD = re.compile(
     r"""(?ix)\b(?:diet|vegan|vegetarian|pescatarian|kosher|halal|gluten|dairy|lactose|meat|pork
     |(?:nut|peanut|shellfish|seafood|egg|wheat|soy|fish|milk|sesame)s?\s+allerg\w*
@@ -111,7 +109,5 @@ _REASON = re.compile(r"(?i)(?:,\s*|\s+)(?:due\s+to|because|since|for\s+\w+\s+rea
 def requests_implied(content: str) -> tuple[str, ...]:
     """The kinds of request a preference bears on by what it is about, without a model. They
     replace a model's: joined with them, a small model's ("kosher travel", "kosher clothing")
-    pulled a Kosher diet from "top dining spots in Chicago" (0.36 → 0.22, below two travel
-    preferences). PrefEval dev offline, five preferences a user, floor 0.2: own injected / only
-    another, items 0-9 0.973 / 0.027 → 0.993 / 0.007."""
+    pulled a Kosher diet away from "top dining spots in Chicago"."""
     return FOOD_REQUESTS if _FOOD.search(_REASON.sub("", content)) else ()
