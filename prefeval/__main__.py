@@ -19,6 +19,14 @@ then writes prefeval/results/*.json (every question's lines, every item's memori
 PREFEVAL_MODES (llm,notes), PREFEVAL_FORMS (explicit,choice,persona), PREFEVAL_USERS (3 per
 form), PREFEVAL_FIRST (the first item index, 0: tune on some items, confirm on others) and
 PREFEVAL_INTER (10) make quicker or other runs.
+
+PREFEVAL_LANG=zh (default en) runs it in Chinese, the explicit form only (the forms' default
+then; asking for another form exits with an error): each item's preference and question are
+translated at run time by the local model, which is started for it in any mode, and cached in a
+git-ignored file (prefeval/translate.py; a translation of PrefEval is never committed either).
+The unrelated chats and the generic requests stay English. Its results and plot are
+prefeval/results/prefeval-zh-*.json and prefeval-zh.png (the English plot is kept); the JSON
+line says ``lang`` and how many texts stayed English (``untranslated``).
 """
 
 from __future__ import annotations
@@ -38,14 +46,14 @@ import aiohttp
 import orjson
 
 from devstack.gateway import Gateway
-from devstack.local_llm import LocalLlmProcess
+from devstack.local_llm import MODEL_NAME, LocalLlmProcess
 from devstack.milvus import MilvusProcess
 from devstack.mock_llm import MockLLM, memory_lines
 from devstack.ports import free_port
 from devstack.tokens import DevIdentity
 from eval.progress import Progress
 from eval.tokens import token_counter
-from prefeval import score
+from prefeval import score, translate
 from prefeval.data import FORMS, PREFEVAL, User, load_form, users
 from prefeval.generic import GENERIC_REQUESTS
 from scenarios.runner import CHAT_MODEL, ChatAnswers, Run, memory_settings
@@ -213,7 +221,9 @@ def report(results: dict[str, list[UserRun]], inter: int) -> dict[str, Any]:
     return summary
 
 
-def plot(summary: dict[str, Any], modes: list[str], inter: int, path: Path) -> None:
+def plot(
+    summary: dict[str, Any], modes: list[str], inter: int, path: Path, lang: str = "en"
+) -> None:
     """What each form's questions got at T = inter, per mode: stacked shares."""
     import matplotlib
 
@@ -236,15 +246,17 @@ def plot(summary: dict[str, Any], modes: list[str], inter: int, path: Path) -> N
     axes.invert_yaxis()
     axes.set_xlim(0, 1)
     axes.set_xlabel(f"share of preference questions (after {inter} unrelated turns)")
-    axes.set_title("What a preference's later request was given (make prefeval)")
+    in_chinese = ", in Chinese" if lang == "zh" else ""
+    axes.set_title(f"What a preference's later request was given (make prefeval{in_chinese})")
     axes.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=4, fontsize=8, frameon=False)
     figure.savefig(path, dpi=110, bbox_inches="tight")
 
 
-def save(summary: dict[str, Any], detail: dict[str, Any]) -> Path:
+def save(summary: dict[str, Any], detail: dict[str, Any], lang: str = "en") -> Path:
     out = Path("prefeval/results")
     out.mkdir(parents=True, exist_ok=True)
-    path = out / f"prefeval-{time.strftime('%Y%m%d-%H%M%S')}.json"
+    tag = "" if lang == "en" else f"{lang}-"
+    path = out / f"prefeval-{tag}{time.strftime('%Y%m%d-%H%M%S')}.json"
     path.write_text(json.dumps({"summary": summary, **detail}, indent=1, default=sorted))
     return path
 
@@ -256,7 +268,15 @@ async def main() -> int:
         print(json.dumps({"skipped": message}))
         return 0
     modes = setting("MODES", "llm,notes").split(",")
-    forms = setting("FORMS", ",".join(FORMS)).split(",")
+    lang = setting("LANG", "en")
+    if lang not in translate.LANGS:
+        print(f"PREFEVAL_LANG={lang}: use one of {', '.join(translate.LANGS)}", file=sys.stderr)
+        return 2
+    forms = setting("FORMS", "explicit" if lang == "zh" else ",".join(FORMS)).split(",")
+    if lang == "zh" and (others := [f for f in forms if f != "explicit"]):
+        print(f"PREFEVAL_LANG=zh translates the explicit form only, not {', '.join(others)}: "
+              "set PREFEVAL_FORMS=explicit (or leave it unset)", file=sys.stderr)  # fmt: skip
+        return 2
     count, first, inter = (
         int(setting("USERS", "3")),
         int(setting("FIRST", "0")),
@@ -275,18 +295,25 @@ async def main() -> int:
     llm = MockLLM()
     await llm.start()
     milvus = MilvusProcess(workdir / "milvus", free_port())
-    local = LocalLlmProcess(free_port(), workdir / "local-llm.log") if "llm" in modes else None
+    wanted = "llm" in modes or lang == "zh"  # it learns, or it translates
+    local = LocalLlmProcess(free_port(), workdir / "local-llm.log") if wanted else None
     tokens = token_counter()
     results: dict[str, list[UserRun]] = {}
+    untranslated, translating_s = 0, 0.0
     started = time.monotonic()
     try:
         print(f"starting Milvus standalone{' and the local model' if local else ''} …", flush=True)
         await asyncio.to_thread(milvus.wait_ready)
         if local is not None:
             await asyncio.to_thread(local.wait_ready)
+        if lang == "zh":
+            assert local is not None
+            translating = time.monotonic()
+            held, untranslated = await translate.to_chinese(held, local.base_url, MODEL_NAME)
+            translating_s = round(time.monotonic() - translating, 1)
         for mode in modes:
             print(f"[{mode}] {len(held)} users ({', '.join(forms)}; {count} each, items from "
-                  f"{first}, {inter} unrelated turns) …", flush=True)  # fmt: skip
+                  f"{first}, {inter} unrelated turns; {lang}) …", flush=True)  # fmt: skip
             results[mode] = await run_mode(
                 mode, held, inter, workdir, milvus, llm, local, identity, tokens
             )
@@ -297,11 +324,18 @@ async def main() -> int:
         await llm.stop()
     summary = report(results, inter)
     summary |= {"users_per_form": count, "first_item": first, "inter_turns": inter,
+                "lang": lang, "untranslated": untranslated, "translating_seconds": translating_s,
                 "seconds": round(time.monotonic() - started)}  # fmt: skip
+    if untranslated:
+        print(f"{untranslated} texts stayed English (the model's answer was no translation)")
     detail = {mode: [asdict(r) for r in runs] for mode, runs in results.items()}
-    path = await asyncio.to_thread(save, summary, detail)
-    plot(summary, modes, inter, Path("prefeval/prefeval.png"))
-    print(f"(details in {path}, plot in prefeval/prefeval.png, logs in {workdir})")
+    path = await asyncio.to_thread(save, summary, detail, lang)
+    # the Chinese plot stays with the results (git-ignored): prefeval/prefeval.png is the English
+    picture = Path(
+        "prefeval/prefeval.png" if lang == "en" else f"prefeval/results/prefeval-{lang}.png"
+    )
+    plot(summary, modes, inter, picture, lang)
+    print(f"(details in {path}, plot in {picture}, logs in {workdir})")
     summary["results_file"] = str(path)
     print(json.dumps(summary))
     return 0

@@ -8,7 +8,9 @@ history) and what a follow-up question gets injected decide pass or fail. Prints
 as its last line, one JSON object. `SCENARIO_MODES=notes,scripted` runs some modes;
 `SCENARIO_SET=variants` runs the same nine behaviours in other words, `SCENARIO_SET=personal`
 what memory is for beyond questions about itself: a change said in other words, preferences
-shaping open requests (scenarios/cases.py).
+shaping open requests (scenarios/cases.py). `SCENARIO_LANG=zh` or `es` runs the truth scenarios
+or their variants as a speaker of Chinese or Spanish says them (scenarios/cases_zh.py,
+cases_es.py); personal is in English only.
 """
 
 from __future__ import annotations
@@ -29,7 +31,8 @@ from devstack.milvus import MilvusProcess
 from devstack.mock_llm import MockLLM
 from devstack.ports import free_port
 from devstack.tokens import DevIdentity
-from scenarios.cases import PERSONAL, SCENARIOS, VARIANTS, Outcome, verdict
+from scenarios.cases import Outcome, verdict
+from scenarios.catalog import SETS, TOLD
 from scenarios.runner import (
     CHAT_MODEL,
     SCRIPTED_MODEL,
@@ -41,11 +44,18 @@ from scenarios.runner import (
 
 MODES = ("real", "scripted", "notes")
 LLM = MockLLM()
-SETS = {"truth": SCENARIOS, "variants": VARIANTS, "personal": PERSONAL}
+LANG = os.environ.get("SCENARIO_LANG", "en")
+if LANG not in SETS:
+    sys.exit(f"SCENARIO_LANG={LANG!r}: use one of {', '.join(SETS)}")
 CHOSEN = os.environ.get("SCENARIO_SET", "truth")
-if CHOSEN not in SETS:
-    sys.exit(f"SCENARIO_SET={CHOSEN!r}: use one of {', '.join(SETS)}")
-CASES = SETS[CHOSEN]
+if CHOSEN not in SETS[LANG]:
+    written = [lang for lang in SETS if CHOSEN in SETS[lang]]
+    sys.exit(
+        f"SCENARIO_SET={CHOSEN!r} is written in {', '.join(written)} only, not in {LANG!r}"
+        if written
+        else f"SCENARIO_SET={CHOSEN!r}: use one of {', '.join(SETS[LANG])}"
+    )
+CASES = SETS[LANG][CHOSEN]
 
 
 def progress(mode: str, done: int, total: int, started: float) -> None:
@@ -102,7 +112,7 @@ async def main() -> int:
     modes = os.environ.get("SCENARIO_MODES", ",".join(MODES)).split(",")
     workdir = Path(tempfile.mkdtemp(prefix="memory-extproc-scenarios-"))
     identity = DevIdentity(workdir / "identity")
-    chat = ChatAnswers()
+    chat = ChatAnswers(TOLD[LANG])
     LLM.on_model(CHAT_MODEL, chat)
     LLM.on_model(SCRIPTED_MODEL, scripted_extractor)
     await LLM.start()
@@ -130,6 +140,7 @@ async def main() -> int:
     seconds = per_job.get("real")
     print(json.dumps({
         "scenarios": len(CASES),
+        "lang": LANG,
         "passed_real_model": passed.get("real"),
         "passed_scripted": passed.get("scripted"),
         "passed_notes": passed.get("notes"),

@@ -9,6 +9,7 @@ question. What must hold afterwards, in every mode:
 * ``added``: each value is held by exactly one active memory (injection not required);
 * ``unchanged``: the last session changes no memory at all.
 ``facts`` and ``ends`` are what a good extraction model answers (the scripted mode plays it).
+The same in Chinese and Spanish: cases_zh.py, cases_es.py (catalog.py gathers every language).
 """
 
 from __future__ import annotations
@@ -18,11 +19,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from memory_extproc.words import numbers
-from memory_extproc.worker.echo import statements
 
 # Where the stand-in chat LLM restates the memories it was given ("You told me: …"), as
 # assistants do; it can only echo what was injected.
 ECHO = "{memories}"
+# How it restates one memory, in the scenarios' language
+TOLD = "You told me: {}."
 
 
 @dataclass(frozen=True)
@@ -252,24 +254,65 @@ PERSONAL: tuple[Scenario, ...] = (
     ),
 )  # fmt: skip
 
+# Words that say a value is no longer current ("no longer", "sold", "used to"), by language.
 _QUALIFIED = re.compile(
     r"\b(no longer|not|n't|sold|quit|left|former|formerly|used to|previously|from|instead of"
     r"|anymore|was|changed|meant)\b",
     re.IGNORECASE,
 )
+# Chinese has no spaces: substrings. "不…了" is "no longer" ("不住在波士顿了"), "从…到" a change
+# ("从10000美元涨到15000美元"); a lone "不" or "从" would take "不错", "从事".
+_QUALIFIED_ZH = re.compile(
+    r"不再|不是|并非|已不|已经不|没有|没再|不[^\uff0c\u3002\uff1b,.;]{0,8}了"
+    r"|从[^\uff0c\u3002\uff1b,.;]{0,20}(?:到|改|变|换)"
+    r"|卖|出售|售出|辞职|离职|辞去|辞掉|离开|退出|以前|之前|先前|此前|从前|过去|曾|原来|原先|原本|本来"
+    r"|前任|而不是|而非|取代|代替|改成|改为|改吃|改用|改变|换成|换了|变成|变为|口误|说错|更正|纠正"
+)
+_QUALIFIED_ES = re.compile(
+    r"\b(ya no|nunca|vendió|vendido|vendida|dejó|dejado|renunció|renunciado|se fue|se mudó"
+    r"|salió de|antes|anteriormente|previamente|antiguo|antigua|solía|solían|en lugar de|en vez de"
+    r"|cambió|cambiado|pasó de|subió de|bajó de|fue|estaba|vivía|trabajaba|tenía|pagaba|prefería"
+    r"|manejaba|conducía|quiso decir|se refería)\b",
+    re.IGNORECASE,
+)
+# Spanish words that are English words too ("no", "era"): read only in a text that speaks of
+# "el usuario", so that English facts are judged exactly as before ("no" is not "not" there)
+_QUALIFIED_ES_ONLY = re.compile(r"\b(no|era|eran|ex)\b", re.IGNORECASE)
+_SPANISH = re.compile(r"\busuari[oa]s?\b|[ñ¿¡]", re.IGNORECASE)
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
+_HAS_CJK = re.compile(f"[{_CJK}]")
+# A letter or digit of a spaced script: what may not touch a word-like value. Not \b: between
+# two CJK characters there is none ("用户是素食者"), and a CJK character next to a Latin value is
+# a word character too ("乐队是Radiohead").
+_SPACED = f"[^\\W{_CJK}]"
 
 
 def holds(text: str, value: str) -> bool:
-    """Does ``text`` state ``value`` ("$10,000" matches "10000" and "$10,000")?"""
+    """Does ``text`` state ``value`` ("$10,000" matches "10000" and "$10,000")? A CJK value
+    is found anywhere (its words are not spaced), any other as a whole word (accents are
+    letters: "Ana" is not in "Anaís")."""
     wanted = numbers(value)
     if wanted:
         return wanted <= numbers(text)
-    return re.search(rf"\b{re.escape(value)}\b", text, re.IGNORECASE) is not None
+    if _HAS_CJK.search(value):
+        return value.casefold() in text.casefold()
+    found = re.search(rf"(?<!{_SPACED}){re.escape(value)}(?!{_SPACED})", text, re.IGNORECASE)
+    return found is not None
 
 
 def as_current(text: str, value: str) -> bool:
-    """``text`` holds ``value`` as true now, not as what it was ("no longer vegetarian")."""
-    return holds(text, value) and not _QUALIFIED.search(text)
+    """``text`` holds ``value`` as true now, not as what it was ("no longer vegetarian",
+    "不再吃素", "ya no vive en Boston")."""
+    return holds(text, value) and not _qualified(text)
+
+
+def _qualified(text: str) -> bool:
+    return bool(
+        _QUALIFIED.search(text)
+        or _QUALIFIED_ZH.search(text)
+        or _QUALIFIED_ES.search(text)
+        or (_SPANISH.search(text) and _QUALIFIED_ES_ONLY.search(text))
+    )
 
 
 def verdict(scenario: Scenario, outcome: Outcome) -> tuple[bool, str]:
@@ -317,25 +360,3 @@ def _key(memory: Held) -> str:
 
 def _quote(memories: Sequence[Held]) -> str:
     return "; ".join(repr(m.content[:90]) for m in memories) or "none"
-
-
-def scripted_requests() -> dict[str, tuple[str, ...]]:
-    """What the scripted model lists as the kinds of request each scripted fact bears on."""
-    return {
-        fact: turn.requests
-        for scenario in (*SCENARIOS, *VARIANTS, *PERSONAL)
-        for session in scenario.sessions
-        for turn in session
-        for fact in turn.facts
-    }
-
-
-def scripted_facts() -> dict[str, tuple[tuple[str, ...], bool]]:
-    """What the scripted extraction model answers to each message (as the extractor is shown
-    it: its statements): its facts, and whether they end a related old fact."""
-    return {
-        statements(turn.said): (turn.facts, turn.ends)
-        for scenario in (*SCENARIOS, *VARIANTS, *PERSONAL)
-        for session in scenario.sessions
-        for turn in session
-    }

@@ -16,7 +16,8 @@ from devstack.local_llm import LocalLlmProcess
 from devstack.mock_llm import MockLLM, Reply, memory_lines
 from devstack.tokens import DevIdentity
 from memory_extproc.worker.prompts import REQUESTS_SYSTEM
-from scenarios.cases import ECHO, Held, Outcome, Scenario, scripted_facts, scripted_requests
+from scenarios.cases import ECHO, TOLD, Held, Outcome, Scenario
+from scenarios.catalog import scripted_facts, scripted_requests
 
 CHAT_MODEL = "scenario-chat"
 SCRIPTED_MODEL = "scripted-extractor"
@@ -24,14 +25,16 @@ LEARN_TIMEOUT_S = 600  # one turn's extraction; the local model takes 3-30 s
 
 
 class ChatAnswers:
-    """The stand-in chat LLM: answers each request as the scenario's turn says."""
+    """The stand-in chat LLM: answers each request as the scenario's turn says, restating
+    the memories it was given as ``told`` says (in the scenarios' language)."""
 
-    def __init__(self) -> None:
+    def __init__(self, told: str = TOLD) -> None:
         self.next = ""
+        self.told = told
 
     def __call__(self, payload: dict[str, Any]) -> Reply:
         given = [line.split("] ", 1)[-1] for line in memory_lines(payload)]
-        echo = " ".join(f"You told me: {g.rstrip('.')}." for g in given)
+        echo = " ".join(self.told.format(g.rstrip(".\u3002")) for g in given)
         return Reply(text=self.next.replace(ECHO, echo).strip() or "I don't know yet.")
 
 

@@ -1,0 +1,39 @@
+"""Every language's scenarios in one place: the sets a run picks from, and all the scripted
+extraction model must know (it answers every language's turns, whichever set runs)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from memory_extproc.worker.echo import statements
+from scenarios import cases, cases_es, cases_zh
+from scenarios.cases import Scenario, Turn
+
+# Each language's sets (`SCENARIO_LANG`, `SCENARIO_SET`); personal is written in English only
+SETS: dict[str, dict[str, tuple[Scenario, ...]]] = {
+    "en": {"truth": cases.SCENARIOS, "variants": cases.VARIANTS, "personal": cases.PERSONAL},
+    "zh": {"truth": cases_zh.SCENARIOS, "variants": cases_zh.VARIANTS},
+    "es": {"truth": cases_es.SCENARIOS, "variants": cases_es.VARIANTS},
+}
+# How the stand-in chat LLM restates a memory it was given, in each language
+TOLD = {"en": cases.TOLD, "zh": cases_zh.TOLD, "es": cases_es.TOLD}
+
+
+def turns() -> Iterator[Turn]:
+    """Every turn of every set, in every language."""
+    for sets in SETS.values():
+        for scenarios in sets.values():
+            for scenario in scenarios:
+                for session in scenario.sessions:
+                    yield from session
+
+
+def scripted_requests() -> dict[str, tuple[str, ...]]:
+    """What the scripted model lists as the kinds of request each scripted fact bears on."""
+    return {fact: turn.requests for turn in turns() for fact in turn.facts}
+
+
+def scripted_facts() -> dict[str, tuple[tuple[str, ...], bool]]:
+    """What the scripted extraction model answers to each message (as the extractor is shown
+    it: its statements): its facts, and whether they end a related old fact."""
+    return {statements(turn.said): (turn.facts, turn.ends) for turn in turns()}

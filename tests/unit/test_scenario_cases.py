@@ -1,0 +1,197 @@
+"""The truth scenarios in Chinese and Spanish: the same nine behaviours as in English, known to
+the scripted model, and judged by a verdict that reads every language (scenarios/)."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from memory_extproc.worker.echo import statements
+from scenarios.cases import ECHO, Held, Outcome, Scenario, Turn, as_current, holds, verdict
+from scenarios.catalog import SETS, TOLD, scripted_facts, scripted_requests, turns
+
+TRANSLATED = [(lang, name) for lang in ("zh", "es") for name in ("truth", "variants")]
+NINE = [(lang, name) for lang, name in [("en", "truth"), ("en", "variants"), *TRANSLATED]]
+USER = {"en": "User", "zh": "用户", "es": "El usuario"}
+
+
+def _echo(answer: str) -> str:
+    """Where an answer restates the memories it was given: alone, before, after, nowhere."""
+    if answer == ECHO:
+        return "alone"
+    return "before" if answer.startswith(ECHO) else "after" if answer.endswith(ECHO) else ""
+
+
+def _shape(scenario: Scenario) -> tuple[object, ...]:
+    """What a scenario does, whatever its language says."""
+    return (
+        scenario.number,
+        [
+            [(len(t.facts), t.ends, _echo(t.answer)) for t in session]
+            for session in scenario.sessions
+        ],
+        [len(v) for v in (scenario.current, scenario.old, scenario.kept, scenario.added)],
+        scenario.unchanged,
+        scenario.sessions[-1][-1].said == scenario.question,  # asks what it asks after
+    )
+
+
+@pytest.mark.parametrize(("lang", "name"), TRANSLATED)
+def test_each_language_says_the_nine_behaviours_of_english(lang: str, name: str) -> None:
+    scenarios = SETS[lang][name]
+    assert [s.number for s in scenarios] == list(range(1, 10))
+    assert [_shape(s) for s in scenarios] == [_shape(s) for s in SETS["en"][name]]
+
+
+def test_personal_is_english_only_and_every_language_says_how_it_echoes() -> None:
+    assert {lang: set(sets) for lang, sets in SETS.items()} == {
+        "en": {"truth", "variants", "personal"},
+        "zh": {"truth", "variants"},
+        "es": {"truth", "variants"},
+    }
+    assert set(TOLD) == set(SETS)
+    assert all(told.count("{}") == 1 for told in TOLD.values())
+
+
+@pytest.mark.parametrize(("lang", "name"), TRANSLATED)
+def test_facts_and_values_are_in_the_users_language(lang: str, name: str) -> None:
+    for scenario in SETS[lang][name]:
+        for session in scenario.sessions:
+            for turn in session:
+                assert all(f.startswith(USER[lang]) for f in turn.facts), turn.facts
+                assert not any("User" in f for f in turn.facts)
+
+
+def test_the_scripted_model_answers_every_turn_of_every_language_as_written() -> None:
+    facts, requests = scripted_facts(), scripted_requests()
+    stated = Counter(f for turn in turns() for f in turn.facts)
+    for turn in turns():
+        said = statements(turn.said)
+        # a turn with facts states something: "" is every question's key (nothing to learn)
+        assert said or not turn.facts, turn.said
+        assert facts[said] == (turn.facts, turn.ends), turn.said
+        for fact in turn.facts:  # "User is vegetarian" is the personal set's, requests and all
+            assert fact in requests
+            assert requests[fact] == turn.requests or stated[fact] > 1
+
+
+def test_the_scripted_model_knows_a_chinese_and_a_spanish_turn() -> None:
+    (zh,) = [s for s in SETS["zh"]["truth"] if s.number == 2]
+    (es,) = [s for s in SETS["es"]["variants"] if s.number == 9]
+    assert scripted_facts()[statements(zh.sessions[1][0].said)] == (("用户是纯素食者",), False)
+    assert scripted_facts()[statements(es.sessions[1][0].said)][0] == (
+        "El usuario tiene una gata llamada Luna",
+        "El usuario paga 14,000 pesos de renta al mes",
+    )
+
+
+def _memories(turn_list: tuple[Turn, ...]) -> list[str]:
+    return [f for turn in turn_list for f in turn.facts]
+
+
+def _ideal(scenario: Scenario) -> Outcome:
+    """What a perfect memory holds after the scenario, built from its scripted facts: a fact
+    with a current value revises the memory that held an old one, a fact saying a kept value
+    again stores nothing, any other is a new memory."""
+    before = [Held(f"m{i}", f) for i, f in enumerate(_memories(scenario.sessions[0]))]
+    after = list(before)
+    for fact in _memories(scenario.sessions[-1]):
+        if any(holds(fact, v) for v in scenario.kept):
+            continue
+        old = [m for m in after if any(as_current(m.content, v) for v in scenario.old)]
+        if old and any(holds(fact, v) for v in scenario.current):
+            after[after.index(old[0])] = Held(old[0].id, fact, (old[0].content, fact))
+        else:
+            after.append(Held(f"m{len(after)}", fact))
+    return Outcome(before, after, [m.content for m in after])
+
+
+@pytest.mark.parametrize(("lang", "name"), NINE)
+def test_a_perfect_memory_passes_every_scenario_in_every_language(lang: str, name: str) -> None:
+    for scenario in SETS[lang][name]:
+        assert verdict(scenario, _ideal(scenario)) == (True, ""), (scenario.number, scenario.name)
+
+
+@pytest.mark.parametrize(("lang", "name"), NINE)
+def test_an_old_value_left_current_fails_in_every_language(lang: str, name: str) -> None:
+    for scenario in SETS[lang][name]:
+        if not scenario.old:
+            continue
+        before = [Held(f"m{i}", f) for i, f in enumerate(_memories(scenario.sessions[0]))]
+        added = [Held(f"n{i}", f) for i, f in enumerate(_memories(scenario.sessions[-1]))]
+        stale = Outcome(before, before + added, [m.content for m in before + added])
+        ok, reason = verdict(scenario, stale)
+        assert not ok, scenario.number
+        assert "still current" in reason, (scenario.number, reason)
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "held"),
+    [
+        ("用户是素食者", "素食", True),  # no word boundary between two CJK characters
+        ("用户是纯素食者", "纯素", True),
+        ("用户住在奥斯汀", "波士顿", False),
+        ("用户最喜欢的乐队是Radiohead", "Radiohead", True),  # 是 is a word character to \b
+        ("用户最喜欢的乐队是Radiohead", "Radio", False),
+        ("用户夏威夷旅行的预算是15000美元", "15000美元", True),
+        ("用户夏威夷旅行的预算是15000美元", "10000美元", False),
+        ("El usuario es vegano", "vegano", True),
+        ("El usuario es vegetariano", "vegano", False),
+        ("La hermana del usuario se llama Anaís", "Ana", False),  # í is a letter
+        ("El usuario vendió su carro", "vendió", True),
+        ("El usuario tiene como banda favorita a Café Tacvba", "café tacvba", True),
+        ("El usuario paga 13,500 pesos de renta al mes", "13,500 pesos", True),
+    ],
+)  # fmt: skip
+def test_holds_reads_chinese_and_spanish(text: str, value: str, held: bool) -> None:
+    assert holds(text, value) is held
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "current"),
+    [
+        ("用户是素食者", "素食", True),
+        ("用户不再是素食者", "素食", False),
+        ("用户以前住在波士顿，现在住在奥斯汀", "波士顿", False),
+        ("用户不住在波士顿了", "波士顿", False),
+        ("用户已经把本田思域卖掉了", "思域", False),
+        ("用户夏威夷旅行的预算从10000美元涨到15000美元", "10000美元", False),
+        ("用户现在吃纯素，而不是蛋奶素", "蛋奶素", False),
+        ("用户从Acme公司辞职了，之前是设计师", "设计师", False),
+        ("用户从事设计工作，是一名设计师", "设计师", True),  # a lone 从 is no "from"
+        ("用户觉得波士顿很不错", "波士顿", True),  # nor is a lone 不
+        ("El usuario vive en Austin", "Austin", True),
+        ("El usuario ya no vive en Boston", "Boston", False),
+        ("El usuario no vive en Boston", "Boston", False),
+        ("El usuario era vegetariano y ahora es vegano", "vegetariano", False),
+        ("El usuario solía vivir en Boston", "Boston", False),
+        ("El usuario vendió su Honda Civic", "Civic", False),
+        ("El usuario es vegano en lugar de vegetariano", "vegetariano", False),
+        ("El usuario renunció a su trabajo como diseñador", "diseñador", False),
+        ("El usuario trabaja como diseñador en Acme Corp", "diseñador", True),
+    ],
+)  # fmt: skip
+def test_as_current_reads_chinese_and_spanish(text: str, value: str, current: bool) -> None:
+    assert as_current(text, value) is current
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "held", "current"),
+    [
+        ("User's budget for the Hawaii trip is $10,000", "$10,000", True, True),
+        ("User's budget for the Hawaii trip is 10000 dollars", "$10,000", True, True),
+        ("User's budget for the Hawaii trip was $10,000", "$10,000", True, False),
+        ("User is vegan", "vegan", True, True),
+        ("User is vegetarian", "vegan", False, False),
+        ("User no longer drives a 2015 Honda Civic", "Civic", True, False),
+        ("User sold their car", "sold", True, False),
+        ("User lives in Austin, not Boston", "Boston", True, False),
+        ("User's sister Anna is coming", "Ann", False, False),
+        ("User has no car and lives in Austin", "Austin", True, True),  # "no" is Spanish only
+        ("User loves the jazz era of Austin", "Austin", True, True),  # and so is "era"
+    ],
+)  # fmt: skip
+def test_english_is_judged_as_before(text: str, value: str, held: bool, current: bool) -> None:
+    assert holds(text, value) is held
+    assert as_current(text, value) is current
