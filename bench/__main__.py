@@ -64,6 +64,7 @@ from devstack.processor import ProcessorProcess, serving, write_config
 from devstack.tokens import DevIdentity
 from memory_extproc import config as config_module
 from memory_extproc.clock import now_ms
+from memory_extproc.embedding.spaces import DIMENSION, english_query
 from memory_extproc.memories.facts import kind_of
 from memory_extproc.retrieval.plan import RetrievalPolicy
 from memory_extproc.store import filters
@@ -98,7 +99,7 @@ async def load_memories(uri: str, world: World) -> None:
     print(f"embedding {len(world.facts)} distinct facts …", flush=True)
     texts = [fact for fact, _ in world.facts]
     vectors = embed_facts(texts)
-    store = MilvusStore(uri, COLLECTION, 384)
+    store = MilvusStore(uri, COLLECTION, DIMENSION)
     await store.start()
     if not await store.wait_available(120):
         sys.exit("Milvus did not come up")
@@ -135,7 +136,7 @@ class FloorProbe:
         self._search = {
             "limit": ranking.candidate_limit(RetrievalPolicy().limit),
             "output_fields": SEARCH_FIELDS,
-            "search_params": {"metric_type": "COSINE", "params": {"ef": 64}},
+            "search_params": {"metric_type": "IP"},
             "consistency_level": "Eventually",
         }
         self.measure(20)  # warm
@@ -148,7 +149,7 @@ class FloorProbe:
             _, question = world.facts[world.rng.choice(world.owned[user])]
             asked.append((user, in_memory_voice(world.questions.ask(question))))
         started = time.process_time()
-        vectors = [self._embedder.embed([text])[0] for _, text in asked]
+        vectors = [english_query(self._embedder.embed([text])[0]) for _, text in asked]
         embed_ms = (time.process_time() - started) / rounds * 1000
         started = time.process_time()
         for (user, _), vector in zip(asked, vectors, strict=True):

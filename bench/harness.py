@@ -28,7 +28,9 @@ from devstack.process import ManagedProcess
 from devstack.processor import ProcessorProcess, write_config
 from devstack.tokens import DevIdentity
 from memory_extproc import config as config_module
-from memory_extproc.wiring import build_embedder
+from memory_extproc.embedding.multilingual import PASSAGE
+from memory_extproc.embedding.spaces import memory_vector
+from memory_extproc.wiring import build_embedder, build_multilingual
 from memory_extproc.words import in_memory_voice
 
 CONCURRENCY = int(os.environ.get("BENCH_CONCURRENCY", "8"))
@@ -39,11 +41,16 @@ EXTRACTOR = "bench-extractor"
 
 
 def embed_facts(facts: list[str]) -> np.ndarray:
-    """The facts' vectors as the service stores them: its own model, in the memory voice."""
-    embedder = build_embedder(config_module.load(None))
+    """The facts' vectors as the service stores them: both models, in the memory voice."""
+    config = config_module.load(None)
+    english, other = build_embedder(config), build_multilingual(config)
     voiced = [in_memory_voice(fact) for fact in facts]
-    batches = [embedder.embed(voiced[i : i + 64]) for i in range(0, len(voiced), 64)]
-    return np.concatenate(batches).astype(np.float32)
+    rows = []
+    for i in range(0, len(voiced), 64):
+        batch = voiced[i : i + 64]
+        others = other.embed([PASSAGE + text for text in batch])
+        rows += map(memory_vector, english.embed(batch), others)
+    return np.stack(rows).astype(np.float32)
 
 
 def wait_indexed(

@@ -220,7 +220,7 @@ def search_probes(
                 filter=f"({scope}){widen}" if widen else scope,
                 limit=limit,
                 output_fields=SEARCH_FIELDS,
-                search_params={"metric_type": "COSINE", "params": params},
+                search_params={"metric_type": "IP", "params": params},
                 consistency_level="Eventually",
             )
             if warm:
@@ -371,7 +371,7 @@ def sweep(
         client.release_collection(COLLECTION)
         client.drop_index(COLLECTION, "embedding")
         index = MilvusClient.prepare_index_params()
-        index.add_index(field_name="embedding", index_type=kind, metric_type="COSINE",
+        index.add_index(field_name="embedding", index_type=kind, metric_type="IP",
                         params=build)  # fmt: skip
         started = time.monotonic()
         client.create_index(COLLECTION, index)

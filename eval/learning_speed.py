@@ -38,7 +38,7 @@ from eval.locomo import (
 from memory_extproc import metrics
 from memory_extproc.clock import day, now_ms
 from memory_extproc.config import parse
-from memory_extproc.embedding import EmbeddingBatcher
+from memory_extproc.embedding.spaces import Embeddings
 from memory_extproc.learning.turns import CapturedTurn, TurnTracker
 from memory_extproc.llm_api.requests import Turn
 from memory_extproc.memories.facts import FactLimits
@@ -48,7 +48,7 @@ from memory_extproc.retrieval.plan import RetrievalPolicy
 from memory_extproc.retrieval.rank import rank
 from memory_extproc.store.memory import InMemoryStore
 from memory_extproc.store.model import ScoredMemory, SearchRequest
-from memory_extproc.wiring import build_embedder, extraction_model
+from memory_extproc.wiring import build_embeddings, extraction_model
 from memory_extproc.worker.inbox import Batch
 from memory_extproc.worker.jobs import LearningJobs
 from memory_extproc.worker.pool import WorkerPool
@@ -57,7 +57,7 @@ EVERY = 10  # the product's extraction_batch_size default
 
 
 async def chats_as_captured(
-    sample: dict, side: str, store: InMemoryStore, embedder: EmbeddingBatcher
+    sample: dict, side: str, store: InMemoryStore, embedder: Embeddings
 ) -> AsyncIterator[tuple[int, CapturedTurn]]:
     """This speaker's chats as the processor captures them (session, turn), each with the
     memories a retrieval would have injected into its request (known to extraction)."""
@@ -94,7 +94,7 @@ async def run(args: argparse.Namespace) -> dict[str, object]:
     client = extraction_model(config)
     assert client is not None
     store = InMemoryStore()
-    embedder = EmbeddingBatcher(build_embedder(config), name="extraction")
+    embedder = build_embeddings(config, "extraction")
     jobs = LearningJobs(
         pool=WorkerPool(queue_size=10, concurrency=1, job_timeout_s=3600),
         writer=MemoryWriter(store, embedder, client),
@@ -162,14 +162,14 @@ async def run(args: argparse.Namespace) -> dict[str, object]:
 
 
 async def retrieve(
-    store: InMemoryStore, embedder: EmbeddingBatcher, user: str, query: str
+    store: InMemoryStore, embedder: Embeddings, user: str, query: str
 ) -> list[ScoredMemory]:
     """What the request path would inject (the default policy)."""
     policy = RetrievalPolicy()
     ranking = policy.ranking
     candidates = await store.retrieve(
         SearchRequest(
-            user, await embedder.embed(query), limit=ranking.candidate_limit(policy.limit),
+            user, await embedder.query(query), limit=ranking.candidate_limit(policy.limit),
             threshold=ranking.candidate_floor(policy.threshold),
         )
     )  # fmt: skip
@@ -177,7 +177,7 @@ async def retrieve(
 
 
 async def recall(
-    whole: dict, args: argparse.Namespace, store: InMemoryStore, embedder: EmbeddingBatcher
+    whole: dict, args: argparse.Namespace, store: InMemoryStore, embedder: Embeddings
 ) -> dict[str, float]:
     """What the learned memories answer: the slice's questions through the product's own
     ranking and context (a quick stand-in for `make eval`'s llm mode, without Envoy)."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import urlencode
 
@@ -15,11 +16,11 @@ from memory_extproc import config as config_module
 from memory_extproc import logs
 from memory_extproc.api.routes import MAX_PAGE
 from memory_extproc.api.service import ApiReply, MemoryApi
-from memory_extproc.embedding import OnnxEmbedder
-from memory_extproc.embedding.batcher import EmbeddingBatcher
-from memory_extproc.embedding.model import DIMENSION, ModelIntegrityError
+from memory_extproc.embedding.batcher import Embedder, EmbeddingBatcher
+from memory_extproc.embedding.model import ModelIntegrityError
+from memory_extproc.embedding.spaces import Embeddings
 from memory_extproc.store.model import MemoryType, validate_scope_value
-from memory_extproc.wiring import build_api, build_embedder, build_store
+from memory_extproc.wiring import build_api, build_embedder, build_multilingual, build_store
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -33,6 +34,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     doctor.add_argument("--envoy", type=Path, help="an Envoy config to check against this one")
 
+    migrate = commands.add_parser(
+        "migrate", help="copy a collection of an earlier release into the configured one"
+    )
+    migrate.add_argument("--from", dest="source", required=True, help="the old collection")
     check = commands.add_parser("config", help="configuration tools").add_subparsers(
         dest="config_command", required=True
     )
@@ -99,6 +104,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.command == "doctor":
         return asyncio.run(_doctor(config, args))
+    if args.command == "migrate":
+        return asyncio.run(_migrate(config, args.source))
     return asyncio.run(_memories(config, args))
 
 
@@ -110,6 +117,37 @@ async def _doctor(config: config_module.Config, args: argparse.Namespace) -> int
     for verdict in verdicts:
         print(verdict.line())
     return 0 if all(v.ok for v in verdicts) else 1
+
+
+async def _migrate(config: config_module.Config, source: str) -> int:
+    from pymilvus import MilvusClient
+
+    from memory_extproc.migrate import migrate
+    from memory_extproc.wiring import build_embeddings
+
+    milvus = config.memory.milvus
+    if source == milvus.collection:
+        print("error: --from names the configured collection; configure a new one", file=sys.stderr)
+        return 2
+    client = MilvusClient(uri=milvus.uri, token=milvus.token, timeout=milvus.timeout_seconds)
+    if not client.has_collection(source):
+        print(f"error: no collection {source!r} at {milvus.uri}", file=sys.stderr)
+        return 1
+    store = build_store(config)
+    await store.start()
+    if not await store.wait_available(120):
+        await store.close()
+        print(f"error: Milvus is not reachable at {milvus.uri}", file=sys.stderr)
+        return 1
+    embeddings = build_embeddings(config, "cli")
+    try:
+        copied = await migrate(client, source, store, embeddings)
+    finally:
+        await store.close()
+        embeddings.close()
+        client.close()
+    print(f"{copied} rows copied from {source!r} into {milvus.collection!r}")
+    return 0
 
 
 async def _memories(config: config_module.Config, args: argparse.Namespace) -> int:
@@ -126,7 +164,10 @@ async def _memories(config: config_module.Config, args: argparse.Namespace) -> i
         await store.close()
         print(f"error: Milvus is not reachable at {config.memory.milvus.uri}", file=sys.stderr)
         return 1
-    embedder = EmbeddingBatcher(_ModelOnFirstUse(config), name="cli")
+    embedder = Embeddings(
+        EmbeddingBatcher(_ModelOnFirstUse(lambda: build_embedder(config)), name="cli"),
+        EmbeddingBatcher(_ModelOnFirstUse(lambda: build_multilingual(config)), name="cli"),
+    )
     try:
         return await _run(build_api(config, store, embedder, source="cli"), args)
     finally:
@@ -135,18 +176,18 @@ async def _memories(config: config_module.Config, args: argparse.Namespace) -> i
 
 
 class _ModelOnFirstUse:
-    """The embedding model, loaded when a command first embeds: list, history and forget work
+    """An embedding model, loaded when a command first embeds: list, history and forget work
     without it (forgetting a user must not depend on the model files)."""
 
-    dimension = DIMENSION
+    dimension = 384  # both models'
 
-    def __init__(self, config: config_module.Config) -> None:
-        self._config = config
-        self._model: OnnxEmbedder | None = None
+    def __init__(self, load: Callable[[], Embedder]) -> None:
+        self._load = load
+        self._model: Embedder | None = None
 
     def embed(self, texts: list[str]) -> np.ndarray:
         if self._model is None:
-            self._model = build_embedder(self._config)
+            self._model = self._load()
         return self._model.embed(texts)
 
 

@@ -59,12 +59,17 @@ async def run(config: Config, envoy_config: Path | None) -> list[Verdict]:
 
 
 async def check_model(config: Config) -> Verdict:
+    """Both models load and embed: MiniLM for English, multilingual-e5 for the rest."""
     from memory_extproc.embedding.model import ModelIntegrityError
-    from memory_extproc.wiring import build_embedder
+    from memory_extproc.embedding.multilingual import MODEL_NAME, QUERY
+    from memory_extproc.embedding.spaces import DIMENSION
+    from memory_extproc.wiring import build_embedder, build_multilingual
 
     try:
-        embedder = await asyncio.to_thread(build_embedder, config)
-        vector = await asyncio.to_thread(embedder.embed, ["doctor"])
+        english = await asyncio.to_thread(build_embedder, config)
+        await asyncio.to_thread(english.embed, ["doctor"])
+        other = await asyncio.to_thread(build_multilingual, config)
+        await asyncio.to_thread(other.embed, [QUERY + "医生"])
     except (ModelIntegrityError, OSError) as exc:
         return Verdict(
             "embedding model",
@@ -72,25 +77,18 @@ async def check_model(config: Config) -> Verdict:
             str(exc),
             "run `make setup`, or fix memory.embedding.model_path / tokenizer_path",
         )
-    dimension = int(vector.shape[1])
-    if dimension != config.memory.milvus.dimension:
-        return Verdict(
-            "embedding model",
-            False,
-            f"produces {dimension}-d vectors, memory.milvus.dimension is "
-            f"{config.memory.milvus.dimension}",
-            "make both dimensions equal the model's",
-        )
     return Verdict(
         "embedding model",
         True,
-        f"{config.memory.embedding.model}, {dimension}-d, {config.memory.embedding.precision}",
+        f"{config.memory.embedding.model} ({config.memory.embedding.precision}) for English, "
+        f"{MODEL_NAME} for other languages, {DIMENSION}-d vectors",
     )
 
 
 async def check_milvus(config: Config) -> Verdict:
     from pymilvus import MilvusClient
 
+    from memory_extproc.embedding.spaces import DIMENSION
     from memory_extproc.store.milvus_schema import SchemaMismatchError, check_schema
 
     milvus = config.memory.milvus
@@ -103,7 +101,7 @@ async def check_milvus(config: Config) -> Verdict:
                     f"reachable at {milvus.uri}; collection {milvus.collection!r} will be created"
                 )
             check_schema(
-                client.describe_collection(milvus.collection), milvus.collection, milvus.dimension
+                client.describe_collection(milvus.collection), milvus.collection, DIMENSION
             )
             return f"reachable at {milvus.uri}; collection {milvus.collection!r} is usable"
         finally:

@@ -18,7 +18,7 @@ from prometheus_client import start_http_server
 from memory_extproc import metrics, tracing
 from memory_extproc._proto.envoy.service.ext_proc.v3 import external_processor_pb2_grpc as pb_grpc
 from memory_extproc.config import Config
-from memory_extproc.embedding import EmbeddingBatcher
+from memory_extproc.embedding.spaces import Embeddings
 from memory_extproc.extproc.servicer import SERVICE_NAME, ExternalProcessor
 from memory_extproc.extproc.stream import ProcessorDeps
 from memory_extproc.learning.service import LearningService
@@ -27,7 +27,7 @@ from memory_extproc.retrieval.service import MemoryRetrieval
 from memory_extproc.store.milvus import MilvusStore
 from memory_extproc.wiring import (
     build_api,
-    build_embedder,
+    build_embeddings,
     build_store,
     query_rewriter,
     retrieval_policy,
@@ -55,7 +55,7 @@ class Processor:
     server: grpc.aio.Server
     health: health.aio.HealthServicer  # type: ignore[name-defined]
     store: MilvusStore | None = None
-    batcher: EmbeddingBatcher | None = None
+    embeddings: Embeddings | None = None
     supervisor: LearningService | None = None  # of the worker, which also does retention
     learning: LearningService | None = None  # learns from answers (auto_store)
     metrics_server: Any = None
@@ -63,14 +63,14 @@ class Processor:
     @classmethod
     def build(cls, config: Config) -> Processor:
         memory = config.memory
-        store = batcher = retrieval = supervisor = memory_api = None
+        store = embeddings = retrieval = supervisor = memory_api = None
         if memory.enabled:
-            batcher = EmbeddingBatcher(build_embedder(config), name="query")
+            embeddings = build_embeddings(config, "query")
             store = build_store(config)
             ttl_ms = memory.retention.ttl_ms
             usage = UsageTracker(ttl_ms) if ttl_ms else None
             retrieval = MemoryRetrieval(
-                batcher,
+                embeddings,
                 store,
                 retrieval_policy(config),
                 budget_s=memory.retrieval.time_budget_ms / 1000,
@@ -83,7 +83,7 @@ class Processor:
             memory_api = build_api(
                 config,
                 store,
-                batcher,
+                embeddings,
                 on_forget=supervisor.forget,
                 on_texts_forgotten=supervisor.forget_cached_texts,
             )
@@ -110,7 +110,7 @@ class Processor:
         pb_grpc.add_ExternalProcessorServicer_to_server(ExternalProcessor(deps), server)
         health_servicer = health.aio.HealthServicer()  # type: ignore[attr-defined]
         health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-        return cls(config, server, health_servicer, store, batcher, supervisor, learning)
+        return cls(config, server, health_servicer, store, embeddings, supervisor, learning)
 
     async def start(self) -> None:
         config = self.config
@@ -144,8 +144,8 @@ class Processor:
             self.metrics_server.shutdown()
         if self.store is not None:
             await self.store.close()
-        if self.batcher is not None:
-            self.batcher.close()
+        if self.embeddings is not None:
+            self.embeddings.close()
         log.info("stopped")
 
     async def _health(self, status: Any) -> None:

@@ -10,7 +10,9 @@ from memory_extproc.api.service import ForgetHook, MemoryApi
 from memory_extproc.config import Config
 from memory_extproc.embedding import EmbeddingBatcher, OnnxEmbedder, model_files
 from memory_extproc.embedding.model import ModelIntegrityError
+from memory_extproc.embedding.multilingual import MultilingualEmbedder
 from memory_extproc.embedding.quantize import DEFAULT_CACHE, int8_model
+from memory_extproc.embedding.spaces import DIMENSION, Embeddings
 from memory_extproc.llm_client import ChatClient
 from memory_extproc.memories.facts import FactLimits
 from memory_extproc.memories.writer import MemoryWriter
@@ -35,12 +37,24 @@ def build_embedder(config: Config) -> OnnxEmbedder:
         raise ModelIntegrityError(f"cannot load {files.onnx} / {files.tokenizer}: {exc}") from exc
 
 
+def build_multilingual(config: Config) -> MultilingualEmbedder:
+    return MultilingualEmbedder(threads=config.memory.embedding.threads)
+
+
+def build_embeddings(config: Config, name: str) -> Embeddings:
+    """Both models, each behind its own micro-batcher (``name`` labels their metrics)."""
+    return Embeddings(
+        EmbeddingBatcher(build_embedder(config), name=name),
+        EmbeddingBatcher(build_multilingual(config), name=f"{name}_multilingual"),
+    )
+
+
 def build_store(config: Config, client_name: str = "query") -> MilvusStore:
     milvus = config.memory.milvus
     return MilvusStore(
         milvus.uri,
         milvus.collection,
-        milvus.dimension,
+        DIMENSION,
         partitions=milvus.partitions,
         token=milvus.token,
         timeout_s=milvus.timeout_seconds,
@@ -66,7 +80,7 @@ def fact_limits(config: Config) -> FactLimits:
 
 
 def build_writer(
-    config: Config, store: MilvusStore, embedder: EmbeddingBatcher, judge: ChatClient | None
+    config: Config, store: MilvusStore, embedder: Embeddings, judge: ChatClient | None
 ) -> MemoryWriter:
     retention = config.memory.retention
     return MemoryWriter(
@@ -81,7 +95,7 @@ def build_writer(
 def build_api(
     config: Config,
     store: MilvusStore,
-    embedder: EmbeddingBatcher,
+    embedder: Embeddings,
     source: str = "api",
     on_forget: ForgetHook | None = None,
     on_texts_forgotten: Callable[[], None] | None = None,

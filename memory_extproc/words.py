@@ -9,6 +9,10 @@ from __future__ import annotations
 import functools
 import re
 
+import stopwordsiso
+
+from memory_extproc.languages import latin_language
+
 STOPWORDS = frozenset(
     """a about above after again all also am an and any are as at be because been before being
     below between both but by can could did do does doing down during each few for from further
@@ -43,16 +47,47 @@ def stem(word: str) -> str:
 
 
 _CACHED_CHARS = 1024  # memories and questions; long answers are read once, never kept
+# Chinese and Japanese write no spaces: a run of their characters is read as its overlapping
+# character pairs ("花生过敏" → 花生 生过 过敏), as search engines index them without a
+# dictionary; a pair of two function characters ("我对", "什么") says nothing
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+# the word memories are written with for the user, in each language, read as "user"
+_USER_WORDS = re.compile(
+    r"用户|\b(?:usuari[oa]s?|benutzer(?:in)?|nutzer(?:in)?|utilisat(?:eur|rice))\b"
+)
 
 
 def terms(text: str) -> frozenset[str]:
-    """The content words of a text, stemmed (stopwords and single letters dropped)."""
+    """The content words of a text, stemmed (stopwords and single letters dropped); Chinese and
+    Japanese as character pairs, other languages without their own stopwords."""
     return _short_terms(text) if len(text) <= _CACHED_CHARS else _terms(text)
 
 
 def _terms(text: str) -> frozenset[str]:
-    words = _WORD.findall(text.lower().replace("\u2019", "'"))
-    return frozenset(stem(w) for w in words if w not in STOPWORDS and len(w) > 1)
+    lowered = _USER_WORDS.sub(" user ", text.lower().replace("\u2019", "'"))
+    found = {pair for run in _CJK.findall(lowered) for pair in _pairs(run)}
+    words = _WORD.findall(_CJK.sub(" ", lowered))
+    stop = STOPWORDS | _stopwords(latin_language(" ".join(words))) if words else STOPWORDS
+    found.update(stem(w) for w in words if w not in stop and len(w) > 1)
+    return frozenset(found)
+
+
+def _pairs(run: str) -> set[str]:
+    stop, chars = _stopwords("zh"), _stopwords("zh-chars")
+    if len(run) == 1:
+        return set() if run in chars else {run}
+    pairs = (run[i : i + 2] for i in range(len(run) - 1))
+    return {p for p in pairs if p not in stop and not (p[0] in chars and p[1] in chars)}
+
+
+@functools.cache
+def _stopwords(language: str) -> frozenset[str]:
+    """stopwords-iso's list (MIT); "zh-chars": its single Chinese characters."""
+    if language == "zh-chars":
+        return frozenset(w for w in _stopwords("zh") if len(w) == 1)
+    if language == "en" or not stopwordsiso.has_lang(language):
+        return frozenset()  # English: STOPWORDS, measured with the English rules
+    return frozenset(stopwordsiso.stopwords(language))
 
 
 # a retrieval reads ~30 stored memories, mostly read before; at most ~16 MB of keys

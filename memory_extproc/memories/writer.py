@@ -17,7 +17,7 @@ import numpy as np
 
 from memory_extproc import metrics
 from memory_extproc.clock import now_ms
-from memory_extproc.embedding.batcher import EmbeddingBatcher
+from memory_extproc.embedding.spaces import Embeddings, blend, score
 from memory_extproc.llm_client import ChatClient, LlmError
 from memory_extproc.memories import changes, retention
 from memory_extproc.memories.changes import same_amount, says_change, says_switch
@@ -67,7 +67,7 @@ class MemoryWriter:
     def __init__(
         self,
         store: Store,
-        embedder: EmbeddingBatcher,
+        embedder: Embeddings,
         judge: ChatClient | None,
         *,
         ttl_ms: int = 0,
@@ -124,20 +124,23 @@ class MemoryWriter:
         existing = await self._store.existing_hashes(user_id, digests)
         results: list[tuple[Written, str]] = [(Written.DEDUPED, "")] * len(facts)
         todo = [i for i, d in enumerate(digests) if d not in existing]
-        vectors = list(await self._embedder.embed_many([unframed(facts[i].content) for i in todo]))
+        texts = [unframed(facts[i].content) for i in todo]
+        vectors = await self._embedder.memories(texts)
+        queries = await self._embedder.queries(texts)
         keys = dict(zip(todo, await self._keys([facts[i] for i in todo], vectors), strict=True))
         kept: list[tuple[int, np.ndarray]] = []
-        for i, vector in zip(todo, vectors, strict=True):
+        for i, vector, query in zip(todo, vectors, queries, strict=True):
             # the same fact twice in one job, reworded: keep the first
-            if not any(float(np.dot(vector, o)) >= POLICY.same_memory for _, o in kept):
+            if not any(score(query, o) >= POLICY.same_memory for _, o in kept):
                 kept.append((i, vector))
+        asked = dict(zip(todo, queries, strict=True))
         similar = await self._store.retrieve_many(
             [
                 SearchRequest(
-                    user_id, v, limit=POLICY.candidates, project_id=project_id,
+                    user_id, asked[i], limit=POLICY.candidates, project_id=project_id,
                     threshold=POLICY.related_to(says_switch(statement(facts[i].content))),
                 )
-                for i, v in kept
+                for i, _ in kept
             ]
         )  # fmt: skip
         placed = [
@@ -176,15 +179,15 @@ class MemoryWriter:
         contexts = [f.context if f.context != unframed(f.content) else "" for f in facts]
         kinds = [", ".join(_requests(f)) for f in facts]
         wanted = list(dict.fromkeys(t for t in (*contexts, *kinds) if t))
-        found = dict(zip(wanted, await self._embedder.embed_many(wanted), strict=True))
+        found = dict(zip(wanted, await self._embedder.memories(wanted), strict=True))
         keys = []
         for vector, context, kind in zip(vectors, contexts, kinds, strict=True):
-            key = vector.copy()
+            parts = [(vector, 1.0)]
             if context:
-                key += POLICY.context_weight * found[context]
+                parts.append((found[context], POLICY.context_weight))
             if kind:
-                key += POLICY.requests_weight * found[kind]
-            keys.append(key / np.linalg.norm(key) if context or kind else vector)
+                parts.append((found[kind], POLICY.requests_weight))
+            keys.append(blend(parts))
         return keys
 
     async def switched_from(self, user_id: str, project_id: str, said: str) -> list[str]:
@@ -194,7 +197,7 @@ class MemoryWriter:
         baking", which a 1.5B judge does not read as ending the carpenter."""
         if not says_switch(said):
             return []
-        [vector] = await self._embedder.embed_many([said])
+        vector = await self._embedder.query(said)
         [found] = await self._store.retrieve_many(
             [SearchRequest(user_id, vector, limit=POLICY.judged,
                            threshold=POLICY.related_when_switched, project_id=project_id)]
@@ -224,11 +227,11 @@ class MemoryWriter:
         """An explicit add (API, CLI): the same text returns the memory held; a restatement,
         changed value, correction or ending revises the memory it concerns; anything else is
         stored as said. No model is asked: an API call does not wait on an LLM."""
-        vector = await self._embedder.embed(unframed(fact.content))
+        vector = await self._embedder.memory(unframed(fact.content))
         candidates = await self._store.retrieve(
             SearchRequest(
                 user_id,
-                vector,
+                await self._embedder.query(unframed(fact.content)),
                 limit=POLICY.candidates,
                 threshold=POLICY.related,
                 project_id=project_id,
@@ -262,7 +265,7 @@ class MemoryWriter:
             return None
         text = current.content if content is None else content
         edited = revised(current, text, now_ms(), kind)
-        ok = await self._store.revise(edited, await self._embedder.embed(unframed(text)), "edited")
+        ok = await self._store.revise(edited, await self._embedder.memory(unframed(text)), "edited")
         return edited if ok else None
 
     async def _place(
@@ -318,7 +321,7 @@ class MemoryWriter:
         self, user_id: str, project_id: str, obj: str, said: str
     ) -> ScoredMemory | None:
         """The memory an ending statement ends, found by what it names."""
-        vector = await self._embedder.embed(obj)
+        vector = await self._embedder.query(obj)
         hits = await self._store.retrieve(
             SearchRequest(
                 user_id, vector, limit=3, threshold=POLICY.ended_object,
@@ -358,7 +361,7 @@ class MemoryWriter:
             return None
         if revision.content != fact.content:
             kept = dataclasses.replace(fact, content=revision.content)
-            words = await self._embedder.embed(unframed(revision.content))
+            words = await self._embedder.memory(unframed(revision.content))
             (vector,) = await self._keys([kept], [words])
         new = revised(current, revision.content, max(at_ms, current.updated_at), fact.type)
         ok = await self._store.revise(new, vector, revision.reason, wait_visible=wait_visible)

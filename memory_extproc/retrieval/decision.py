@@ -28,8 +28,12 @@ class Skip(StrEnum):
 
 _GREETING = re.compile(
     r"^(?:(?:hi|hello|hey|howdy|yo|hiya)(?:\s+there)?|good\s+(?:morning|afternoon|evening)"
-    r"|thanks|thank\s+you|thx|ty|bye|goodbye|see\s+you|ok|okay|sure|yes|no|cool|great)"
-    r"[\s!.,]*$",
+    r"|thanks|thank\s+you|thx|ty|bye|goodbye|see\s+you|ok|okay|sure|yes|no|cool|great"
+    # Chinese and Spanish
+    r"|你好|您好|嗨|谢谢|多谢|谢谢你|再见|好的|好|嗯|早上好|晚上好|没问题"
+    r"|hola|buenas|buenos\s+d[ií]as|buenas\s+(?:tardes|noches)|gracias|muchas\s+gracias|adi[oó]s"
+    r"|hasta\s+luego|vale|claro|s[ií]|perfecto)"
+    r"[\s!.,！。，~]*$",
     re.IGNORECASE,
 )
 _GREETING_MAX_CHARS = 20

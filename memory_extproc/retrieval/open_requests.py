@@ -1,4 +1,4 @@
-"""Does a request ask for something chosen or made for the user? Pure, English, no model.
+"""Does a request ask for something chosen or made for the user? Pure, no model.
 
 "Suggest something I could cook for dinner", "What are some thrilling TV series I should start?",
 "Plan a weekend in Colorado for me", "Help me pick a laptop": the answer is a choice, and the
@@ -39,6 +39,19 @@ _OPEN = re.compile(
     | \b(?:ways?|places?|things)\s+(?:to|for|i|we)\b
     """
 )
+# The same asks in Chinese ("给我推荐…", "有什么好的…", "帮我规划…", "我应该…") and Spanish
+# ("recomiéndame", "¿qué me sugieres…?", "ideas para…", "¿qué debería…?")
+_OPEN_OTHER = re.compile(
+    r"""(?ix)
+    推荐|建议|主意|点子|想法|选择|规划|计划|攻略|安排|有什么好|有哪些好|哪些.{0,12}(?:值得|适合)
+    |(?:我|我们)(?:应该|该|可以|能).{0,12}(?:什么|哪|怎么)|帮我(?:选|找|想|挑|规划|安排|推荐|设计)
+    |适合我|给我.{0,10}(?:找|选|做|列|想)
+    | \b(?:recomi[eé]nd\w*|recomendaci\w*|suger\w*|sugi[eé]r\w*|ideas?|consejos?|opciones
+        |planifica\w*|planea\w*|itinerario)\b
+    | \bqu[eé]\b[^?!]{0,60}?\b(?:deber[ií]a|podr[ií]a|puedo|debo)\b
+    | \b(?:para\s+m[ií]|ay[uú]dame\s+a)\b
+    """
+)
 
 
 # …unless it asks what happened, was said or given: a question to memory about the user's own
@@ -58,4 +71,4 @@ def is_open_request(text: str) -> bool:
     """ "Can you recommend some cafes in San Francisco?" yes; "What is the capital of Peru?"
     and "What book did I recommend to Melanie?" no."""
     said = text.replace("\u2019", "'")
-    return bool(_OPEN.search(said)) and not _RECOUNTS.search(said)
+    return bool(_OPEN.search(said) or _OPEN_OTHER.search(said)) and not _RECOUNTS.search(said)

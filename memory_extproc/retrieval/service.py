@@ -14,7 +14,7 @@ from enum import StrEnum
 
 from memory_extproc import metrics
 from memory_extproc.clock import now_ms
-from memory_extproc.embedding.batcher import EmbeddingBatcher
+from memory_extproc.embedding.spaces import Embeddings
 from memory_extproc.identity import HeaderSignals
 from memory_extproc.llm_api.json_splice import SpliceError
 from memory_extproc.llm_api.requests import (
@@ -70,7 +70,7 @@ class RetrievalResult:
 class MemoryRetrieval:
     def __init__(
         self,
-        embedder: EmbeddingBatcher,
+        embedder: Embeddings,
         store: Store,
         policy: RetrievalPolicy,
         budget_s: float,
@@ -144,7 +144,7 @@ class MemoryRetrieval:
             query = rewritten or query
         try:
             with traced("memory.embedding"):
-                vector = await self._embedder.embed(query)
+                vector = await self._embedder.query(query)
         except Exception as exc:
             raise EmbeddingError from exc
         ranking = self.policy.ranking

@@ -199,8 +199,7 @@ class MilvusStore:
                 filter=expr,
                 limit=first.limit,
                 output_fields=OUTPUT_FIELDS if first.complete else SEARCH_FIELDS,
-                # ef: for HNSW collections made by earlier releases (FLAT ignores it)
-                search_params={"metric_type": "COSINE", "params": {"ef": max(64, first.limit)}},
+                search_params={"metric_type": "IP"},
                 consistency_level="Eventually",
                 timeout=self._timeout,
             )

@@ -18,7 +18,10 @@ from memory_extproc.store.model import (
     SearchRequest,
 )
 
-SCHEMA_TAG = "memory-extproc schema v1"
+# v2: one vector that MiniLM and multilingual-e5 both read, by inner product (spaces.py); v1
+# held MiniLM's alone, by cosine, and is copied over by `memory-extproc memories migrate`
+SCHEMA_TAG = "memory-extproc schema v2"
+_V1_TAG = "memory-extproc schema v1"
 OUTPUT_FIELDS = [
     "id", "user_id", "project_id", "type", "content", "source", "created_at", "updated_at",
     "access_count", "content_hash", "superseded_by", "expires_at", "meta",
@@ -37,6 +40,12 @@ class SchemaMismatchError(RuntimeError):
 def check_schema(description: dict[str, Any], collection: str, dimension: int) -> None:
     fields = {f["name"]: f for f in description.get("fields", [])}
     embedding = fields.get("embedding")
+    if description.get("description") == _V1_TAG:
+        raise SchemaMismatchError(
+            f"Milvus collection {collection!r} was made by an English-only release ({_V1_TAG}): "
+            f"configure a new collection name and copy it over with `memory-extproc memories "
+            f"migrate --from {collection}`"
+        )
     if embedding is None or description.get("description") != SCHEMA_TAG:
         raise SchemaMismatchError(
             f"Milvus collection {collection!r} was not created by memory-extproc "
@@ -77,7 +86,7 @@ def vector_index() -> Any:
     exact search is as fast as HNSW (2.2-2.9 ms for every kind at 1 M memories), never misses
     (HNSW recalled 0.978 of the exact top 5 at 100 k) and builds in 14 s, not 162."""
     index = MilvusClient.prepare_index_params()
-    index.add_index(field_name="embedding", index_type="FLAT", metric_type="COSINE")
+    index.add_index(field_name="embedding", index_type="FLAT", metric_type="IP")
     return index
 
 

@@ -180,7 +180,7 @@ MemoryUse = tuple[str, str, int]  # user id, memory id, times used
 @dataclass(frozen=True, slots=True)
 class ScoredMemory:
     memory: Memory
-    score: float  # cosine similarity in [-1, 1]
+    score: float  # on MiniLM's cosine scale, whichever model read the query (spaces.py)
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,6 +32,12 @@ _ASKS = re.compile(
     r"|describe|write|plan|book|check|look)\b",
     re.IGNORECASE,
 )
+# The same, as Chinese and Spanish users ask and request: "请推荐…", "帮我…", "¿…", "dime…"
+_ASKS_OTHER = re.compile(
+    r"^(?:请|帮我|帮忙|麻烦你|给我|推荐|告诉我|你能|你可以|能不能|可不可以|怎么|为什么|哪|谁)"
+    r"|^¿|^(?:dime|recomi[eé]ndame|ay[uú]dame|expl[ií]came|sugi[eé]reme|puedes|podr[ií]as)\b",
+    re.IGNORECASE,
+)
 
 
 _TRAILING_ASK = re.compile(
@@ -40,6 +46,9 @@ _TRAILING_ASK = re.compile(
     r"[^.!]*\?$",
     re.IGNORECASE,
 )
+# A question after a statement, in Chinese or Spanish: "我开始订机票了，预算方面要注意什么？",
+# "Me mudé a Sevilla, ¿qué barrios me recomiendas?"
+_TRAILING_ASK_OTHER = re.compile(r"(?:[，,]\s*)(?:[^，,。！!？?]*[？?]|¿[^?]*\?)$")
 
 
 # A command about a text or code ("Convert this to Go", "Rewrite it for a single path") states
@@ -80,11 +89,12 @@ def statements(text: str) -> str:
     kept = []
     prose = "\n".join(line for line in text.splitlines() if not _code(line))
     for sentence in sentences(prose):
-        if is_greeting(sentence) or _ASKS.match(sentence):
+        if is_greeting(sentence) or _ASKS.match(sentence) or _ASKS_OTHER.match(sentence):
             continue
         if _COMMANDS.match(sentence) and not speaks_of_self(sentence):
             continue
-        stated = _TRAILING_ASK.sub(".", sentence)
+        stated = _TRAILING_ASK_OTHER.sub("。" if "，" in sentence else ".", sentence)
+        stated = _TRAILING_ASK.sub(".", stated)
         if not stated.endswith(("?", "\uff1f")):  # asked without a question word: "Any tips?"
             kept.append(stated)
     return " ".join(kept)

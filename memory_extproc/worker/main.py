@@ -24,10 +24,9 @@ from prometheus_client import REGISTRY
 
 from memory_extproc import logs, metrics, tracing
 from memory_extproc.config import Config
-from memory_extproc.embedding import EmbeddingBatcher
 from memory_extproc.memories.retention import UsageBatch
 from memory_extproc.wiring import (
-    build_embedder,
+    build_embeddings,
     build_store,
     build_writer,
     extraction_model,
@@ -80,7 +79,7 @@ def build_jobs(config: Config) -> LearningJobs:
     settings = config.memory.extraction
     client = extraction_model(config)
     store = build_store(config, "extraction")
-    embedder = EmbeddingBatcher(build_embedder(config), name="extraction")
+    embedder = build_embeddings(config, "extraction")
     return LearningJobs(
         pool=WorkerPool(
             queue_size=settings.queue_size,

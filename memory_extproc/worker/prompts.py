@@ -23,10 +23,12 @@ MESSAGES_PER_CALL = 1  # user messages shown to one extraction call (measured: e
 EXTRACTION_SYSTEM = """\
 You turn what a user says into short facts for the user's long-term memory.
 Write each fact the user states about themselves (and the people, places and things in their \
-life) as one sentence starting with "User". Likes, dislikes, diets, allergies, fears and other \
-limits are facts too, even when said in passing. Only the user's lines state facts; the \
-assistant's lines only explain what the user refers to. Keep names, numbers, places and dates \
-exactly. Resolve relative dates ("yesterday", "last month") against the conversation's date.
+life) as one sentence starting with "User", in the language the user wrote in ("用户…" for \
+Chinese, "El usuario …" for Spanish): never translate what they said. Likes, dislikes, diets, \
+allergies, fears and other limits are facts too, even when said in passing. Only the user's \
+lines state facts; the assistant's lines only explain what the user refers to. Keep names, \
+numbers, places and dates exactly. Resolve relative dates ("yesterday", "last month") against \
+the conversation's date.
 When the user picks among options the assistant offered, write what they chose over what, \
 naming both: the choice shows what they prefer.
 The known facts are only there to understand corrections and changes: when the user changes, \
@@ -78,6 +80,12 @@ _EXAMPLES: tuple[tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]], ...] 
       "need too much sun",)),
     ((), ("user: To release the app I run the tests, tag the commit, then push the tag.",),
      ("To release the app, user runs the tests, tags the commit, then pushes the tag",)),
+    # a user who writes another language keeps it: a fact in English would not be theirs to
+    # the grounding check, and the 1.5B model translated without being shown this
+    ((), ("user: 我女儿叫小雨，今年上小学三年级了。",),
+     ("用户的女儿叫小雨", "用户的女儿今年上小学三年级")),
+    ((), ("user: Trabajo de enfermera en Valencia desde 2019.",),
+     ("El usuario trabaja de enfermera en Valencia desde 2019",)),
 )  # fmt: skip
 _EXAMPLE_DATE = "2024-03-02"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,10 +21,9 @@ from devstack.mock_llm import MockLLM, Recorded, memory_lines
 from devstack.ports import free_port
 from devstack.processor import ProcessorProcess, write_config
 from devstack.tokens import DevIdentity
-from memory_extproc.embedding import OnnxEmbedder
+from memory_extproc.embedding.spaces import DIMENSION
 from memory_extproc.store.milvus import MilvusStore
 from memory_extproc.store.model import Memory, MemoryType
-from memory_extproc.words import in_memory_voice
 from tests.openapi_contract import check_response
 
 pytestmark = pytest.mark.integration
@@ -281,7 +280,7 @@ async def stack(
 
 async def open_store(milvus: MilvusProcess, collection: str) -> MilvusStore:
     """A client of the test Milvus, to seed and inspect a stack's memories."""
-    store = MilvusStore(milvus.uri, collection, 384)
+    store = MilvusStore(milvus.uri, collection, DIMENSION)
     await store.start()
     assert await store.wait_available(60)
     return store
@@ -301,12 +300,12 @@ def user() -> str:
 
 
 @pytest.fixture
-def remember(store: MilvusStore, embedder: OnnxEmbedder):  # type: ignore[no-untyped-def]
+def remember(store: MilvusStore, stored_vector: Callable[[str], np.ndarray]):  # type: ignore[no-untyped-def]
     async def add(user_id: str, content: str, project_id: str = "") -> Memory:
         memory = Memory.new(
             user_id, content, MemoryType.SEMANTIC, project_id=project_id, source="test"
         )
-        vector: np.ndarray = embedder.embed([in_memory_voice(content)])[0]
+        vector: np.ndarray = stored_vector(content)
         await store.store(memory, vector)
         return memory
 

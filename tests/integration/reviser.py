@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from memory_extproc.clock import now_ms
+from memory_extproc.embedding.spaces import DIMENSION
 from memory_extproc.store.milvus import MilvusStore
 
 
@@ -20,12 +21,12 @@ async def revise(store: MilvusStore, user: str, memory_id: str, count: int, name
         current = await store.get(user, memory_id)
         assert current is not None, "the memory vanished during a revision"
         revised = dataclasses.replace(current, content=f"{name} {i}", updated_at=now_ms())
-        vector = np.ones(384, dtype=np.float32) / np.sqrt(384)
+        vector = np.ones(DIMENSION, dtype=np.float32) / np.sqrt(DIMENSION)
         assert await store.revise(revised, vector, "test", wait_visible=False), "not found"
 
 
 async def main(uri: str, collection: str, locks: str, user: str, memory_id: str, n: str) -> None:
-    store = MilvusStore(uri, collection, 384, locks_dir=Path(locks) if locks else None)
+    store = MilvusStore(uri, collection, DIMENSION, locks_dir=Path(locks) if locks else None)
     await store.start()
     assert await store.wait_available(60)
     print("ready", flush=True)

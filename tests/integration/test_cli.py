@@ -14,6 +14,7 @@ import yaml
 from devstack.envoy import Upstream, render
 from devstack.mock_llm import MockLLM
 from memory_extproc.api.routes import MAX_PAGE
+from memory_extproc.embedding.spaces import DIMENSION
 from memory_extproc.store.milvus import MilvusStore
 from memory_extproc.store.model import Memory
 from tests.integration.conftest import Stack
@@ -92,7 +93,7 @@ async def test_memories_update_history_and_forget_a_project_as_the_api_does(
 async def test_memories_list_goes_past_the_api_page_and_needs_no_model(
     stack: Stack, store: MilvusStore, user: str, tmp_path: Path
 ) -> None:
-    vector = np.zeros(384, dtype=np.float32)
+    vector = np.zeros(DIMENSION, dtype=np.float32)
     vector[0] = 1.0
     memories = [
         Memory.new(user, f"fact number {i}", created_at=1_000 + i) for i in range(MAX_PAGE + 5)
@@ -134,7 +135,11 @@ async def test_doctor_says_what_works_and_what_to_fix(
     code, out, _ = await cli("doctor", "--envoy", str(envoy), config=config)
     lines = out.splitlines()
     assert code == 1  # one thing is wrong
-    assert any(line.startswith("[ok  ] embedding model: all-MiniLM-L6-v2, 384-d") for line in lines)
+    assert any(
+        line.startswith("[ok  ] embedding model: all-MiniLM-L6-v2 (int8) for English, ")
+        and "multilingual-e5-small for other languages, 769-d" in line
+        for line in lines
+    )
     assert any(line.startswith("[ok  ] milvus:") and "is usable" in line for line in lines)
     assert any(line.startswith("[ok  ] LLM memory_extraction:") for line in lines)
     assert any(line.startswith("[ok  ] envoy config:") for line in lines)

@@ -13,9 +13,9 @@ import pytest
 from devstack.milvus import MilvusProcess
 from devstack.mock_llm import MockLLM, Reply
 from devstack.tokens import DevIdentity
+from memory_extproc.embedding.spaces import DIMENSION
 from memory_extproc.store.milvus import MilvusStore
 from memory_extproc.store.model import Memory, StoreUnavailableError
-from memory_extproc.words import in_memory_voice
 from tests.integration.conftest import Stack, open_store, running_stack, until
 from tests.integration.tcp_proxy import TcpProxy
 
@@ -55,7 +55,7 @@ async def test_down_at_start_then_up_then_down_again(
     degraded: Stack,
     proxy: TcpProxy,
     milvus: MilvusProcess,
-    embedder,
+    stored_vector,
     user: str,  # type: ignore[no-untyped-def]
 ) -> None:
     # 1. Started without Milvus: serving, every request passes through unchanged.
@@ -74,7 +74,7 @@ async def test_down_at_start_then_up_then_down_again(
     await until(lambda: _available(degraded))
     seeding = await open_store(milvus, COLLECTION)
     memory = Memory.new(user, "My budget for the Hawaii trip is $10,000")
-    await seeding.store(memory, embedder.embed([in_memory_voice(memory.content)])[0])
+    await seeding.store(memory, stored_vector(memory.content))
     await seeding.close()
     assert await degraded.ask(QUESTION, user) != []
 
@@ -125,7 +125,7 @@ async def test_sigterm_lets_an_in_flight_stream_finish_then_requests_go_on_witho
 
 async def test_a_store_idle_past_the_health_check_threshold_comes_back_after_an_outage(
     milvus: MilvusProcess,
-    embedder,
+    stored_vector,
     user: str,
     monkeypatch: pytest.MonkeyPatch,  # type: ignore[no-untyped-def]
 ) -> None:
@@ -137,12 +137,12 @@ async def test_a_store_idle_past_the_health_check_threshold_comes_back_after_an_
     monkeypatch.setattr(connection_manager, "IDLE_THRESHOLD_SECONDS", 0.0)
     tcp = TcpProxy(milvus.port)
     await tcp.start()
-    store = MilvusStore(f"http://127.0.0.1:{tcp.port}", COLLECTION + "_idle", 384)
+    store = MilvusStore(f"http://127.0.0.1:{tcp.port}", COLLECTION + "_idle", DIMENSION)
     await store.start()
     try:
         assert await store.wait_available(60)
         memory = Memory.new(user, "My budget for the Hawaii trip is $10,000")
-        vector = embedder.embed([in_memory_voice(memory.content)])[0]
+        vector = stored_vector(memory.content)
         await store.store(memory, vector)
 
         await tcp.cut()

@@ -1,6 +1,7 @@
 """The real local extraction model in the loop (the make run default): a Hawaii update across
-sessions, an echoed answer, a career switch in other words and a stated preference shaping an
-open request (but not an unrelated one), through Envoy, the processor, its worker and Milvus.
+sessions (in English and in Chinese), an echoed answer, a career switch in other words and a
+stated preference shaping an open request (but not an unrelated one), through Envoy, the
+processor, its worker and Milvus.
 
 `make scenarios` runs all nine scenarios in every mode; these two keep a broken model setup
 (packages, assembly, llama.cpp, prompts) from passing CI. About a minute on 2 cores.
@@ -24,7 +25,8 @@ from devstack.ports import free_port
 from devstack.tokens import DevIdentity
 from memory_extproc.config import ExternalModel, LlmEndpoint
 from memory_extproc.doctor import check_llm
-from scenarios.cases import PERSONAL, SCENARIOS, verdict
+from scenarios.cases import PERSONAL, verdict
+from scenarios.catalog import SETS
 from scenarios.runner import CHAT_MODEL, ChatAnswers, Run, memory_settings
 
 pytestmark = pytest.mark.integration
@@ -77,9 +79,10 @@ async def test_doctor_checks_the_local_model_like_any_endpoint(
     assert not wrong.ok
 
 
-@pytest.mark.parametrize("number", [1, 8])  # the Hawaii update; the echoed answer
-async def test_the_local_model_keeps_memories_true(run: Run, number: int) -> None:
-    (scenario,) = [s for s in SCENARIOS if s.number == number]
+# the Hawaii update, in English and as a Chinese user says it; the echoed answer
+@pytest.mark.parametrize(("lang", "number"), [("en", 1), ("zh", 1), ("en", 8)])
+async def test_the_local_model_keeps_memories_true(run: Run, lang: str, number: int) -> None:
+    (scenario,) = [s for s in SETS[lang]["truth"] if s.number == number]
     outcome = await run.play(scenario, "real")
     passed, reason = verdict(scenario, outcome)
     assert passed, reason

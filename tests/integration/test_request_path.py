@@ -276,7 +276,7 @@ async def test_hostile_user_ids_read_only_their_own_memories(
     stack: Stack,
     store: MilvusStore,
     remember,
-    embedder,
+    query_vector,
     hostile: str,  # type: ignore[no-untyped-def]
 ) -> None:
     victim = f"victim-{uuid.uuid4().hex[:8]}"
@@ -288,7 +288,7 @@ async def test_hostile_user_ids_read_only_their_own_memories(
     # Straight against Milvus too: the filter can only ever match the literal id.
     from memory_extproc.store.model import SearchRequest
 
-    vector = embedder.embed(["secret PIN for the Hawaii trip safe"])[0]
+    vector = query_vector("secret PIN for the Hawaii trip safe")
     found = await store.retrieve(SearchRequest(hostile, vector, limit=50, threshold=-1))
     assert found
     assert {m.memory.user_id for m in found} == {hostile}

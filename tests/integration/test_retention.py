@@ -5,15 +5,15 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from datetime import datetime
 
+import numpy as np
 import pytest
 
 from devstack.milvus import MilvusProcess
 from devstack.mock_llm import MockLLM
 from devstack.tokens import DevIdentity
-from memory_extproc.embedding import OnnxEmbedder
 from memory_extproc.store.model import Memory
 from tests.integration.conftest import Stack, open_store, running_stack, until
 
@@ -55,7 +55,7 @@ async def test_ttl_is_set_at_write(retaining: Stack, user: str) -> None:
 
 
 async def test_use_renews_a_memory_close_to_expiry(
-    retaining: Stack, milvus: MilvusProcess, embedder: OnnxEmbedder, user: str
+    retaining: Stack, milvus: MilvusProcess, stored_vector: Callable[[str], np.ndarray], user: str
 ) -> None:
     store = await open_store(milvus, COLLECTION)
     hour = 3_600_000
@@ -64,7 +64,7 @@ async def test_use_renews_a_memory_close_to_expiry(
             Memory.new(user, "User is allergic to peanuts"),
             expires_at=int(time.time() * 1000) + hour,  # less than half the TTL left: due
         )
-        await store.store(memory, embedder.embed([memory.content])[0])
+        await store.store(memory, stored_vector(memory.content))
     finally:
         await store.close()
     for _ in range(2):
@@ -93,7 +93,7 @@ async def test_the_least_recently_used_go_over_the_cap(retaining: Stack, user: s
 
 
 async def test_expired_memories_are_pruned(
-    retaining: Stack, milvus: MilvusProcess, embedder: OnnxEmbedder, user: str
+    retaining: Stack, milvus: MilvusProcess, stored_vector: Callable[[str], np.ndarray], user: str
 ) -> None:
     store = await open_store(milvus, COLLECTION)
     try:
@@ -101,7 +101,7 @@ async def test_expired_memories_are_pruned(
             Memory.new(user, "User's passport number ends in 77"),
             expires_at=int(time.time() * 1000) - 1,
         )
-        await store.store(memory, embedder.embed([memory.content])[0])
+        await store.store(memory, stored_vector(memory.content))
         assert (await retaining.api("GET", f"/v1/memory/{memory.id}", user=user))[0] == 404
 
         async def pruned() -> bool:

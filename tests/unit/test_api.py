@@ -28,7 +28,8 @@ from memory_extproc.api.routes import (
     route_of,
 )
 from memory_extproc.api.service import MemoryApi
-from memory_extproc.embedding import EmbeddingBatcher, OnnxEmbedder
+from memory_extproc.embedding import EmbeddingBatcher
+from memory_extproc.embedding.spaces import Embeddings
 from memory_extproc.memories.changes import compare
 from memory_extproc.memories.writer import MemoryWriter
 from memory_extproc.store.memory import InMemoryStore
@@ -153,9 +154,9 @@ def test_a_limit_of_unicode_digits_is_a_clear_400() -> None:
 
 
 @pytest.fixture
-def api(embedder: OnnxEmbedder) -> MemoryApi:
+def api(embeddings: Embeddings) -> MemoryApi:
     store = InMemoryStore()
-    batcher = EmbeddingBatcher(embedder, name="test")
+    batcher = embeddings
     writer = MemoryWriter(store, batcher, None)
     return MemoryApi(store, batcher, writer, default_threshold=0.6)
 
@@ -212,12 +213,12 @@ class HeldForgets(InMemoryStore):
 
 
 async def test_a_forget_whose_caller_stops_waiting_is_still_carried_through(
-    embedder: OnnxEmbedder,
+    embeddings: Embeddings,
 ) -> None:
     """A client gone or Envoy's message timeout must not leave a forget half done: the
     memories deleted but the turns pending in the processor kept."""
     store = HeldForgets()
-    batcher = EmbeddingBatcher(embedder, name="test")
+    batcher = embeddings
     dropped: list[tuple[str, str | None]] = []
     carried_through = asyncio.Event()
 
@@ -240,7 +241,7 @@ async def test_a_forget_whose_caller_stops_waiting_is_still_carried_through(
     assert await store.list("alice") == []
 
 
-async def test_no_user_is_401_and_store_down_is_503(api: MemoryApi, embedder: OnnxEmbedder) -> None:
+async def test_no_user_is_401_and_store_down_is_503(api: MemoryApi, embeddings: Embeddings) -> None:
     status, error = await call(api, "GET", "/v1/memory", user="")
     assert (status, error) == (
         401,
@@ -258,7 +259,7 @@ async def test_no_user_is_401_and_store_down_is_503(api: MemoryApi, embedder: On
             return False
 
     store = Down()
-    batcher = EmbeddingBatcher(embedder, name="test")
+    batcher = embeddings
     down = MemoryApi(store, batcher, MemoryWriter(store, batcher, None),
                      default_threshold=0.6)  # fmt: skip
     assert (await call(down, "GET", "/v1/memory"))[0] == 503
@@ -297,7 +298,7 @@ async def test_a_forget_leaves_nothing_read_of_memory_texts_in_any_cache(forget:
     their words and comparisons (memories/changes.py) go, and the worker is told to do the
     same; what is still stored is read again."""
     model, store, told = CountingEmbedder(), InMemoryStore(), []
-    batcher = EmbeddingBatcher(model, name="test")
+    batcher = Embeddings(EmbeddingBatcher(model, name="t"), EmbeddingBatcher(model, name="t_other"))
     api = MemoryApi(store, batcher, MemoryWriter(store, batcher, None), default_threshold=0.0,
                     on_texts_forgotten=lambda: told.append(forget))  # fmt: skip
     status, added = await call(api, "POST", "/v1/memory", {"content": "User likes jazz"})
@@ -306,7 +307,7 @@ async def test_a_forget_leaves_nothing_read_of_memory_texts_in_any_cache(forget:
     compare("User likes jazz a lot", "User likes jazz")  # as injection and reconciliation do
     words.terms("User likes jazz")  # as ranking does
     asked = len(model.asked)
-    await batcher.embed("What music do I like?")
+    await batcher.query("What music do I like?")
     assert len(model.asked) == asked  # cached
     assert compare.cache_info().currsize > 0
     assert terms_cache_size() > 0
@@ -317,7 +318,7 @@ async def test_a_forget_leaves_nothing_read_of_memory_texts_in_any_cache(forget:
         assert await call(api, "DELETE", "/v1/memory", query="scope=user") == (200, {"deleted": 1})
     assert compare.cache_info().currsize == 0
     assert terms_cache_size() == 0
-    await batcher.embed("What music do I like?")
+    await batcher.query("What music do I like?")
     assert len(model.asked) == asked + 1  # read again
     assert told == [forget]
 

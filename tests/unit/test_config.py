@@ -14,7 +14,6 @@ def test_defaults_are_those_of_semantic_router_but_the_threshold() -> None:
     assert cfg.memory.default_retrieval_limit == 5
     assert cfg.memory.default_similarity_threshold == 0.45
     assert cfg.memory.extraction_batch_size == 10
-    assert cfg.memory.milvus.dimension == 384
     assert cfg.memory.identity.user_header == "x-authz-user-id"
     assert cfg.memory.milvus.uri == "http://127.0.0.1:19530"
 
@@ -48,6 +47,7 @@ memory:
     assert cfg.memory.external_models[0].llm_endpoint.address == "qwen"
     # semantic-router's keys nothing needs load, and the log says they change nothing
     assert "memory.embedding.dimension is ignored" in caplog.text
+    assert "memory.milvus.dimension is ignored" in caplog.text  # the layout has its own
     assert "memory.external_models[0].llm_provider is ignored" in caplog.text
 
 
@@ -58,12 +58,7 @@ memory:
         ({"memory": {"enabled": "yes"}}, "memory.enabled: expected true or false"),
         ({"memory": {"default_retrieval_limit": 5.5}}, "expected an integer"),
         ({"memory": {"default_similarity_threshold": 3}}, "out of range [-1, 1]"),
-        ({"memory": {"milvus": {"dimension": 768}}}, "memory.milvus.dimension is 768"),
         ({"memory": {"milvus": {"partitions": 5000}}}, "memory.milvus.partitions"),
-        (
-            {"memory": {"embedding": {"dimension": 1024}, "milvus": {"dimension": 1024}}},
-            "the embedding model produces 384-d vectors",
-        ),
         ({"memory": {"external_models": [{"model_role": "chat"}]}}, "model_role: 'chat'"),
         ({"memory": {"identity": {"user_header": "X-User"}}}, "lower-case header name"),
         ({"server": []}, "server: expected a mapping"),
@@ -149,7 +144,7 @@ def test_environment_mistakes_name_the_variable(variable: str, value: str, messa
 
 BROKEN = """\
 memory:
-  milvus: {adress: "milvus:19530", dimension: 768}
+  milvus: {adress: "milvus:19530"}
   default_similarity_threshold: 3
   embedding: {precision: fp16}
   external_models:
@@ -174,7 +169,6 @@ def test_config_check_lists_every_error_of_a_file_in_one_run(
     printed = capsys.readouterr().err
     expected = [
         "memory.milvus.adress: unknown key (did you mean 'address'?)",
-        "memory.milvus.dimension is 768 but the embedding model produces 384-d vectors",
         "memory.default_similarity_threshold: 3.0 is out of range [-1, 1]",
         "memory.embedding.precision: 'fp16' is not one of int8, float",
         "memory.external_models[0].model_role: 'chat' is not one of",

@@ -10,7 +10,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from memory_extproc.embedding import EmbeddingBatcher, OnnxEmbedder
+from memory_extproc.embedding.spaces import Embeddings
 from memory_extproc.learning.delivery import Delivery
 from memory_extproc.learning.spool import Spool
 from memory_extproc.learning.turns import CapturedTurn, TurnTracker
@@ -124,8 +124,8 @@ class ForgettingModel:
         return None
 
 
-def jobs(store: InMemoryStore, embedder: OnnxEmbedder, model: ForgettingModel) -> LearningJobs:
-    batcher = EmbeddingBatcher(embedder, name="test")
+def jobs(store: InMemoryStore, embeddings: Embeddings, model: ForgettingModel) -> LearningJobs:
+    batcher = embeddings
     return LearningJobs(
         pool=WorkerPool(queue_size=4, concurrency=1, job_timeout_s=30),
         writer=MemoryWriter(store, batcher, None),
@@ -146,35 +146,35 @@ def store() -> InMemoryStore:
 
 
 async def test_a_turn_said_before_a_forget_never_reaches_the_model(
-    store: InMemoryStore, embedder: OnnxEmbedder
+    store: InMemoryStore, embeddings: Embeddings
 ) -> None:
     model = ForgettingModel()
     said_at = T0
     await store.forget_by_scope("alice")  # after the turn was said (now > T0)
-    assert await jobs(store, embedder, model).run(teal(said_at)) is True  # done: not retried
+    assert await jobs(store, embeddings, model).run(teal(said_at)) is True  # done: not retried
     assert model.asked == 0
     assert await store.list("alice") == []
 
 
 async def test_what_a_job_wrote_while_a_forget_came_in_is_taken_back(
-    store: InMemoryStore, embedder: OnnxEmbedder
+    store: InMemoryStore, embeddings: Embeddings
 ) -> None:
     async def forget() -> None:
         await store.forget_by_scope("alice")
 
     model = ForgettingModel(during=forget)
-    assert await jobs(store, embedder, model).run(teal(T0)) is True
+    assert await jobs(store, embeddings, model).run(teal(T0)) is True
     assert model.asked == 1
     assert await store.list("alice") == []
     assert store._rows == {}  # no history row either
 
 
 async def test_a_forget_of_another_project_or_user_covers_nothing_here(
-    store: InMemoryStore, embedder: OnnxEmbedder
+    store: InMemoryStore, embeddings: Embeddings
 ) -> None:
     await store.forget_by_scope("alice", "other-project")
     await store.forget_by_scope("bob")
-    assert await jobs(store, embedder, ForgettingModel()).run(teal(T0, project="p1")) is True
+    assert await jobs(store, embeddings, ForgettingModel()).run(teal(T0, project="p1")) is True
     assert [m.content for m in await store.list("alice")] == ["User's bike is teal"]
 
 
@@ -204,9 +204,9 @@ def offering(worker_queue: queue.Queue[object]) -> Callable[[object], bool]:
 
 
 async def test_the_worker_empties_its_caches_of_memory_texts_when_told(
-    store: InMemoryStore, embedder: OnnxEmbedder
+    store: InMemoryStore, embeddings: Embeddings
 ) -> None:
-    learning = jobs(store, embedder, ForgettingModel())
+    learning = jobs(store, embeddings, ForgettingModel())
     compare("User's favourite colour is teal now", "User's favourite colour is teal")
     assert compare.cache_info().currsize > 0
     learning.forget_cached_texts()

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+import numpy as np
 import orjson
 
-from memory_extproc.embedding import EmbeddingBatcher, OnnxEmbedder
+from memory_extproc.embedding import OnnxEmbedder
+from memory_extproc.embedding.spaces import Embeddings, english_query, score
 from memory_extproc.llm_api.requests import Turn
 from memory_extproc.llm_client import JsonSchema, LlmError
 from memory_extproc.memories.facts import Fact, FactLimits
@@ -42,11 +46,11 @@ class CopyingModel:
         return None
 
 
-async def learn(embedder: OnnxEmbedder, model: CopyingModel, said: str) -> InMemoryStore:
+async def learn(embeddings: Embeddings, model: CopyingModel, said: str) -> InMemoryStore:
     store = InMemoryStore()
     jobs = LearningJobs(
         pool=WorkerPool(queue_size=4, concurrency=1, job_timeout_s=30),
-        writer=MemoryWriter(store, EmbeddingBatcher(embedder, name="test"), None),
+        writer=MemoryWriter(store, embeddings, None),
         store=None,
         extractor=model,  # type: ignore[arg-type]
         limits=FactLimits(),
@@ -57,10 +61,10 @@ async def learn(embedder: OnnxEmbedder, model: CopyingModel, said: str) -> InMem
 
 
 async def test_a_copied_known_fact_is_asked_again_without_the_known_facts(
-    embedder: OnnxEmbedder,
+    embeddings: Embeddings,
 ) -> None:
     model = CopyingModel("User's budget for the Hawaii trip is $15,000")
-    store = await learn(embedder, model, "Actually, my Hawaii budget is now $15,000.")
+    store = await learn(embeddings, model, "Actually, my Hawaii budget is now $15,000.")
     assert len(model.prompts) == 2
     assert KNOWN[0] in model.prompts[0]
     assert KNOWN[0] not in model.prompts[1]
@@ -68,10 +72,10 @@ async def test_a_copied_known_fact_is_asked_again_without_the_known_facts(
 
 
 async def test_without_known_facts_shown_an_unusable_answer_is_not_asked_again(
-    embedder: OnnxEmbedder,
+    embeddings: Embeddings,
 ) -> None:
     model = CopyingModel("User enjoys skiing in the Alps")  # not what was said
-    store = await learn(embedder, model, "My sister Anna lives in Oslo.")
+    store = await learn(embeddings, model, "My sister Anna lives in Oslo.")
     assert len(model.prompts) == 1  # nothing was shown, so nothing was copied
     assert await store.list("alice") == []
 
@@ -105,54 +109,56 @@ TRIP = "What outdoor activities would you recommend for my weekend near Denver?"
 
 
 async def test_a_preference_is_stored_under_the_requests_it_bears_on(
-    embedder: OnnxEmbedder,
+    embeddings: Embeddings, embedder: OnnxEmbedder
 ) -> None:
     kinds = ["outdoor activities", "hiking trips", "travel plans", "climbing", "sightseeing"]
     model = PreferenceModel(orjson.dumps({"requests": kinds}).decode())
-    store = await learn(embedder, model, "I have a fear of heights. My sister Ana lives in Denver.")
+    store = await learn(
+        embeddings, model, "I have a fear of heights. My sister Ana lives in Denver."
+    )
     assert model.asked == [HEIGHTS]  # the preference only: a fact about Ana bears on no request
     (vector,) = [v for m, v in store._rows.values() if m.content == HEIGHTS]
     trip = embedder.embed([in_memory_voice(TRIP)])[0]
     alone = float(embedder.embed([HEIGHTS])[0] @ trip)
     assert alone < 0.15  # the request names nothing of it
-    assert float(vector @ trip) > alone + 0.15  # its key leans toward the requests it serves
+    assert score(english_query(trip), vector) > alone + 0.15  # its key leans toward its requests
 
 
 async def test_a_preference_the_model_lists_nothing_usable_for_is_kept_as_it_is(
-    embedder: OnnxEmbedder,
+    stored_vector: Callable[[str], np.ndarray], embeddings: Embeddings
 ) -> None:
-    store = await learn(embedder, PreferenceModel("no idea"), "I have a fear of heights.")
+    store = await learn(embeddings, PreferenceModel("no idea"), "I have a fear of heights.")
     (vector,) = [v for m, v in store._rows.values() if m.content == HEIGHTS]
-    assert float(vector @ embedder.embed([HEIGHTS])[0]) > 0.999
+    assert np.allclose(vector, stored_vector(HEIGHTS), atol=1e-5)
 
 
 async def test_a_food_constraint_is_stored_toward_what_eating_shapes_without_asking(
-    embedder: OnnxEmbedder,
+    embeddings: Embeddings, embedder: OnnxEmbedder
 ) -> None:
     """A small model's kinds for a diet ("kosher travel", "kosher clothing") drew it away from
     "top dining spots in Chicago"; the food kinds alone reach it, and cost no call."""
     kosher = "User strictly follows a Kosher diet"
     kinds = ["kosher recipes", "kosher travel", "kosher clothing", "kosher dining experiences"]
     model = PreferenceModel(orjson.dumps({"requests": kinds}).decode(), facts=(kosher,))
-    store = await learn(embedder, model, "I strictly follow a Kosher diet.")
+    store = await learn(embeddings, model, "I strictly follow a Kosher diet.")
     assert model.asked == []
     ((vector, content),) = [(v, m.content) for m, v in store._rows.values()]
     assert content == kosher
     dining = embedder.embed([in_memory_voice("What are some top dining spots in Chicago?")])[0]
-    assert float(vector @ dining) > float(embedder.embed([kosher])[0] @ dining) + 0.15
+    assert score(english_query(dining), vector) > float(embedder.embed([kosher])[0] @ dining) + 0.15
 
 
 async def test_the_requests_call_failing_or_a_held_preference_asks_nothing_more(
-    embedder: OnnxEmbedder,
+    embeddings: Embeddings,
 ) -> None:
     down = PreferenceModel("")
     down.requests = LlmError("down", transient=True)  # type: ignore[assignment]
-    store = await learn(embedder, down, "I have a fear of heights.")
+    store = await learn(embeddings, down, "I have a fear of heights.")
     assert HEIGHTS in [m.content for m in await store.list("alice")]  # kept without its kinds
     model = PreferenceModel('{"requests": ["hiking trips"]}')
     jobs = LearningJobs(
         pool=WorkerPool(queue_size=4, concurrency=1, job_timeout_s=30),
-        writer=MemoryWriter(store, EmbeddingBatcher(embedder, name="test"), None),
+        writer=MemoryWriter(store, embeddings, None),
         store=None,
         extractor=model,  # type: ignore[arg-type]
         limits=FactLimits(),
@@ -162,27 +168,25 @@ async def test_the_requests_call_failing_or_a_held_preference_asks_nothing_more(
     assert model.asked == []  # the same preference, held already: no call for its kinds
 
 
-async def test_what_a_pick_among_the_options_taught_is_a_preference(
-    embedder: OnnxEmbedder,
-) -> None:
+async def test_what_a_pick_among_the_options_taught_is_a_preference(embeddings: Embeddings) -> None:
     """However the model words it: the pick shows what the user prefers."""
     fact = "User will go with the fresh fruit snacks"
     store = await learn(
-        embedder, CopyingModel(fact), "I'll go with the fresh fruit. The other options have nuts."
+        embeddings, CopyingModel(fact), "I'll go with the fresh fruit. The other options have nuts."
     )
     ((memory),) = await store.list("alice")
     assert (memory.content, memory.type) == (fact, MemoryType.PREFERENCE)
-    said = await learn(embedder, CopyingModel(fact), "I'll bring the fresh fruit snacks.")
+    said = await learn(embeddings, CopyingModel(fact), "I'll bring the fresh fruit snacks.")
     assert [m.type for m in await said.list("alice")] == [MemoryType.SEMANTIC]  # no pick
 
 
 CARPENTER = "User works as a carpenter in Porto"
 
 
-async def shown_for(embedder: OnnxEmbedder, said: str) -> str:
+async def shown_for(embeddings: Embeddings, said: str) -> str:
     """The extraction prompt for ``said`` of a user who holds CARPENTER, nothing recalled."""
     store = InMemoryStore()
-    writer = MemoryWriter(store, EmbeddingBatcher(embedder, name="test"), None)
+    writer = MemoryWriter(store, embeddings, None)
     await writer.write_batch("alice", "", [Fact(MemoryType.SEMANTIC, CARPENTER)], T0, source="api")
     model = CopyingModel("User works as a baker")
     jobs = LearningJobs(
@@ -197,12 +201,12 @@ async def shown_for(embedder: OnnxEmbedder, said: str) -> str:
     return model.prompts[0]
 
 
-async def test_a_switch_shows_the_extractor_what_it_may_replace(embedder: OnnxEmbedder) -> None:
+async def test_a_switch_shows_the_extractor_what_it_may_replace(embeddings: Embeddings) -> None:
     """A statement recalls nothing, and "baker" shares no word with the carpenter: shown the old
     job, a small model writes the new one in its words, which the rules read as a change."""
     switched = "I switched careers this spring: I'm a baker now."
-    assert CARPENTER in await shown_for(embedder, switched)
-    assert CARPENTER not in await shown_for(embedder, "I bake bread every Sunday.")  # no switch
+    assert CARPENTER in await shown_for(embeddings, switched)
+    assert CARPENTER not in await shown_for(embeddings, "I bake bread every Sunday.")  # no switch
 
 
 class ChangeOnlyModel(CopyingModel):
@@ -219,9 +223,11 @@ class ChangeOnlyModel(CopyingModel):
         return orjson.dumps({"facts": facts}).decode()
 
 
-async def test_a_name_the_change_left_out_is_asked_for_again(embedder: OnnxEmbedder) -> None:
+async def test_a_name_the_change_left_out_is_asked_for_again(embeddings: Embeddings) -> None:
     model = ChangeOnlyModel("")
-    store = await learn(embedder, model, "I got a cat, Luna, and my Hawaii budget is now $15,000.")
+    store = await learn(
+        embeddings, model, "I got a cat, Luna, and my Hawaii budget is now $15,000."
+    )
     assert len(model.prompts) == 2
     assert KNOWN[0] not in model.prompts[1]
     assert sorted(m.content for m in await store.list("alice")) == [
@@ -229,5 +235,5 @@ async def test_a_name_the_change_left_out_is_asked_for_again(embedder: OnnxEmbed
         "User's cat is called Luna",
     ]
     model = ChangeOnlyModel("")
-    await learn(embedder, model, "Actually, my Hawaii budget is now $15,000.")
+    await learn(embeddings, model, "Actually, my Hawaii budget is now $15,000.")
     assert len(model.prompts) == 1  # nothing said was left out

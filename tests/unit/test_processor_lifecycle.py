@@ -30,7 +30,7 @@ class Part:
         return None
 
     def _done(self) -> Any:
-        return self._awaited() if self._name not in ("metrics", "batcher") else None
+        return self._awaited() if self._name not in ("metrics", "embeddings") else None
 
 
 async def test_stopping_tells_envoy_first_and_drains_the_worker_before_closing_the_store() -> None:
@@ -41,7 +41,7 @@ async def test_stopping_tells_envoy_first_and_drains_the_worker_before_closing_t
         server=Part("server", log),  # type: ignore[arg-type]
         health=Part("health", log),
         store=Part("store", log),  # type: ignore[arg-type]
-        batcher=Part("batcher", log),  # type: ignore[arg-type]
+        embeddings=Part("embeddings", log),  # type: ignore[arg-type]
         supervisor=Part("supervisor", log),  # type: ignore[arg-type]
         metrics_server=Part("metrics", log),
     )
@@ -52,7 +52,7 @@ async def test_stopping_tells_envoy_first_and_drains_the_worker_before_closing_t
         "supervisor.stop",  # the worker drains: it writes to the store
         "metrics.shutdown",
         "store.close",
-        "batcher.close",
+        "embeddings.close",
     ]  # fmt: skip
     not_serving = health_pb2.HealthCheckResponse.NOT_SERVING
     assert log[:2] == [f"health.set{('', not_serving)}", f"health.set{(SERVICE_NAME, not_serving)}"]

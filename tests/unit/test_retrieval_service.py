@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import orjson
 import pytest
 from prometheus_client import REGISTRY
 
-from memory_extproc.embedding import EmbeddingBatcher, OnnxEmbedder
+from memory_extproc.embedding import EmbeddingBatcher
+from memory_extproc.embedding.spaces import Embeddings
 from memory_extproc.identity import HeaderSignals
 from memory_extproc.llm_api.requests import Api, parse_request
 from memory_extproc.retrieval.decision import Skip
@@ -47,8 +50,8 @@ class OfflineStore(InMemoryStore):
 
 
 @pytest.fixture
-def batcher(embedder: OnnxEmbedder) -> EmbeddingBatcher:
-    return EmbeddingBatcher(embedder, name="test")
+def batcher(embeddings: Embeddings) -> EmbeddingBatcher:
+    return embeddings
 
 
 @pytest.mark.parametrize(
@@ -84,11 +87,11 @@ async def test_failure_still_strips_memory_fields(batcher: EmbeddingBatcher) -> 
 
 
 async def test_request_can_narrow_but_not_widen_the_operator_policy(
-    batcher: EmbeddingBatcher, embedder: OnnxEmbedder
+    batcher: EmbeddingBatcher, stored_vector: Callable[[str], np.ndarray]
 ) -> None:
     store = InMemoryStore()
     for text in ["My budget for the Hawaii trip is $10,000", "My Hawaii trip budget covers hotels"]:
-        await store.store(Memory.new("alice", text), embedder.embed([text])[0])
+        await store.store(Memory.new("alice", text), stored_vector(text))
     retrieval = MemoryRetrieval(batcher, store, RetrievalPolicy(limit=1, threshold=0.5), 1.0)
     widened = await retrieval.process(
         request({"memory_config": {"retrieval_limit": 10, "similarity_threshold": 0.0}}), ALICE
@@ -107,11 +110,11 @@ async def test_request_can_narrow_but_not_widen_the_operator_policy(
 
 
 async def test_project_header_scopes_the_search(
-    batcher: EmbeddingBatcher, embedder: OnnxEmbedder
+    batcher: EmbeddingBatcher, stored_vector: Callable[[str], np.ndarray]
 ) -> None:
     store = InMemoryStore()
     text = "My budget for the Hawaii trip is $10,000"
-    await store.store(Memory.new("alice", text, project_id="travel"), embedder.embed([text])[0])
+    await store.store(Memory.new("alice", text, project_id="travel"), stored_vector(text))
     retrieval = MemoryRetrieval(batcher, store, RetrievalPolicy(), 1.0)
     in_project = HeaderSignals("alice", path="/v1/chat/completions", project_id="travel")
     other = HeaderSignals("alice", path="/v1/chat/completions", project_id="work")
@@ -123,7 +126,7 @@ async def test_project_header_scopes_the_search(
 
 
 async def test_an_open_request_is_given_the_preferences_near_it(
-    batcher: EmbeddingBatcher, embedder: OnnxEmbedder
+    batcher: EmbeddingBatcher, stored_vector: Callable[[str], np.ndarray]
 ) -> None:
     store = InMemoryStore()
     for text, kind in (
@@ -131,7 +134,7 @@ async def test_an_open_request_is_given_the_preferences_near_it(
         ("User has an acute fear of heights", MemoryType.PREFERENCE),
         ("User lives in Porto", MemoryType.SEMANTIC),
     ):
-        await store.store(Memory.new("alice", text, kind), embedder.embed([text])[0])
+        await store.store(Memory.new("alice", text, kind), stored_vector(text))
     retrieval = MemoryRetrieval(batcher, store, RetrievalPolicy(), 1.0)
 
     def asking(text: str, **config: object):  # type: ignore[no-untyped-def]
@@ -166,14 +169,14 @@ class NoPreferenceSearch(InMemoryStore):
 
 
 async def test_preferences_count_in_the_limit_and_their_search_is_best_effort(
-    batcher: EmbeddingBatcher, embedder: OnnxEmbedder
+    batcher: EmbeddingBatcher, stored_vector: Callable[[str], np.ndarray]
 ) -> None:
     texts = (("User is vegetarian", MemoryType.PREFERENCE),
              ("User cooks dinner for their family every night", MemoryType.SEMANTIC))  # fmt: skip
     stores = InMemoryStore(), NoPreferenceSearch()
     for store in stores:
         for text, kind in texts:
-            await store.store(Memory.new("alice", text, kind), embedder.embed([text])[0])
+            await store.store(Memory.new("alice", text, kind), stored_vector(text))
     dinner = "Suggest something I could cook for dinner tonight."
     body = {"messages": [{"role": "user", "content": dinner}]}
     one = parse_request(

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 
 import numpy as np
 import orjson
 import pytest
 
 from memory_extproc.embedding import EmbeddingBatcher, OnnxEmbedder
+from memory_extproc.embedding.spaces import Embeddings
 from memory_extproc.identity import HeaderSignals
 from memory_extproc.llm_api.requests import Api, parse_request
 from memory_extproc.retrieval.plan import RetrievalPolicy
@@ -34,14 +36,14 @@ class Model:
         return self.answer
 
 
-class Recording(EmbeddingBatcher):
+class Recording(Embeddings):
     def __init__(self, embedder: OnnxEmbedder) -> None:
-        super().__init__(embedder, name="test")
+        super().__init__(EmbeddingBatcher(embedder, name="t"), EmbeddingBatcher(embedder, name="u"))
         self.texts: list[str] = []
 
-    async def embed(self, text: str) -> np.ndarray:
+    async def query(self, text: str) -> np.ndarray:
         self.texts.append(text)
-        return await super().embed(text)
+        return await super().query(text)
 
 
 def chat(*user_messages: str):  # type: ignore[no-untyped-def]
@@ -52,9 +54,9 @@ def chat(*user_messages: str):  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture
-async def store(embedder: OnnxEmbedder) -> InMemoryStore:
+async def store(stored_vector: Callable[[str], np.ndarray]) -> InMemoryStore:
     memories = InMemoryStore()
-    await memories.store(Memory.new("alice", BUDGET), embedder.embed([BUDGET])[0])
+    await memories.store(Memory.new("alice", BUDGET), stored_vector(BUDGET))
     return memories
 
 

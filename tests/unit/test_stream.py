@@ -14,7 +14,7 @@ from prometheus_client import REGISTRY
 from devstack.mock_llm import chat_events
 from memory_extproc._proto.envoy.config.core.v3 import base_pb2
 from memory_extproc.config import IdentityConfig, SignalsConfig
-from memory_extproc.embedding import EmbeddingBatcher, OnnxEmbedder
+from memory_extproc.embedding.spaces import Embeddings
 from memory_extproc.extproc import protocol as p
 from memory_extproc.extproc.stream import ProcessorDeps, Stream
 from memory_extproc.retrieval.plan import RetrievalPolicy
@@ -37,14 +37,14 @@ def body_message(kind: str, body: bytes, end: bool = True) -> p.ProcessingReques
 
 
 @pytest.fixture
-async def deps(embedder: OnnxEmbedder) -> ProcessorDeps:
+async def deps(embeddings: Embeddings) -> ProcessorDeps:
     store = InMemoryStore()
-    batcher = EmbeddingBatcher(embedder, name="test")
+    batcher = embeddings
     for user, text in [
         ("alice", "My budget for the Hawaii trip is $10,000"),
         ("bob", "My budget for the Hawaii trip is $99"),
     ]:
-        await store.store(Memory.new(user, text), (await batcher.embed(text)).copy())
+        await store.store(Memory.new(user, text), await batcher.memory(text))
     retrieval = MemoryRetrieval(batcher, store, RetrievalPolicy(), budget_s=1.0)
     return ProcessorDeps(retrieval, IdentityConfig(), SignalsConfig())
 
@@ -205,11 +205,9 @@ class SlowStore(InMemoryStore):
 
 
 async def test_retrieval_past_its_budget_forwards_the_request_unchanged(
-    embedder: OnnxEmbedder,
+    embeddings: Embeddings,
 ) -> None:
-    retrieval = MemoryRetrieval(
-        EmbeddingBatcher(embedder, name="test"), SlowStore(), RetrievalPolicy(), budget_s=0.05
-    )
+    retrieval = MemoryRetrieval(embeddings, SlowStore(), RetrievalPolicy(), budget_s=0.05)
     exchange = Stream(ProcessorDeps(retrieval, IdentityConfig(), SignalsConfig()))
     await run(exchange, headers_message("request_headers", {**CHAT, "x-authz-user-id": "alice"}))
     started = asyncio.get_running_loop().time()

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from memory_extproc.clock import now_ms
-from memory_extproc.embedding import EmbeddingBatcher, OnnxEmbedder
+from memory_extproc.embedding import OnnxEmbedder
+from memory_extproc.embedding.spaces import Embeddings, english_query, score
 from memory_extproc.llm_client import JsonSchema, LlmError
 from memory_extproc.memories.facts import Fact
 from memory_extproc.memories.writer import MemoryWriter, Written
@@ -46,8 +47,8 @@ def store() -> InMemoryStore:
     return InMemoryStore()
 
 
-def writer(store: InMemoryStore, embedder: OnnxEmbedder, judge: Judge | None) -> MemoryWriter:
-    return MemoryWriter(store, EmbeddingBatcher(embedder, name="test"), judge)  # type: ignore[arg-type]
+def writer(store: InMemoryStore, embeddings: Embeddings, judge: Judge | None) -> MemoryWriter:
+    return MemoryWriter(store, embeddings, judge)  # type: ignore[arg-type]
 
 
 def history(store: InMemoryStore, memory_id: str) -> list[str]:
@@ -59,9 +60,9 @@ async def active(store: InMemoryStore, user: str = "alice") -> list[str]:
 
 
 async def test_new_fact_is_stored_with_the_conversation_time(
-    store: InMemoryStore, embedder: OnnxEmbedder
+    store: InMemoryStore, embeddings: Embeddings
 ) -> None:
-    w = writer(store, embedder, Judge())
+    w = writer(store, embeddings, Judge())
     assert (
         await w.write("alice", "p", fact("User lives in Lisbon"), T0, source="conversation")
         is Written.STORED
@@ -73,9 +74,9 @@ async def test_new_fact_is_stored_with_the_conversation_time(
 
 
 async def test_exact_duplicates_are_not_stored_twice(
-    store: InMemoryStore, embedder: OnnxEmbedder
+    store: InMemoryStore, embeddings: Embeddings
 ) -> None:
-    w = writer(store, embedder, Judge())
+    w = writer(store, embeddings, Judge())
     await w.write("alice", "", fact("User lives in Lisbon"), T0, source="c")
     assert (
         await w.write("alice", "", fact("user  lives in LISBON"), T0, source="c") is Written.DEDUPED
@@ -97,10 +98,10 @@ async def test_exact_duplicates_are_not_stored_twice(
     ],
 )  # fmt: skip
 async def test_words_decide_updates_without_asking_the_model(
-    store: InMemoryStore, embedder: OnnxEmbedder, old: str, new: str, current: str
+    store: InMemoryStore, embeddings: Embeddings, old: str, new: str, current: str
 ) -> None:
     judge = Judge()
-    w = writer(store, embedder, judge)
+    w = writer(store, embeddings, judge)
     await w.write("alice", "", fact(old), T0, source="c")
     (before,) = await store.list("alice")
     assert await w.write("alice", "", fact(new), T0 + DAY, source="c") is Written.UPDATED
@@ -112,8 +113,8 @@ async def test_words_decide_updates_without_asking_the_model(
     assert judge.prompts == []
 
 
-async def test_a_restatement_adds_nothing(store: InMemoryStore, embedder: OnnxEmbedder) -> None:
-    w = writer(store, embedder, Judge())
+async def test_a_restatement_adds_nothing(store: InMemoryStore, embeddings: Embeddings) -> None:
+    w = writer(store, embeddings, Judge())
     await w.write("alice", "", fact("My budget for the Hawaii trip is $10,000"), T0, source="c")
     restated = fact("I have $10,000 set aside for my Hawaii trip")
     assert await w.write("alice", "", restated, T0, source="c") is Written.NOOP
@@ -121,10 +122,10 @@ async def test_a_restatement_adds_nothing(store: InMemoryStore, embedder: OnnxEm
 
 
 async def test_the_model_judges_pairs_words_cannot_tell(
-    store: InMemoryStore, embedder: OnnxEmbedder
+    store: InMemoryStore, embeddings: Embeddings
 ) -> None:
     judge = Judge('{"still_true": false}')
-    w = writer(store, embedder, judge)
+    w = writer(store, embeddings, judge)
     await w.write("alice", "", fact("User drives a 2015 Honda Civic"), T0, source="c")
     (old,) = await store.list("alice")
     written = await w.write("alice", "", fact("User sold their car"), T0 + DAY, source="c")
@@ -139,11 +140,11 @@ async def test_the_model_judges_pairs_words_cannot_tell(
 
 
 async def test_a_models_no_needs_a_close_pair_or_a_change_word(
-    store: InMemoryStore, embedder: OnnxEmbedder
+    store: InMemoryStore, embeddings: Embeddings
 ) -> None:
     # small models say "no longer true" too readily: "likes pizza" / "likes sushi" (cosine 0.63)
     judge = Judge('{"still_true": false}')
-    w = writer(store, embedder, judge)
+    w = writer(store, embeddings, judge)
     await w.write("alice", "", fact("User likes pizza"), T0, source="c")
     assert await w.write("alice", "", fact("User likes sushi"), T0, source="c") is Written.STORED
     assert await active(store) == ["User likes pizza", "User likes sushi"]
@@ -159,9 +160,9 @@ async def test_a_models_no_needs_a_close_pair_or_a_change_word(
     ],
 )
 async def test_judgments_that_keep_the_old_fact_or_fail_store_the_new_one(
-    store: InMemoryStore, embedder: OnnxEmbedder, answer: str | Exception, outcome: Written
+    store: InMemoryStore, embeddings: Embeddings, answer: str | Exception, outcome: Written
 ) -> None:
-    w = writer(store, embedder, Judge(answer))
+    w = writer(store, embeddings, Judge(answer))
     await w.write("alice", "", fact("User drives a 2015 Honda Civic"), T0, source="c")
     # an ending whose words share nothing with the old fact: the model decides
     assert await w.write("alice", "", fact("User sold their car"), T0, source="c") is outcome
@@ -169,9 +170,9 @@ async def test_judgments_that_keep_the_old_fact_or_fail_store_the_new_one(
 
 
 async def test_notes_update_by_what_the_user_said(
-    store: InMemoryStore, embedder: OnnxEmbedder
+    store: InMemoryStore, embeddings: Embeddings
 ) -> None:
-    w = writer(store, embedder, None)
+    w = writer(store, embeddings, None)
     (first,) = turn_notes("My budget for the Hawaii trip is $10,000", "Noted!", "2026-11-22")
     (second,) = turn_notes(
         "Actually my budget for the Hawaii trip is now $15,000", "Got it.", "2026-11-23"
@@ -183,11 +184,11 @@ async def test_notes_update_by_what_the_user_said(
 
 
 async def test_notes_about_two_people_are_two_memories(
-    store: InMemoryStore, embedder: OnnxEmbedder
+    store: InMemoryStore, embeddings: Embeddings
 ) -> None:
     """A note's frame ("On … the user said:") is most of a one-sentence note: compared with it,
     the son's age was taken for a restatement of the daughter's."""
-    w = writer(store, embedder, None)
+    w = writer(store, embeddings, None)
     daughter, son = "My daughter is 5 years old.", "My son is 5 years old."
     (first,) = turn_notes(daughter, "", "2026-11-22")
     (second,) = turn_notes(son, "", "2026-11-23")
@@ -202,9 +203,9 @@ async def test_notes_about_two_people_are_two_memories(
 
 
 async def test_notes_of_one_turn_beside_an_update_are_stored(
-    store: InMemoryStore, embedder: OnnxEmbedder
+    store: InMemoryStore, embeddings: Embeddings
 ) -> None:
-    w = writer(store, embedder, None)
+    w = writer(store, embeddings, None)
     (first,) = turn_notes("My budget for the Hawaii trip is $10,000", "Noted!", "2026-11-22")
     await w.write("a", "", first, T0, source="c")
     said = "Actually my budget for the Hawaii trip is now $15,000. My sister Anna lives in Oslo."
@@ -215,19 +216,17 @@ async def test_notes_of_one_turn_beside_an_update_are_stored(
 
 
 async def test_a_sentence_note_is_found_by_what_its_message_was_about(
-    store: InMemoryStore, embedder: OnnxEmbedder
+    store: InMemoryStore, embeddings: Embeddings
 ) -> None:
     """ "I whipped up some chocolate and vanilla swirl." does not say it was ice cream: its note
     is stored under a key that leans toward the message it was said in."""
-    w = writer(store, embedder, None)
+    w = writer(store, embeddings, None)
     said = "I made my friend some ice cream for her birthday. I whipped up a chocolate swirl."
     notes = turn_notes(said, "Yum!", "2026-11-22")
     assert [n.context for n in notes] == [said, said]
     await w.write_batch("in-context", "", notes, T0, source="c")
     await w.write_batch("alone", "", [Fact(n.type, n.content) for n in notes], T0, source="c")
-    question = await EmbeddingBatcher(embedder, name="q").embed(
-        "What flavor of ice cream did I make?"
-    )
+    question = await embeddings.query("What flavor of ice cream did I make?")
 
     async def swirl(user: str) -> float:
         hits = await store.retrieve(SearchRequest(user, question, limit=5, threshold=0.0))
@@ -247,9 +246,9 @@ def test_a_question_note_carries_no_context() -> None:
 
 
 async def test_without_a_model_an_ending_finds_what_it_ends_by_its_object(
-    store: InMemoryStore, embedder: OnnxEmbedder
+    store: InMemoryStore, embeddings: Embeddings
 ) -> None:
-    w = writer(store, embedder, None)
+    w = writer(store, embeddings, None)
     for said in ["I drive a 2015 Civic", "I am vegetarian", "My sister Anna lives in Paris"]:
         await w.write("a", "", fact(said), T0, source="c")
     assert await w.write("a", "", fact("I sold my car"), T0 + DAY, source="c") is Written.UPDATED
@@ -260,9 +259,9 @@ async def test_without_a_model_an_ending_finds_what_it_ends_by_its_object(
 
 
 async def test_explicit_adds_revise_what_they_change(
-    store: InMemoryStore, embedder: OnnxEmbedder
+    store: InMemoryStore, embeddings: Embeddings
 ) -> None:
-    w = writer(store, embedder, None)
+    w = writer(store, embeddings, None)
     stored, first = await w.add("a", "", fact("My budget for the Hawaii trip is $10,000"), T0,
                                 source="api")  # fmt: skip
     assert stored is Written.STORED
@@ -276,9 +275,9 @@ async def test_explicit_adds_revise_what_they_change(
 
 
 async def test_a_batch_is_deduplicated_within_itself_and_against_the_store(
-    store: InMemoryStore, embedder: OnnxEmbedder
+    store: InMemoryStore, embeddings: Embeddings
 ) -> None:
-    w = writer(store, embedder, Judge())
+    w = writer(store, embeddings, Judge())
     await w.write("alice", "", fact("User lives in Lisbon"), T0, source="c")
     results = await w.write_batch(
         "alice",
@@ -306,10 +305,10 @@ async def test_a_batch_is_deduplicated_within_itself_and_against_the_store(
 
 
 async def test_an_update_said_twice_in_one_job_is_one_memory(
-    store: InMemoryStore, embedder: OnnxEmbedder
+    store: InMemoryStore, embeddings: Embeddings
 ) -> None:
     """The 1.5B model wrote both facts for "My rent went up, it's $1,350 a month now"."""
-    w = writer(store, embedder, None)
+    w = writer(store, embeddings, None)
     await w.write("alice", "", fact("User pays $1,200 a month for rent"), T0, source="c")
     results = await w.write_batch(
         "alice", "",
@@ -324,11 +323,9 @@ async def test_an_update_said_twice_in_one_job_is_one_memory(
 
 
 async def test_retention_sets_expiry_and_caps_each_user(
-    store: InMemoryStore, embedder: OnnxEmbedder
+    store: InMemoryStore, embeddings: Embeddings
 ) -> None:
-    w = MemoryWriter(
-        store, EmbeddingBatcher(embedder, name="test"), None, ttl_ms=DAY, max_per_user=2
-    )
+    w = MemoryWriter(store, embeddings, None, ttl_ms=DAY, max_per_user=2)
     before = now_ms()
     for text in ["User lives in Lisbon", "User plays the cello", "User's cat is Miso"]:
         await w.write("alice", "", fact(text), T0, source="c")
@@ -338,10 +335,10 @@ async def test_retention_sets_expiry_and_caps_each_user(
 
 
 async def test_without_a_change_word_only_the_closest_memory_is_judged(
-    store: InMemoryStore, embedder: OnnxEmbedder
+    store: InMemoryStore, embeddings: Embeddings
 ) -> None:
     judge = Judge('{"still_true": true}')  # a second question would find no answer
-    w = writer(store, embedder, judge)
+    w = writer(store, embeddings, judge)
     for place in ("the Alps", "the Rockies"):
         await w.write("alice", "", fact(f"User likes hiking in {place}"), T0, source="c")
     assert len(judge.prompts) == 1  # the Rockies were asked about the Alps
@@ -353,11 +350,11 @@ async def test_without_a_change_word_only_the_closest_memory_is_judged(
 
 
 async def test_a_change_said_in_other_words_reaches_what_it_changes(
-    store: InMemoryStore, embedder: OnnxEmbedder
+    store: InMemoryStore, embeddings: Embeddings
 ) -> None:
     # "switched careers … baker now" / "works as a carpenter": cosine 0.30, under RELATED
     judge = Judge('{"still_true": false}')
-    w = writer(store, embedder, judge)
+    w = writer(store, embeddings, judge)
     await w.write("alice", "", fact("User works as a carpenter in Porto"), T0, source="c")
     (old,) = await store.list("alice")
     new = fact("User switched careers this spring and is a baker now")
@@ -382,10 +379,10 @@ async def test_a_change_said_in_other_words_reaches_what_it_changes(
 
 
 async def test_a_revision_takes_the_statements_type_and_key(
-    store: InMemoryStore, embedder: OnnxEmbedder
+    store: InMemoryStore, embeddings: Embeddings, embedder: OnnxEmbedder
 ) -> None:
     judge = Judge('{"still_true": false}')
-    w = writer(store, embedder, judge)
+    w = writer(store, embeddings, judge)
     await w.write("alice", "", fact("User drinks coffee every morning"), T0, source="c")
     kinds = ("tea shops", "breakfast ideas", "gift ideas")
     tea = Fact(MemoryType.PREFERENCE, "User prefers green tea now", requests=kinds)
@@ -395,7 +392,9 @@ async def test_a_revision_takes_the_statements_type_and_key(
     assert memory.type is MemoryType.PREFERENCE  # a preference now, found as one
     plain = embedder.embed([memory.content])[0]
     wanted = embedder.embed([", ".join(kinds)])[0]
-    assert float(vector @ wanted) > float(plain @ wanted) + 0.05  # keyed as the statement
+    assert (
+        score(english_query(wanted), vector) > float(plain @ wanted) + 0.05
+    )  # keyed as the statement
 
 
 @pytest.mark.parametrize(
@@ -409,13 +408,18 @@ async def test_a_revision_takes_the_statements_type_and_key(
     ],
 )  # fmt: skip
 async def test_a_food_constraint_is_stored_toward_the_requests_eating_shapes(
-    store: InMemoryStore, embedder: OnnxEmbedder, text: str, kind: MemoryType, leans: bool
+    store: InMemoryStore,
+    embeddings: Embeddings,
+    embedder: OnnxEmbedder,
+    text: str,
+    kind: MemoryType,
+    leans: bool,
 ) -> None:
     """Without a model's kinds of request (notes), or with a small model's that named recipes
     only, "Which Thai restaurants do you recommend?" did not reach a peanut allergy."""
-    w = writer(store, embedder, None)
+    w = writer(store, embeddings, None)
     await w.write_batch("alice", "", [Fact(kind, text)], T0, source="conversation")
     ((_, key),) = store._rows.values()
     alone = embedder.embed([text])[0]
     request = embedder.embed([in_memory_voice("Which Thai restaurants do you recommend?")])[0]
-    assert (float(key @ request) > float(alone @ request) + 0.1) is leans
+    assert (score(english_query(request), key) > float(alone @ request) + 0.1) is leans

@@ -1,0 +1,52 @@
+"""Which language a text is in, as far as memory needs to know: English or not.
+
+English is read by all-MiniLM-L6-v2 (fast, and what the English rules were measured with); any
+other language by multilingual-e5-small (embedding/spaces.py). A text with a letter of a
+non-Latin script (Chinese, Japanese, Cyrillic…) is not English; a Latin-script text is English
+unless langid (py3langid, BSD, a 4 MB model in the package, ~0.05 ms a text) names another
+Latin-script language with some confidence. Short texts are often unsure ("ok", "Hola"): they
+stay English, the cheaper path, and e5 reads English too when a request does go that way.
+"""
+
+from __future__ import annotations
+
+import functools
+import unicodedata
+
+# Latin-script languages langid may name; kept short: every label is a way to misread a short
+# English text ("Python list comprehension example": en 0.70 among these)
+_LATIN = ("en", "es", "de", "fr", "pt", "it", "nl", "ca", "pl", "sv", "da", "no", "fi", "tr",
+          "id", "vi", "ro", "cs", "hu")  # fmt: skip
+_SURE = 0.5  # below this probability a Latin-script text is taken for English
+
+
+@functools.cache
+def _identifier() -> object:
+    from py3langid.langid import MODEL_FILE, LanguageIdentifier
+
+    identifier = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+    identifier.set_languages(list(_LATIN))
+    return identifier
+
+
+def _other_script(text: str) -> bool:
+    """A letter of a script other than Latin (CJK ideographs, kana, Hangul, Cyrillic…)."""
+    return any(char.isalpha() and ord(char) > 0x24F and not _is_latin(char) for char in text)
+
+
+@functools.lru_cache(maxsize=4096)
+def _is_latin(char: str) -> bool:
+    return unicodedata.name(char, "").startswith("LATIN")
+
+
+def is_english(text: str) -> bool:
+    """Does MiniLM read this text (English), or multilingual-e5 (any other language)?"""
+    return not _other_script(text) and latin_language(text) == "en"
+
+
+def latin_language(text: str) -> str:
+    """The language of a Latin-script text ("en" when unsure)."""
+    if not any(char.isalpha() for char in text):
+        return "en"
+    language, probability = _identifier().classify(text)  # type: ignore[attr-defined]
+    return str(language) if probability >= _SURE else "en"

@@ -1,0 +1,131 @@
+"""Which model reads a text, and the word rules in Chinese and Spanish: pure, no model."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from memory_extproc.embedding.spaces import (
+    DIMENSION,
+    OFFSET,
+    SCALE,
+    blend,
+    english_query,
+    memory_vector,
+    other_query,
+    score,
+)
+from memory_extproc.languages import is_english
+from memory_extproc.retrieval.decision import is_greeting
+from memory_extproc.retrieval.open_requests import is_open_request
+from memory_extproc.words import terms
+from memory_extproc.worker.echo import statements, strip_echoes
+
+
+@pytest.mark.parametrize(
+    ("text", "english"),
+    [
+        ("What do I do for a living?", True),
+        ("ok thanks", True),  # short and unsure: the cheaper model
+        ("Python list comprehension example", True),
+        ("我对什么过敏？", False),
+        ("What did 王伟 say about the trip?", False),  # a name in Chinese script
+        ("¿A qué soy alérgico?", False),
+        ("Me mudé a Sevilla el mes pasado.", False),
+        ("Ich wohne in Berlin.", False),
+        ("Где я живу?", False),
+    ],
+)
+def test_a_text_goes_to_the_model_that_reads_its_language(text: str, english: bool) -> None:
+    assert is_english(text) is english
+
+
+def unit(seed: int) -> np.ndarray:
+    vector = np.random.default_rng(seed).standard_normal(384).astype(np.float32)
+    return vector / np.linalg.norm(vector)
+
+
+def test_an_english_query_scores_minilm_exactly_and_another_e5_on_minilms_scale() -> None:
+    memory = memory_vector(unit(1), unit(2))
+    assert memory.shape == (DIMENSION,)
+    assert score(english_query(unit(3)), memory) == pytest.approx(float(unit(3) @ unit(1)))
+    e5 = float(unit(4) @ unit(2))
+    assert score(other_query(unit(4)), memory) == pytest.approx(SCALE * e5 + OFFSET, abs=1e-5)
+    # a memory's own text read back by e5 (cosine 1) scores above any threshold
+    assert score(other_query(unit(2)), memory) > 1.0
+
+
+def test_a_blended_key_keeps_each_model_at_unit_length_and_the_constant() -> None:
+    key = blend([(memory_vector(unit(1), unit(2)), 1.0), (memory_vector(unit(3), unit(4)), 0.6)])
+    assert np.linalg.norm(key[:384]) == pytest.approx(1.0, abs=1e-5)
+    assert np.linalg.norm(key[384:-1]) == pytest.approx(1.0, abs=1e-5)
+    assert key[-1] == 1.0
+    assert score(english_query(unit(3)), key) > score(
+        english_query(unit(3)), memory_vector(unit(1), unit(2))
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "wanted", "not_wanted"),
+    [
+        ("我对花生过敏，而且我住在杭州。", {"花生", "过敏", "杭州"}, {"而且", "我对"}),
+        ("用户对花生过敏", {"user", "花生", "过敏"}, {"用户"}),
+        ("El usuario es alérgico a los cacahuates", {"user", "alérgico", "cacahuate"}, {"los"}),
+        ("My son is 5 years old", {"son", "year", "old"}, {"my"}),  # English as before
+    ],
+)
+def test_words_are_read_in_chinese_and_spanish_too(
+    text: str, wanted: set[str], not_wanted: set[str]
+) -> None:
+    found = terms(text)
+    assert wanted <= found
+    assert not (not_wanted & found)
+
+
+def test_a_fact_in_the_users_language_shares_words_with_what_they_said() -> None:
+    """The grounding check compares words: a Chinese fact was refused as "ungrounded" when a
+    run of Chinese characters was one word."""
+    from memory_extproc.memories.facts import ungrounded
+
+    said = "我对花生过敏，而且我住在杭州。"
+    assert ungrounded("用户对花生过敏", said, []) is None
+    assert ungrounded("用户住在杭州", said, []) is None
+    assert ungrounded("用户喜欢滑雪", said, []) == "ungrounded"
+    assert ungrounded("El usuario vive en Sevilla", "Vivo en Sevilla desde marzo.", []) is None
+
+
+def test_questions_and_requests_state_nothing_in_chinese_and_spanish() -> None:
+    assert (
+        statements("我开始订夏威夷的机票了，预算方面有什么要注意的吗？")
+        == "我开始订夏威夷的机票了。"
+    )
+    assert statements("请推荐几家杭州的餐厅。") == ""
+    assert statements("我对什么过敏？") == ""
+    assert statements("Me mudé a Sevilla, ¿qué barrios me recomiendas?") == "Me mudé a Sevilla."
+    assert statements("¿Cuál es mi presupuesto?") == ""
+
+
+def test_an_echo_in_chinese_is_dropped_from_the_answer() -> None:
+    answer = "你之前说过：用户去夏威夷旅行的预算是10000美元。祝你旅途愉快！"
+    assert strip_echoes(answer, ["用户去夏威夷旅行的预算是10000美元"]) == "祝你旅途愉快！"
+
+
+@pytest.mark.parametrize("text", ["你好", "谢谢！", "好的", "Hola", "Gracias", "buenos días"])
+def test_greetings_in_chinese_and_spanish_search_nothing(text: str) -> None:
+    assert is_greeting(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "open_"),
+    [
+        ("给我推荐一道今晚的晚餐菜谱。", True),
+        ("今晚做什么菜好？有什么建议吗？", True),
+        ("Sugiéreme algo para cenar esta noche.", True),
+        ("¿Qué debería visitar en Lisboa?", True),
+        ("中国的首都是哪里？", False),
+        ("我对什么过敏？", False),
+        ("¿Cuál es la capital de Perú?", False),
+    ],
+)
+def test_open_requests_in_chinese_and_spanish_are_given_preferences(text: str, open_: bool) -> None:
+    assert is_open_request(text) is open_
