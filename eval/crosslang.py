@@ -1,5 +1,5 @@
 """Cross-language recall: a fact said in one language, asked about later in another. Pure: data
-and scoring, no I/O (the runner drives these through the product).
+and scoring, no I/O (`python -m eval.crosslang_run` drives them through the product).
 
 Multilingual memory has to find "我对花生过敏" for "What am I allergic to?" and "User has a
 greyhound named Biscuit" for "我的狗叫什么？". Each ``Pair`` holds what a user says in a chat turn
