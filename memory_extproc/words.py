@@ -50,7 +50,7 @@ _CACHED_CHARS = 1024  # memories and questions; long answers are read once, neve
 # Chinese and Japanese write no spaces: a run of their characters is read as its overlapping
 # character pairs ("花生过敏" → 花生 生过 过敏), as search engines index them without a
 # dictionary; a pair of two function characters ("我对", "什么") says nothing
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 # the word memories are written with for the user, in each language, read as "user"
 _USER_WORDS = re.compile(
     r"用户|\b(?:usuari[oa]s?|benutzer(?:in)?|nutzer(?:in)?|utilisat(?:eur|rice))\b"
@@ -65,8 +65,8 @@ def terms(text: str) -> frozenset[str]:
 
 def _terms(text: str) -> frozenset[str]:
     lowered = _USER_WORDS.sub(" user ", text.lower().replace("\u2019", "'"))
-    found = {pair for run in _CJK.findall(lowered) for pair in _pairs(run)}
-    words = _WORD.findall(_CJK.sub(" ", lowered))
+    found = {pair for run in CJK.findall(lowered) for pair in _pairs(run)}
+    words = _WORD.findall(CJK.sub(" ", lowered))
     stop = STOPWORDS | _stopwords(latin_language(" ".join(words))) if words else STOPWORDS
     found.update(stem(w) for w in words if w not in stop and len(w) > 1)
     return frozenset(found)
@@ -88,6 +88,17 @@ def _stopwords(language: str) -> frozenset[str]:
     if language == "en" or not stopwordsiso.has_lang(language):
         return frozenset()  # English: STOPWORDS, measured with the English rules
     return frozenset(stopwordsiso.stopwords(language))
+
+
+def function_words(text: str) -> frozenset[str]:
+    """The stopwords of a Latin-script text's language beyond English's ``STOPWORDS`` ("el",
+    "para" of a Spanish text; none for English)."""
+    return _stopwords(latin_language(text))
+
+
+def function_char(char: str) -> bool:
+    """A Chinese character that says nothing alone ("的", "了", "我")."""
+    return char in _stopwords("zh-chars")
 
 
 # a retrieval reads ~30 stored memories, mostly read before; at most ~16 MB of keys

@@ -84,8 +84,10 @@ class Embeddings:
     async def memories(self, texts: list[str]) -> list[np.ndarray]:
         return list(await asyncio.gather(*(self.memory(t) for t in texts)))
 
-    async def query(self, text: str) -> np.ndarray:
-        if is_english(text):
+    async def query(self, text: str, *, language_of: str = "") -> np.ndarray:
+        """``language_of``: a longer text in the same language, for a text too short to tell
+        ("carro" of "El usuario vendió su carro")."""
+        if is_english(language_of or text):
             return english_query(await self._english.embed(text))
         return other_query(await self._other.embed(multilingual.QUERY + text))
 

@@ -30,7 +30,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from memory_extproc import words
-from memory_extproc.words import STOPWORDS, stem, terms
+from memory_extproc.memories import change_words as vocabulary
+from memory_extproc.words import CJK, STOPWORDS, function_char, function_words, stem
 
 
 class Change(StrEnum):
@@ -47,47 +48,17 @@ _CONTRACTIONS = {
     "aren't": "are not", "wasn't": "was not", "can't": "can not", "won't": "will not",
     "it's": "it is", "that's": "that is", "user's": "user",
 }  # fmt: skip
-_SELF = frozenset({"i", "me", "my", "mine", "myself", "user", "users"})
-_BE = frozenset({"am", "is", "are"})
-# Words that say "this changed" without being part of the fact; dropped before comparing.
-_FILLER = frozenset(
-    "actually now currently anymore instead fully really just also still so well oh ok okay "
-    "a an the these days at moment by way honestly".split()
-)
-_NEGATION = frozenset({"not", "no", "never", "longer"})
-CHANGE_MARKER = re.compile(
-    r"\b(actually|now|anymore|any more|no longer|instead|these days|currently|switched"
-    r"|changed|became|become|gone|turned|moved|new|updated?|correction|meant)\b",
-    re.IGNORECASE,
-)
-_CORRECTION = re.compile(
-    r"\bi\s+(?:said|wrote|typed|told\s+you)\s+(?P<wrong>[^,.;!?]+?)\s*[,;.]?\s*"
-    r"(?:but\s+)?i\s+meant\s+(?P<right>[^,.;!?]+)"
-    r"|\b(?:i|user)\s+meant\s+(?P<right2>[^,.;!?]+?)\s*,?\s+(?:not|instead\s+of)\s+"
-    r"(?P<wrong2>[^,.;!?]+)"
-    r"|\bnot\s+(?P<wrong3>[^,.;!?]+?)\s*,\s*but\s+(?P<right3>[^,.;!?]+)",
-    re.IGNORECASE,
-)
-_ENDING = re.compile(
-    r"\b(?:sold|quit|stopped|left|gave\s+up|got\s+rid\s+of|broke\s+up\s+with|moved\s+out\s+of"
-    r"|cancel+ed|retired\s+from|no\s+longer\s+\w+|(?:do|does|did)\s*n[o']t\s+\w+(?=.*\banymore\b))"
-    r"\s+(?P<object>[^,.;!?]+)",
-    re.IGNORECASE,
-)
-_BECOME = frozenset({"gone", "become", "became", "turned", "went", "switched"})  # "have gone vegan"
-_WHEN = frozenset("last this next week month year yesterday today ago day".split())
-_WHEN_SUFFIX = re.compile(
-    r"(\s+((last|this|next)\s+\w+|yesterday|today|\w+\s+ago|on\s+\S+|in\s+\d[\d-]*"
-    r"|in\s+[a-z]+\s+\d{4}|the\s+week(?:end)?\s+(?:before|of)\s+\S+))+\s*$",
-    re.IGNORECASE,
-)
+CHANGE_MARKER = vocabulary.CHANGE_MARKER
 _MONTHS = frozenset(
     "january february march april may june july august september october november december "
     "jan feb mar apr jun jul aug sep sept oct nov dec".split()
 )
-_NOT_NAMES = STOPWORDS | _SELF | _FILLER | frozenset("sorry just yesterday today".split())
-_FRAME_NOISE = frozenset("self be to for of in on with and also too".split())
-_CLAUSE = re.compile(r"[.;!?]\s+|,\s*(?:and|but)\s+|\s+and\s+(?=(?:my|the|i|i'm|user)\b)", re.I)
+_NOT_NAMES = (
+    STOPWORDS
+    | vocabulary.SELF
+    | vocabulary.FILLER
+    | frozenset("sorry just yesterday today".split())
+)
 _SLOT_TOKENS = 4  # a replaced slot longer than this is a different statement, not a new value
 
 
@@ -112,44 +83,59 @@ def _is_date(token: str) -> bool:
     return token.isdigit() and len(token) == 4 and 1900 <= int(token) <= 2100
 
 
+def _spaced_chinese(run: str) -> str:
+    """A run of Chinese read as the rules read words: fillers dropped, then one token per
+    character, "用户" / "我" as the speaker and "是" as "is" ("我是纯素食者" → "self be 纯 素
+    食 者")."""
+    run = vocabulary.BECOME_ZH.sub(vocabulary.BE_ZH, vocabulary.FILLER_ZH.sub("", run))
+    for word in vocabulary.SELF_ZH:
+        run = run.replace(word, "\0")
+    spaced = " ".join(run).replace("\0", "self").replace(vocabulary.BE_ZH, "be")
+    return f" {spaced} "
+
+
+def _is_content(token: str, other_stopwords: frozenset[str]) -> bool:
+    if token in ("self", "be") or token in STOPWORDS or token in other_stopwords:
+        return False
+    return len(token) > 1 or (bool(CJK.match(token)) and not function_char(token))
+
+
 @functools.lru_cache(maxsize=4096)  # injection compares each shown memory with the others
 def _read(text: str) -> _Read:
     tokens: list[str] = []
-    for raw in _TOKEN.findall(text.lower().replace("\u2019", "'")):
-        for token in _CONTRACTIONS.get(raw, raw).split():
+    lowered = CJK.sub(lambda m: _spaced_chinese(m.group()), text.lower().replace("\u2019", "'"))
+    for raw in _TOKEN.findall(lowered):
+        expanded = _CONTRACTIONS.get(raw) or vocabulary.PRO_DROP.get(raw, raw)
+        for token in expanded.split():
             token = token.lstrip("$").rstrip("%").replace(",", "")
-            if token in _SELF:
+            if token in vocabulary.SELF:
                 token = "self"
-            elif token in _BE:
+            elif token in vocabulary.BE:
                 token = "be"
-            elif token in _BECOME:  # "I've gone vegan", "I became vegan": I am vegan now
+            elif token in vocabulary.BECOME:  # "I've gone vegan", "I became vegan": I am vegan
                 if tokens and tokens[-1] in ("have", "has"):
                     tokens.pop()
                 token = "be"
-            if token not in _FILLER and not (token == "to" and tokens[-1:] == ["be"]):
+            if token not in vocabulary.FILLER and not (token == "to" and tokens[-1:] == ["be"]):
                 tokens.append(token)
     numbers = frozenset(t for t in tokens if _is_number(t))
-    content = frozenset(
-        stem(t) for t in tokens if t not in ("self", "be") and t not in STOPWORDS and len(t) > 1
-    )
-    negated = any(t in _NEGATION for t in tokens)
+    other_stopwords = function_words(text)
+    content = frozenset(stem(t) for t in tokens if _is_content(t, other_stopwords))
+    negated = any(t in vocabulary.NEGATION for t in tokens)
     first = text.split(maxsplit=1)[0].strip(",.:;!?'\"") if text.strip() else ""
-    lowered = first.lower().removesuffix("'s")
-    is_name = first[:1].isupper() and lowered.isalpha() and lowered not in _NOT_NAMES
+    lowered_first = first.lower().removesuffix("'s")
+    is_name = first[:1].isupper() and lowered_first.isalpha() and lowered_first not in _NOT_NAMES
     return _Read(tuple(tokens), numbers, content, negated, frozenset(tokens),
-                 lowered if is_name else "")  # fmt: skip
+                 lowered_first if is_name else "")  # fmt: skip
 
 
 @functools.lru_cache(maxsize=4096)
 def correction(new: str) -> tuple[str, str] | None:
     """("Boston", "Austin") for "I said Boston, I meant Austin"."""
-    match = _CORRECTION.search(new)
-    if match is None:
-        return None
-    groups = match.groupdict()
-    wrong = groups["wrong"] or groups["wrong2"] or groups["wrong3"]
-    right = groups["right"] or groups["right2"] or groups["right3"]
-    return wrong.strip(), right.strip()
+    for pattern in vocabulary.CORRECTIONS:
+        if match := pattern.search(new):
+            return match.group("wrong").strip(), match.group("right").strip()
+    return None
 
 
 def corrected(old: str, new: str) -> str | None:
@@ -158,7 +144,8 @@ def corrected(old: str, new: str) -> str | None:
     if pair is None:
         return None
     wrong, right = pair
-    pattern = re.compile(rf"\b{re.escape(wrong)}\b", re.IGNORECASE)
+    bound = "" if CJK.search(wrong) else r"\b"  # Chinese words have no boundaries
+    pattern = re.compile(rf"{bound}{re.escape(wrong)}{bound}", re.IGNORECASE)
     if not wrong or not pattern.search(old):
         return None
     return pattern.sub(lambda _: right, old)
@@ -167,21 +154,15 @@ def corrected(old: str, new: str) -> str | None:
 @functools.lru_cache(maxsize=4096)
 def ended_object(text: str) -> str | None:
     """What "I sold my car last week" ends: "my car"."""
-    match = _ENDING.search(text)
-    return _WHEN_SUFFIX.sub("", match.group("object")).strip() if match else None
-
-
-# Words that say one thing replaced another, whatever it was: "switched careers", "changed jobs",
-# "became a baker", "no longer …" (not "now" or "new": "User got a new puppy" replaces nothing)
-_SWITCH = re.compile(
-    r"\b(?:switched|changed|became|become|no\s+longer|gave\s+up|quit|swapped|replaced)\b",
-    re.IGNORECASE,
-)
+    for pattern in vocabulary.ENDINGS:
+        if match := pattern.search(text):
+            return vocabulary.WHEN_SUFFIX.sub("", match.group("object")).strip()
+    return None
 
 
 def says_switch(text: str) -> bool:
     """The speaker says one thing replaced another (what it replaced may share no words)."""
-    return bool(_SWITCH.search(text))
+    return bool(vocabulary.SWITCH.search(text))
 
 
 def says_change(text: str) -> bool:
@@ -218,7 +199,12 @@ def compare(new: str, old: str, *, change_said: bool = False) -> Change | None:
 
 @functools.lru_cache(maxsize=4096)
 def _clauses(text: str) -> list[str]:
-    return [c for c in _CLAUSE.split(text) if len(c.split()) >= 3]
+    # a clause of three words or more ("Chinese characters" for Chinese)
+    return [
+        c
+        for c in vocabulary.CLAUSE.split(text)
+        if len(c.split()) >= 3 or sum(map(len, CJK.findall(c))) >= 3
+    ]
 
 
 def _compare(new: str, old: str, change_said: bool) -> Change | None:
@@ -237,7 +223,8 @@ def _compare(new: str, old: str, change_said: bool) -> Change | None:
     if a.negated == b.negated and _restates(a, b):
         return Change.RESTATED
     obj = ended_object(new)
-    if obj is not None and ended_object(old) is None and (terms(obj) - _WHEN) & b.content:
+    named = _read(obj).content - vocabulary.WHEN if obj is not None else frozenset()
+    if obj is not None and ended_object(old) is None and named & b.content:
         return Change.ENDED
     return None
 
@@ -306,7 +293,7 @@ def _one_slot_changed(a: _Read, b: _Read, change_said: bool) -> bool:
         return False
     tag, before, after = slot
     if tag == "insert":  # "I am vegetarian" → "I am not vegetarian anymore"
-        return any(t in _NEGATION for t in after)
+        return any(t in vocabulary.NEGATION for t in after)
     if tag != "replace" or len(before) > _SLOT_TOKENS or len(after) > _SLOT_TOKENS:
         return False
     if change_said:
@@ -318,7 +305,7 @@ def _one_slot_changed(a: _Read, b: _Read, change_said: bool) -> bool:
 
 def _noise(tokens: tuple[str, ...]) -> bool:
     """ "my budget" / "the budget", "trip to Hawaii" / "Hawaii trip": not a different slot."""
-    return all(t in _FRAME_NOISE for t in tokens)
+    return all(t in vocabulary.FRAME_NOISE for t in tokens)
 
 
 def _opcodes(

@@ -24,9 +24,9 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-import re
 from collections.abc import Sequence
 
+from memory_extproc.memories.change_words import DETERMINER
 from memory_extproc.memories.changes import Change, compare, corrected, ended_object
 from memory_extproc.memories.notes import statement
 from memory_extproc.store.model import Memory, MemoryType, ScoredMemory, content_hash
@@ -84,7 +84,6 @@ class Revision:
 
 
 _PREVIOUSLY = " (previously: "
-_DETERMINER = re.compile(r"^(?:(?:my|our|their|his|her|the|a|an|this|that)\s+)+", re.IGNORECASE)
 
 
 def ending(target: ScoredMemory, text: str, reason: str) -> Revision:
@@ -142,7 +141,7 @@ def by_words(
 def ended_query(said: str) -> str | None:
     """What an ending statement names, to look up what it ends: "my car" → "car"."""
     obj = ended_object(said)
-    return (_DETERMINER.sub("", obj) or obj) if obj else None
+    return (DETERMINER.sub("", obj) or obj) if obj else None
 
 
 def ended_target(

@@ -1,0 +1,125 @@
+"""The words that say a statement restates, changes, corrects or ends another, in the languages
+the rules read: English, Spanish and Chinese. Data and the patterns built from it, no logic:
+memories/changes.py applies them.
+
+The languages are merged, not chosen per text: a short fact ("El usuario es vegano") is too
+short for a language detector to be sure, and no word here means one thing in one of these
+languages and another thing in another. Chinese has no spaces: a run of its characters is read
+character by character (words.CJK), after its filler words are dropped and its words for the user
+and for "is" are read as such.
+"""
+
+from __future__ import annotations
+
+import re
+
+# the speaker, as statements and memories name them
+SELF = frozenset("i me my mine myself user users yo mi mis mí usuario usuaria usuarios".split())
+SELF_ZH = ("用户", "我")
+BE = frozenset("am is are es soy eres somos está estoy".split())  # not "son" (a son)
+BE_ZH = "是"
+# "改吃纯素" (switched to eating vegan), "变成": is now
+BECOME_ZH = re.compile("改成|改为|变成|成为|改")
+# Spanish drops the pronoun: "soy vegano" is "yo soy vegano"
+PRO_DROP = {"soy": "yo soy", "estoy": "yo estoy"}
+# Words that say "this changed" without being part of the fact; dropped before comparing.
+FILLER = frozenset(
+    # English
+    "actually now currently anymore instead fully really just also still so well oh ok okay "
+    "a an the these days at moment by way honestly "
+    # Spanish
+    "ahora actualmente realmente también todavía completamente totalmente últimamente bueno "
+    "pues ya".split()
+)
+FILLER_ZH = re.compile("现在|目前|如今|其实|实际上|已经|完全|彻底|真的|最近|对了|另外|也|了")
+NEGATION = frozenset("not no never longer nunca jamás 不 没 别".split())
+# "I've gone vegan", "I became vegan", "me volví vegano": I am vegan now
+BECOME = frozenset("gone become became turned went switched".split())
+
+_STOP = r"[^,.;!?，。；！？]"  # a character of the same clause
+
+CHANGE_MARKER = re.compile(
+    r"\b(?:actually|now|anymore|any more|no longer|instead|these days|currently|switched"
+    r"|changed|became|become|gone|turned|moved|new|updated?|correction|meant"
+    r"|ahora|actualmente|ya\s+no|en\s+realidad|últimamente|hoy\s+en\s+día|cambi(?:é|ó|ado|o)"
+    r"|pas(?:é|ó)\s+a|me\s+volví|se\s+volvió|me\s+hice|se\s+hizo|nuev[oa]s?|me\s+mudé|se\s+mudó"
+    r"|sub(?:ió|ieron)|baj(?:ó|aron)|quise\s+decir|corrección)\b"
+    r"|现在|目前|如今|其实|实际上|改成|改为|改吃|改用|换成|换了|变成|变了|不再|已经不|最近|更新"
+    r"|口误|说错|打错|写错|我是说|意思是|想说的是|纠正|更正|搬到|搬去|涨了|涨到|降到|降了",
+    re.IGNORECASE,
+)
+# "I said Boston, I meant Austin": groups ``wrong`` and ``right``
+CORRECTIONS = tuple(
+    re.compile(pattern, re.IGNORECASE)
+    for pattern in (
+        rf"\bi\s+(?:said|wrote|typed|told\s+you)\s+(?P<wrong>{_STOP}+?)\s*[,;.]?\s*"
+        rf"(?:but\s+)?i\s+meant\s+(?P<right>{_STOP}+)",
+        rf"\b(?:i|user)\s+meant\s+(?P<right>{_STOP}+?)\s*,?\s+(?:not|instead\s+of)\s+"
+        rf"(?P<wrong>{_STOP}+)",
+        rf"\bnot\s+(?P<wrong>{_STOP}+?)\s*,\s*but\s+(?P<right>{_STOP}+)",
+        rf"\b(?:dije|escribí|puse)\s+(?P<wrong>{_STOP}+?)\s*[,;.]?\s*(?:pero\s+)?quise\s+decir\s+"
+        rf"(?P<right>{_STOP}+)",
+        rf"\bquise\s+decir\s+(?P<right>{_STOP}+?)\s*,?\s+no\s+(?P<wrong>{_STOP}+)",
+        rf"\bno\s+(?P<wrong>{_STOP}+?)\s*,\s*sino\s+(?P<right>{_STOP}+)",
+        # 我之前说波士顿是口误，我想说的是奥斯汀
+        rf"(?:说|写|打)(?:的|成)?是?(?P<wrong>{_STOP}{{1,12}}?)(?:是口误|说错了|打错了|写错了|不对)"
+        rf"[，,。；]?\s*(?:我|其实)?(?:想说的是|要说的是|的意思是|应该是|是)(?P<right>{_STOP}+)",
+        # 不是波士顿，是奥斯汀
+        rf"不是(?P<wrong>[^,.;!?，。；！？是]{{1,12}})[，,]?\s*而?是(?P<right>{_STOP}+)",
+        # 我女儿叫欣怡，不是心怡
+        rf"(?P<right>[^,.;!?，。；！？是叫在说]{{1,12}})[，,]\s*(?:而)?不是(?P<wrong>{_STOP}+)",
+    )
+)
+# "I sold my car": group ``object``
+ENDINGS = tuple(
+    re.compile(pattern, re.IGNORECASE)
+    for pattern in (
+        r"\b(?:sold|quit|stopped|left|gave\s+up|got\s+rid\s+of|broke\s+up\s+with|moved\s+out\s+of"
+        r"|cancel+ed|retired\s+from|no\s+longer\s+\w+|(?:do|does|did)\s*n[o']t\s+\w+"
+        rf"(?=.*\banymore\b))\s+(?P<object>{_STOP}+)",
+        r"\b(?:vend(?:í|i|ió|imos|ieron)|dej(?:é|ó)|renunci(?:é|ó)\s+a|cancel(?:é|ó)"
+        r"|me\s+deshice\s+de|se\s+deshizo\s+de|termin(?:é|ó)\s+con|me\s+jubilé\s+de"
+        r"|se\s+jubiló\s+de|me\s+salí\s+de|se\s+salió\s+de|regal(?:é|ó)|ya\s+no\s+\w+)"
+        rf"\s+(?P<object>{_STOP}+)",
+        rf"(?:把|将)(?P<object>{_STOP}+?)给?(?:卖掉|卖|退掉|退|处理掉|送人|扔掉|扔|转让)了",
+        rf"(?:从|在)(?P<object>{_STOP}+?)(?:辞职|离职|退休|退出|毕业)",
+        rf"(?:辞掉|辞去|卖掉|卖了|戒掉|戒了|退掉|退了|离开了|取消了|退出了|不再)了?(?P<object>{_STOP}+)",
+        rf"和(?P<object>{_STOP}+?)分手",
+    )
+)
+# "switched careers", "became a baker", "no longer …", "me hice panadero", "转行当了面包师":
+# one thing replaced another, whatever it was (not "now" or "new": "User got a new puppy"
+# replaces nothing)
+SWITCH = re.compile(
+    r"\b(?:switched|changed|became|become|no\s+longer|gave\s+up|quit|swapped|replaced"
+    r"|cambi(?:é|ó)|me\s+volví|se\s+volvió|me\s+hice|se\s+hizo|ya\s+no|dej(?:é|ó)"
+    r"|renunci(?:é|ó)|reemplac(?:é|ó)|pas(?:é|ó)\s+a)\b"
+    r"|改行|转行|换了|换成|改成|变成|不再|辞职|改吃|当上了|成为",
+    re.IGNORECASE,
+)
+# when something ended, after what ended: "my car last week", "mi carro la semana pasada"
+WHEN_SUFFIX = re.compile(
+    r"(\s+((last|this|next)\s+\w+|yesterday|today|\w+\s+ago|on\s+\S+|in\s+\d[\d-]*"
+    r"|in\s+[a-z]+\s+\d{4}|the\s+week(?:end)?\s+(?:before|of)\s+\S+"
+    r"|(?:la|el)\s+(?:semana|mes|año)\s+pasad[oa]|ayer|hoy|hace\s+\w+(?:\s+\w+)?"
+    r"|en\s+\d{4}|en\s+[a-z]+\s+de\s+\d{4}))+\s*$",
+    re.IGNORECASE,
+)
+WHEN = frozenset("last this next week month year yesterday today ago day".split())
+# what an ending names, without its determiner: "my car" → "car", "mi carro" → "carro"
+DETERMINER = re.compile(
+    r"^(?:(?:my|our|their|his|her|the|a|an|this|that|mi|mis|su|sus|el|la|los|las|un|una"
+    r"|este|esta|ese|esa)\s+)+|^(?:我的|他的|她的|用户的|我们的)",
+    re.IGNORECASE,
+)
+# "my budget" / "the budget", "trip to Hawaii" / "Hawaii trip", "我的预算" / "预算": not a
+# different slot
+FRAME_NOISE = frozenset(
+    "self be to for of in on with and also too de del para con 的 在 把 给".split()
+)
+# a statement of several clauses: "…, and my budget is now $12,000", "…，另外预算现在是…"
+CLAUSE = re.compile(
+    r"[.;!?]\s+|,\s*(?:and|but|y|pero)\s+|\s+and\s+(?=(?:my|the|i|i'm|user)\b)"
+    r"|[。；！？]\s*|[，,]\s*(?:另外|而且|还有|并且|同时|但是|不过)",
+    re.IGNORECASE,
+)

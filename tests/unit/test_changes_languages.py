@@ -1,0 +1,116 @@
+"""The truth rules (restated, changed, corrected, ended) in Chinese and Spanish: pure.
+
+Pairs as the scripted model writes facts and as notes keep the user's own sentence; each names
+the behaviour of the English rule it mirrors (tests/unit/test_changes.py).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from memory_extproc.memories.changes import (
+    Change,
+    compare,
+    corrected,
+    ended_object,
+    says_change,
+    says_switch,
+)
+from memory_extproc.memories.reconcile import ended_query
+
+
+@pytest.mark.parametrize(
+    ("new", "old", "said", "expected"),
+    [
+        # a new value in the same frame, said to have changed
+        ("用户是纯素食者", "用户是蛋奶素食者", "我现在已经完全改吃纯素了。", Change.CHANGED),
+        ("用户夏威夷旅行的预算现在是15000美元", "用户夏威夷旅行的预算是10000美元", "",
+         Change.CHANGED),
+        ("用户坐飞机喜欢靠过道座位", "用户坐飞机喜欢靠窗座位", "最近坐飞机我更喜欢靠过道的座位。",
+         Change.CHANGED),
+        ("El usuario es vegano", "El usuario es vegetariano", "Ahora ya soy completamente vegano.",
+         Change.CHANGED),
+        ("El usuario paga 13,500 pesos de renta al mes",
+         "El usuario paga 12,000 pesos de renta al mes", "", Change.CHANGED),
+        # the user's own sentences (notes): the pronoun Spanish drops, the "改" Chinese adds
+        ("我现在已经完全改吃纯素了。", "我是吃蛋奶素的。", "", Change.CHANGED),
+        ("Ahora ya soy completamente vegano.", "Soy vegetariano.", "", Change.CHANGED),
+        # a restatement in other words adds nothing
+        ("用户为夏威夷旅行留出了10000美元", "用户夏威夷旅行的预算是10000美元", "",
+         Change.RESTATED),
+        ("跟你说一声，我给夏威夷之行专门留了10000美元。",
+         "我这次去夏威夷旅行的预算是10000美元。", "", Change.RESTATED),
+        ("El usuario tiene 10,000 dólares apartados para el viaje a Hawái",
+         "El usuario tiene un presupuesto de 10,000 dólares para el viaje a Hawái", "",
+         Change.RESTATED),
+        # two things that can both be true: no change word, a word slot
+        ("用户喜欢吃苹果", "用户喜欢吃香蕉", "我喜欢吃苹果。", None),
+        ("El usuario vive en Sevilla", "El usuario vive en Madrid", "Vivo en Sevilla.", None),
+        # unrelated
+        ("用户最喜欢的乐队是五月天", "用户每月房租4500元", "", None),
+        # an ending that names what it ends
+        ("用户从Acme公司辞职了", "用户在Acme公司担任设计师", "我上个月从Acme公司辞职了。",
+         Change.ENDED),
+        # a correction of the user's own sentence
+        ("我之前说波士顿是口误，我想说的是奥斯汀。", "我住在波士顿。", "", Change.CORRECTED),
+        ("Dije Boston, pero quise decir Austin.", "Vivo en Boston.", "", Change.CORRECTED),
+    ],
+)  # fmt: skip
+def test_truth_rules_read_chinese_and_spanish(
+    new: str, old: str, said: str, expected: Change | None
+) -> None:
+    assert compare(new, old, change_said=says_change(said)) is expected
+
+
+@pytest.mark.parametrize(
+    ("said", "old", "fixed"),
+    [
+        ("我之前说波士顿是口误，我想说的是奥斯汀。", "我住在波士顿。", "我住在奥斯汀。"),
+        ("不好意思，之前打错字了，我女儿叫欣怡，不是心怡。", "我女儿叫心怡。", "我女儿叫欣怡。"),
+        ("不是波士顿，是奥斯汀。", "用户住在波士顿", "用户住在奥斯汀"),
+        ("Perdón, dije Valeria, pero quise decir Valentina.", "Mi hija se llama Valeria.",
+         "Mi hija se llama Valentina."),
+        ("No Boston, sino Austin.", "Vivo en Boston.", "Vivo en Austin."),
+    ],
+)  # fmt: skip
+def test_a_correction_is_applied_to_the_statement_it_corrects(
+    said: str, old: str, fixed: str
+) -> None:
+    assert corrected(old, said) == fixed
+
+
+@pytest.mark.parametrize(
+    ("said", "named"),
+    [
+        ("我上周把车卖了。", "车"),
+        ("用户从Acme公司辞职了", "Acme公司"),
+        ("我和男朋友分手了", "男朋友"),
+        ("Vendí mi carro la semana pasada.", "carro"),
+        ("El usuario renunció a su trabajo en Acme Corp", "trabajo en Acme Corp"),
+        ("I sold my car last week.", "car"),
+    ],
+)
+def test_an_ending_names_what_it_ends(said: str, named: str) -> None:
+    assert ended_query(said) == named
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["我上个月开始学大提琴了。", "Empecé a tomar clases de violonchelo.", "我喜欢吃苹果。"],
+)
+def test_a_new_fact_says_no_change(text: str) -> None:
+    assert not says_change(text)
+    assert ended_object(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "switch"),
+    [
+        ("我今年春天转行了，现在是面包师。", True),
+        ("Este año me hice panadero.", True),
+        ("我新养了一只猫。", False),  # something new replaces nothing
+        ("Tengo un perro nuevo.", False),
+    ],
+)
+def test_a_switch_is_read_in_chinese_and_spanish(text: str, switch: bool) -> None:
+    assert says_switch(text) is switch
