@@ -13,22 +13,21 @@ from collections.abc import Sequence
 
 import orjson
 
+from memory_extproc.languages import is_english
 from memory_extproc.llm_api.requests import Turn
 from memory_extproc.llm_client import JsonSchema
 from memory_extproc.memories.changes import says_change
-from memory_extproc.words import one_line, terms
+from memory_extproc.words import CJK, one_line, terms
 
 MESSAGES_PER_CALL = 1  # user messages shown to one extraction call (measured: eval/RESULTS.md)
 
 EXTRACTION_SYSTEM = """\
 You turn what a user says into short facts for the user's long-term memory.
 Write each fact the user states about themselves (and the people, places and things in their \
-life) as one sentence starting with "User", in the language the user wrote in ("用户…" for \
-Chinese, "El usuario …" for Spanish): never translate what they said. Likes, dislikes, diets, \
-allergies, fears and other limits are facts too, even when said in passing. Only the user's \
-lines state facts; the assistant's lines only explain what the user refers to. Keep names, \
-numbers, places and dates exactly. Resolve relative dates ("yesterday", "last month") against \
-the conversation's date.
+life) as one sentence starting with "User". Likes, dislikes, diets, allergies, fears and other \
+limits are facts too, even when said in passing. Only the user's lines state facts; the \
+assistant's lines only explain what the user refers to. Keep names, numbers, places and dates \
+exactly. Resolve relative dates ("yesterday", "last month") against the conversation's date.
 When the user picks among options the assistant offered, write what they chose over what, \
 naming both: the choice shows what they prefer.
 The known facts are only there to understand corrections and changes: when the user changes, \
@@ -80,13 +79,21 @@ _EXAMPLES: tuple[tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]], ...] 
       "need too much sun",)),
     ((), ("user: To release the app I run the tests, tag the commit, then push the tag.",),
      ("To release the app, user runs the tests, tags the commit, then pushes the tag",)),
-    # a user who writes another language keeps it: a fact in English would not be theirs to
-    # the grounding check, and the 1.5B model translated without being shown this
-    ((), ("user: 我女儿叫小雨，今年上小学三年级了。",),
-     ("用户的女儿叫小雨", "用户的女儿今年上小学三年级")),
-    ((), ("user: Trabajo de enfermera en Valencia desde 2019.",),
-     ("El usuario trabaja de enfermera en Valencia desde 2019",)),
 )  # fmt: skip
+# A user who writes another language than English keeps it: a fact in English would not be
+# theirs to the grounding check, and the 1.5B model translated without being shown how. Said
+# and shown only to such a conversation: shown to every one, the model wrote English users'
+# facts in Spanish ("El usuario vive con Anna en Oslo").
+_IN_THEIR_LANGUAGE = """\
+The user writes in another language than English: write each fact in their language, starting \
+with the word for "User" ("用户…" in Chinese, "El usuario …" in Spanish); never translate what \
+they said."""
+_LANGUAGE_EXAMPLES = {
+    "es": ((), ("user: Trabajo de enfermera en Valencia desde 2019.",),
+           ("El usuario trabaja de enfermera en Valencia desde 2019",)),
+    "zh": ((), ("user: 我女儿叫小雨，今年上小学三年级了。",),
+           ("用户的女儿叫小雨", "用户的女儿今年上小学三年级")),
+}  # fmt: skip
 _EXAMPLE_DATE = "2024-03-02"
 
 
@@ -163,8 +170,16 @@ def extraction_messages(
     known: Sequence[str], lines: Sequence[str], date: str
 ) -> list[dict[str, str]]:
     """Facts from a conversation (``transcript`` lines) on ``date``, knowing ``known``."""
-    messages = [{"role": "system", "content": EXTRACTION_SYSTEM}]
-    for example_known, example_lines, facts in _EXAMPLES:
+    system, examples = EXTRACTION_SYSTEM, _EXAMPLES
+    stated = " ".join(line.removeprefix("user: ") for line in lines if line.startswith("user: "))
+    if stated and not is_english(stated):
+        # the example in the user's language last: the one the model follows most closely
+        own = "zh" if CJK.search(stated) else "es"
+        others = [example for name, example in _LANGUAGE_EXAMPLES.items() if name != own]
+        system = f"{system}\n{_IN_THEIR_LANGUAGE}"
+        examples = (*examples, *others, _LANGUAGE_EXAMPLES[own])
+    messages = [{"role": "system", "content": system}]
+    for example_known, example_lines, facts in examples:
         answer = {"facts": list(facts)}
         messages += [
             {"role": "user", "content": _task(example_known, example_lines, _EXAMPLE_DATE)},

@@ -84,3 +84,16 @@ def test_the_schema_asks_for_sentences_and_the_examples_answer_in_it() -> None:
         assert parsed.repairs == ()
         assert len(parsed.facts) == len(orjson.loads(answer)["facts"])
     assert messages[-1]["content"].endswith("user: I live in Berlin.")
+
+
+def test_only_a_conversation_in_another_language_is_asked_to_keep_it() -> None:
+    """Shown to every conversation, the Spanish example made the 1.5B model write English
+    users' facts in Spanish; a Chinese user's prompt ends with the Chinese example."""
+    english = extraction_messages([], ["user: I live in Berlin."], "2026-11-24")
+    chinese = extraction_messages([], ["user: 我对花生过敏。"], "2026-11-24")
+    spanish = extraction_messages([], ["user: Vivo en Sevilla con mi esposa."], "2026-11-24")
+    shown = " ".join(m["content"] for m in english)
+    assert "El usuario" not in shown and "用户" not in shown
+    for messages, own in ((chinese, "用户的女儿叫小雨"), (spanish, "El usuario trabaja")):
+        assert "another language than English" in messages[0]["content"]
+        assert messages[-2]["content"].startswith(f'{{"facts":["{own}')
