@@ -290,7 +290,10 @@ _SPACED = f"[^\\W{_CJK}]"
 def holds(text: str, value: str) -> bool:
     """Does ``text`` state ``value`` ("$10,000" matches "10000" and "$10,000")? A CJK value
     is found anywhere (its words are not spaced), any other as a whole word (accents are
-    letters: "Ana" is not in "Anaís")."""
+    letters: "Ana" is not in "Anaís"). "vendió|vendí": either (a note keeps the user's own
+    person of the verb, a fact the third)."""
+    if "|" in value:
+        return any(holds(text, alternative) for alternative in value.split("|"))
     wanted = numbers(value)
     if wanted:
         return wanted <= numbers(text)

@@ -54,7 +54,7 @@ SCENARIOS: tuple[Scenario, ...] = (
                ("El usuario maneja un Honda Civic 2015",)),),
          (Turn("Vendí mi carro la semana pasada.", "Vender el carro es un paso importante.",
                ("El usuario vendió su carro",), ends=True),)),
-        "¿Qué carro manejo?", current=("vendió",), old=("Civic",),
+        "¿Qué carro manejo?", current=("vendió|vendí",), old=("Civic",),
     ),
     Scenario(
         5, "an unrelated new fact touches nothing else",
@@ -141,7 +141,7 @@ VARIANTS: tuple[Scenario, ...] = (
                ("El usuario trabaja como diseñador en Acme Corp",)),),
          (Turn("Renuncié a mi trabajo en Acme Corp el mes pasado.", "¡Qué cambio!",
                ("El usuario renunció a su trabajo en Acme Corp",), ends=True),)),
-        "¿Dónde trabajo?", current=("renunció",), old=("diseñador",),
+        "¿Dónde trabajo?", current=("renunció|renuncié",), old=("diseñador",),
     ),
     Scenario(
         5, "a new favourite band, rent untouched",

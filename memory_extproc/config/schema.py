@@ -196,7 +196,12 @@ class ExtractionConfig:
         default=20.0,
         metadata=_key("On SIGTERM, queued batches get this long; the rest stay spooled.", 0, 600),
     )
-    min_fact_chars: int = field(default=8, metadata=_key("Shorter facts are refused.", 1, 1000))
+    min_fact_chars: int = field(
+        default=8,
+        metadata=_key(
+            "Shorter facts are refused (a Chinese or Japanese character counts as two).", 1, 1000
+        ),
+    )
     max_fact_chars: int = field(default=500, metadata=_key("Longer facts are refused.", 10, 2000))
     max_facts: int = field(default=20, metadata=_key("Facts kept per batch.", 1, 200))
     max_conversations: int = field(

@@ -24,7 +24,7 @@ from typing import Any
 
 from memory_extproc.memories.preferences import states_preference
 from memory_extproc.store.model import MemoryType, content_hash
-from memory_extproc.words import numbers, terms
+from memory_extproc.words import numbers, terms, width
 
 
 class ExtractionParseError(ValueError):
@@ -210,7 +210,7 @@ def _fact(item: Any, limits: FactLimits, repairs: list[str]) -> tuple[Fact | Non
     elif kind == MemoryType.SEMANTIC and kind_of(item["content"]) is MemoryType.PREFERENCE:
         kind = MemoryType.PREFERENCE  # a model that names types knows no preference type
     content = " ".join(item["content"].split())
-    if len(content) < limits.min_chars:
+    if width(content) < limits.min_chars:
         return None, "too_short"
     if len(content) > limits.max_chars:
         return None, "too_long"

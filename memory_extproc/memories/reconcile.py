@@ -7,7 +7,8 @@ memories, best first:
 
 1. Words decide first (changes.py): a restatement adds nothing (or rewords the memory, for an
    explicit add); a changed value, a correction or an ending revises the memory it changes.
-   Cosine >= ``same_memory`` with any other difference is the same memory, revised.
+   Cosine >= ``same_memory`` with any other difference is the same memory, revised (a bar
+   raised for other languages: ``other_language_lift``).
 2. Where words cannot tell ("User sold their car" / "User drives a 2015 Honda Civic"):
    * with a model, it is asked one pair at a time whether the old fact is still true, for a
      close pair (``close``) or a statement that says it changes or ends something: small
@@ -26,6 +27,7 @@ import dataclasses
 import itertools
 from collections.abc import Sequence
 
+from memory_extproc.languages import is_english
 from memory_extproc.memories.change_words import DETERMINER
 from memory_extproc.memories.changes import Change, compare, corrected, ended_object
 from memory_extproc.memories.notes import statement
@@ -57,6 +59,12 @@ class ReconcilePolicy:
     # the next by a margin ("car" / "User drives a 2015 Civic" 0.28, other memories 0.15-0.23).
     ended_object: float = 0.25
     ended_lead: float = 0.05
+    # Scores of a statement in another language than English are e5's, on MiniLM's scale
+    # (embedding/spaces.py) but running higher between memories: the share of LoCoMo's memory
+    # pairs MiniLM puts at >= 0.9 (>= 0.7) e5 puts at >= 0.98 (>= 0.78). Its bars are this
+    # much higher ("El usuario está reservando vuelos…" / "… presupuesto de 10,000 dólares…":
+    # 0.90, not the same memory).
+    other_language_lift: float = 0.08
     # A sentence note's key: its words + this x its message's.
     context_weight: float = 0.6
     # A preference's key: its words + this x the kinds of request it bears on.
@@ -65,12 +73,22 @@ class ReconcilePolicy:
     def related_to(self, switched: bool) -> float:
         return self.related_when_switched if switched else self.related
 
-    def asked_about(self, candidates: Sequence[ScoredMemory], changes: bool) -> list[ScoredMemory]:
+    def lift(self, text: str) -> float:
+        """What the bars between memories rise by for ``text`` (0 for English)."""
+        return 0.0 if is_english(text) else self.other_language_lift
+
+    def same_memory_for(self, text: str) -> float:
+        return self.same_memory + self.lift(text)
+
+    def asked_about(
+        self, text: str, candidates: Sequence[ScoredMemory], changes: bool
+    ) -> list[ScoredMemory]:
         """The pairs a model is asked about, in order, until one is too far to ask unprompted."""
         if changes:
             return list(candidates[: self.judged])
         first = candidates[: self.judged_unprompted]
-        return list(itertools.takewhile(lambda c: c.score >= self.close, first))
+        close = self.close + self.lift(text)
+        return list(itertools.takewhile(lambda c: c.score >= close, first))
 
 
 POLICY = ReconcilePolicy()
@@ -133,7 +151,7 @@ def by_words(
             return ByWords(ending(candidate, text, "ended by a newer memory"))
         if change is not None:
             return ByWords(Revision(candidate, text, f"{change.value} by a newer memory"))
-    if candidates and candidates[0].score >= policy.same_memory:
+    if candidates and candidates[0].score >= policy.same_memory_for(said):
         return ByWords(Revision(candidates[0], text, "restated"))
     return None
 

@@ -131,7 +131,8 @@ class MemoryWriter:
         kept: list[tuple[int, np.ndarray]] = []
         for i, vector, query in zip(todo, vectors, queries, strict=True):
             # the same fact twice in one job, reworded: keep the first
-            if not any(score(query, o) >= POLICY.same_memory for _, o in kept):
+            same = POLICY.same_memory_for(facts[i].content)
+            if not any(score(query, o) >= same for _, o in kept):
                 kept.append((i, vector))
         asked = dict(zip(todo, queries, strict=True))
         similar = await self._store.retrieve_many(
@@ -298,7 +299,7 @@ class MemoryWriter:
         self, text: str, said: str, candidates: list[ScoredMemory], changes: bool
     ) -> tuple[Revision | None, Written]:
         assert self._judge is not None
-        for candidate in POLICY.asked_about(candidates, changes):
+        for candidate in POLICY.asked_about(said, candidates, changes):
             try:
                 answer = await self._judge.complete(
                     judge_messages(statement(candidate.memory.content), said), schema=JUDGE_SCHEMA

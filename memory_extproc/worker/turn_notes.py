@@ -18,7 +18,7 @@ from memory_extproc.memories.notes import note
 from memory_extproc.memories.preferences import states_preference
 from memory_extproc.retrieval.decision import is_greeting
 from memory_extproc.store.model import MemoryType
-from memory_extproc.words import sentences, terms
+from memory_extproc.words import sentences, terms, width
 from memory_extproc.worker.echo import adds_information, statements, strip_echoes
 
 _MIN_CHARS = 12
@@ -36,7 +36,9 @@ _REFUSAL = re.compile(
 _SMALL_TALK = terms(
     "ok okay sure thanks thank cool great nice perfect awesome amazing wonderful fantastic lovely "
     "yes no yep yeah yay wow whoa oh aw aww haha lol omg hey hi hello bummer congrats "
-    "congratulations sorry glad happy hear got lot much again help problem good see really"
+    "congratulations sorry glad happy hear got lot much again help problem good see really "
+    "gracias vale perfecto genial claro sí bueno buenísimo "
+    "谢谢 多谢 太好了 没问题 不客气 是的 哈哈 明白了 知道了 收到 好吧 好的"
 )
 # the name it is said to: "…, Melanie!", "Hey Melanie!"
 _VOCATIVE = re.compile(
@@ -62,12 +64,12 @@ def turn_notes(message: str, answer: str, date: str, recalled: Sequence[str] = (
     about the user: its lines are no notes. A stated sentence carries the message it was said in:
     "I whipped up some chocolate and vanilla swirl." alone does not say it was ice cream."""
     message, answer = _CODE.sub(" ", message).strip(), answer.strip()
-    if len(message) < _MIN_CHARS or is_greeting(message) or _small_talk(message):
+    if width(message) < _MIN_CHARS or is_greeting(message) or _small_talk(message):
         return []
     stated = [
         said
         for s in sentences(message)
-        if len(said := statements(s)) >= _MIN_CHARS
+        if width(said := statements(s)) >= _MIN_CHARS
         and not _small_talk(said)
         and not said.endswith(":")  # "Here is my script:" — what it announces is not there
     ]

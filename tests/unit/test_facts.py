@@ -457,3 +457,13 @@ def test_names_the_user_said_that_no_fact_holds(
     known = ["User lives in Boston", "User pays $1,200 for rent"]
     found = [Fact(MemoryType.SEMANTIC, f) for f in facts]
     assert names_dropped(said, found, known) == dropped
+
+
+def test_a_short_chinese_fact_is_whole_a_lone_word_is_not() -> None:
+    """Seven Chinese characters say "User lives in Austin"; a character counts as two."""
+    parsed = parse_facts(
+        orjson.dumps({"facts": ["用户住在奥斯汀", "用户把车卖了", "用户", "User ok"]}).decode(),
+        LIMITS,
+    )
+    assert [f.content for f in parsed.facts] == ["用户住在奥斯汀", "用户把车卖了"]
+    assert parsed.rejected == {"too_short": 2}

@@ -93,7 +93,8 @@ def test_only_a_conversation_in_another_language_is_asked_to_keep_it() -> None:
     chinese = extraction_messages([], ["user: 我对花生过敏。"], "2026-11-24")
     spanish = extraction_messages([], ["user: Vivo en Sevilla con mi esposa."], "2026-11-24")
     shown = " ".join(m["content"] for m in english)
-    assert "El usuario" not in shown and "用户" not in shown
+    assert "El usuario" not in shown
+    assert "用户" not in shown
     for messages, own in ((chinese, "用户的女儿叫小雨"), (spanish, "El usuario trabaja")):
         assert "another language than English" in messages[0]["content"]
         assert messages[-2]["content"].startswith(f'{{"facts":["{own}')

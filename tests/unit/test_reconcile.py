@@ -60,6 +60,24 @@ def test_a_near_copy_is_the_same_memory() -> None:
     assert by_words("User enjoys hiking in the mountains on weekends", [below], POLICY) is None
 
 
+def test_in_another_language_the_same_memory_bar_is_e5s() -> None:
+    """e5 scores two Spanish memories on one trip higher than MiniLM scores their English:
+    booking flights is not the budget at 0.90, a restatement at 1.10 is the same memory."""
+    budget = "El usuario tiene un presupuesto de 10,000 dólares para el viaje a Hawái"
+    booking = "El usuario está reservando vuelos para el viaje a Hawái"
+    assert by_words(booking, [held(budget, 0.904)], POLICY) is None
+    decided = by_words(booking, [held(budget, POLICY.same_memory_for(booking))], POLICY)
+    assert decided is not None
+    assert (
+        POLICY.same_memory_for(booking)
+        > POLICY.same_memory
+        == POLICY.same_memory_for("User is booking flights for the Hawaii trip")
+    )
+    near = held(budget, 0.75)  # asked about in English, not yet in Spanish
+    assert POLICY.asked_about("User is booking flights", [near], changes=False) == [near]
+    assert POLICY.asked_about(booking, [near], changes=False) == []
+
+
 def test_an_ending_finds_what_it_ends_only_when_one_memory_is_clearly_nearest() -> None:
     assert ended_query("User sold my car") == "car"
     civic, other = held("User drives a 2015 Civic", 0.28), held("User lives in Porto", 0.2)
@@ -70,6 +88,6 @@ def test_an_ending_finds_what_it_ends_only_when_one_memory_is_clearly_nearest() 
 
 def test_without_a_change_word_only_a_close_pair_is_asked_about() -> None:
     far, near = held("User likes pizza", 0.63), held("User lives in Boston", 0.75)
-    assert POLICY.asked_about([far], changes=False) == []
-    assert POLICY.asked_about([near, far], changes=False) == [near]
-    assert POLICY.asked_about([far, near], changes=True) == [far, near]
+    assert POLICY.asked_about("User likes pizza", [far], changes=False) == []
+    assert POLICY.asked_about("User likes pizza", [near, far], changes=False) == [near]
+    assert POLICY.asked_about("User likes pizza", [far, near], changes=True) == [far, near]

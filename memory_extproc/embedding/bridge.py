@@ -1,0 +1,40 @@
+"""An English question finds a memory said in another language: e5's reading of the memory,
+carried into MiniLM's space by one matrix.
+
+MiniLM reads only English, and an English question is read by MiniLM alone (spaces.py: English
+pays nothing more). A memory in Chinese or Spanish would then be out of its reach: its MiniLM
+reading is noise. So such a memory's MiniLM part is its multilingual-e5 reading times ``W``, a
+384 x 384 matrix fitted by ridge regression of MiniLM's vectors on e5's over English text
+(`python -m eval.bridge_fit`: LoCoMo dev's 4,969 texts; on the 2,344 of two conversations held
+out, the carried vector's cosine with MiniLM's own is 0.69). e5 places a text near its
+translations, so "用户对花生过敏" lands near where MiniLM puts "User is allergic to peanuts".
+
+The matrix ships in the package (``e5_to_minilm.npy``, float32, 590 KB); an English memory
+keeps MiniLM's own reading.
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+import numpy as np
+
+MATRIX = Path(__file__).with_name("e5_to_minilm.npy")
+
+
+@functools.cache
+def _matrix() -> np.ndarray:
+    return np.load(MATRIX)
+
+
+def to_minilm(e5_passage: np.ndarray) -> np.ndarray:
+    """A memory's e5 (passage) reading, as MiniLM would read its English: unit length."""
+    carried = e5_passage @ _matrix()
+    return (carried / np.linalg.norm(carried)).astype(np.float32)
+
+
+def fit(e5_passages: np.ndarray, minilm: np.ndarray, ridge: float) -> np.ndarray:
+    """``W`` minimising ``|E·W - M|² + ridge·|W|²`` (rows: the same texts read by each model)."""
+    gram = e5_passages.T @ e5_passages + ridge * np.eye(e5_passages.shape[1])
+    return np.linalg.solve(gram, e5_passages.T @ minilm).astype(np.float32)
