@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from hypothesis.vendor import pretty
 
-from memory_extproc.embedding import EmbeddingBatcher, OnnxEmbedder, model_files
+from memory_extproc.embedding import EmbeddingBatcher, OnnxEmbedder, bridge, model_files
 from memory_extproc.embedding.multilingual import PASSAGE, QUERY, MultilingualEmbedder
 from memory_extproc.embedding.quantize import int8_model
 from memory_extproc.embedding.spaces import Embeddings, english_query, memory_vector, other_query
@@ -51,10 +51,10 @@ def stored_vector(
     """What the service stores a memory's text under (``Embeddings.memory``), synchronously."""
 
     def vector(text: str) -> np.ndarray:
-        voiced = in_memory_voice(text)
-        return memory_vector(
-            embedder.embed([voiced])[0], multilingual.embed([in_memory_voice(PASSAGE + text)])[0]
-        )
+        other = multilingual.embed([in_memory_voice(PASSAGE + text)])[0]
+        if not is_english(text):
+            return memory_vector(bridge.to_minilm(other), other)
+        return memory_vector(embedder.embed([in_memory_voice(text)])[0], other)
 
     return vector
 

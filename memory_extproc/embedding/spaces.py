@@ -10,8 +10,9 @@ language (languages.py), and placed so the inner product is that model's score:
   LoCoMo's questions against its memories onto MiniLM's, quantile by quantile (the relevant
   pairs' quartiles then agree within 0.02: eval/RESULTS.md, "Multilingual").
 
-A memory said in Chinese is found by a Chinese question, and one said in English by a Spanish
-question, through e5, which places a text near its translations.
+A memory in another language than English has no MiniLM reading worth the name: its MiniLM
+part is e5's reading carried into MiniLM's space (bridge.py), so an English question finds it
+with MiniLM alone.
 """
 
 from __future__ import annotations
@@ -20,8 +21,8 @@ import asyncio
 
 import numpy as np
 
+from memory_extproc.embedding import bridge, multilingual
 from memory_extproc.embedding import model as english_model
-from memory_extproc.embedding import multilingual
 from memory_extproc.embedding.batcher import EmbeddingBatcher
 from memory_extproc.languages import is_english
 
@@ -52,13 +53,15 @@ def other_query(other: np.ndarray) -> np.ndarray:
 
 
 def blend(parts: list[tuple[np.ndarray, float]]) -> np.ndarray:
-    """Memory vectors mixed by weight, each model's part at unit length again: what a memory
-    is stored under when it leans toward other words (memories/writer.py)."""
+    """Memory vectors mixed by weight, each model's part at the first's length again (unit,
+    or a carried reading's, bridge.py): what a memory is stored under when it leans toward
+    other words (memories/writer.py)."""
     if len(parts) == 1:
         return parts[0][0]
     mixed = np.sum([weight * vector for vector, weight in parts], axis=0)
     english, other = mixed[:_EN], mixed[_EN:-1]
-    return memory_vector(english / np.linalg.norm(english), other / np.linalg.norm(other))
+    length = np.linalg.norm(parts[0][0][:_EN])
+    return memory_vector(length * english / np.linalg.norm(english), other / np.linalg.norm(other))
 
 
 def score(query: np.ndarray, memory: np.ndarray) -> float:
@@ -76,6 +79,12 @@ class Embeddings:
         self._other = other
 
     async def memory(self, text: str) -> np.ndarray:
+        """An English memory under both models' readings; one in another language under e5's,
+        twice: as it is and carried into MiniLM's space (bridge.py), where English questions
+        look, as MiniLM cannot read it."""
+        if not is_english(text):
+            other = await self._other.embed(multilingual.PASSAGE + text)
+            return memory_vector(bridge.to_minilm(other), other)
         english, other = await asyncio.gather(
             self._english.embed(text), self._other.embed(multilingual.PASSAGE + text)
         )

@@ -12,6 +12,7 @@ from memory_extproc.embedding import EmbeddingBatcher, ModelIntegrityError, Onnx
 from memory_extproc.embedding.model import ModelFiles, model_files
 from memory_extproc.embedding.multilingual import MultilingualEmbedder
 from memory_extproc.embedding.quantize import int8_model
+from memory_extproc.embedding.spaces import Embeddings, score
 from tests.unit.reference_minilm import ReferenceMiniLM
 
 SENTENCES = [
@@ -178,3 +179,27 @@ def test_loading_the_multilingual_model_leaves_the_environment_as_it_was(
     assert "OMP_NUM_THREADS" not in os.environ
     assert os.environ["OMP_WAIT_POLICY"] == "ACTIVE"
     assert model.embed(["query: ¿Dónde vivo?"]).shape == (1, 384)
+
+
+@pytest.mark.parametrize(
+    ("question", "about", "others"),
+    [
+        ("What am I allergic to?", "用户对花生过敏",
+         ("用户每周二晚上上游泳课", "用户的女儿叫小雨", "用户开一辆2015年的本田思域")),
+        ("What medicine am I allergic to?", "El usuario es alérgico a la penicilina",
+         ("El usuario tiene un perro llamado Canelo", "El usuario vive en Sevilla",
+          "El usuario maneja un Honda Civic 2015")),
+        ("What is my daughter's name?", "用户的女儿叫小雨",
+         ("用户对花生过敏", "用户每周二晚上上游泳课", "用户开一辆2015年的本田思域")),
+    ],
+)  # fmt: skip
+async def test_an_english_question_finds_the_memory_said_in_another_language(
+    embeddings: Embeddings, question: str, about: str, others: tuple[str, ...]
+) -> None:
+    """An English question is read by MiniLM alone; a memory in Chinese or Spanish is stored
+    with e5's reading carried into MiniLM's space (bridge.py), at MiniLM's scale."""
+    asked = await embeddings.query(question)
+    scored = {m: score(asked, await embeddings.memory(m)) for m in (about, *others)}
+    assert max(scored, key=scored.__getitem__) == about
+    # first, and well clear of the others (their English: about 0.7 against 0.1)
+    assert all(scored[about] - scored[other] > 0.2 for other in others)
