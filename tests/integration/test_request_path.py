@@ -249,7 +249,9 @@ async def test_streamed_answer_arrives_as_produced_and_unchanged(
     assert await stack.stream(body, user, chunks, release) == b"".join(chunks)
     assert memory_lines(stack.llm.recorded[-1].json) == [f"[{_today()}] {BUDGET}"]
     assert "memory_config" not in stack.llm.recorded[-1].json
-    assert await stack.ext_proc_messages_settled() - sent == 2  # request headers and body only
+    # request headers and body; at most the response headers besides, which Envoy may send
+    # before the close reaches it (a busy processor): an answer read would be 4 chunks more
+    assert await stack.ext_proc_messages_settled() - sent <= 3
 
 
 async def test_llm_errors_reach_the_client_unchanged(stack: Stack, user: str) -> None:
