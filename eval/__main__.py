@@ -59,6 +59,7 @@ from eval.locomo import (
 )
 from eval.progress import Progress
 from eval.tokens import token_counter
+from memory_extproc.embedding.spaces import DIMENSION
 from memory_extproc.store.milvus import MilvusStore
 
 EXTRACTOR = "locomo-replay"
@@ -227,7 +228,7 @@ async def extracted(
 
 
 async def stored_per_user(milvus: MilvusProcess, mode: str, samples: list[dict]) -> dict:
-    store = MilvusStore(milvus.uri, f"eval_{mode}", 384)
+    store = MilvusStore(milvus.uri, f"eval_{mode}", DIMENSION)
     await store.start()
     await store.wait_available(120)
     try:
