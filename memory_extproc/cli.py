@@ -19,6 +19,7 @@ from memory_extproc.api.service import ApiReply, MemoryApi
 from memory_extproc.embedding.batcher import Embedder, EmbeddingBatcher
 from memory_extproc.embedding.model import ModelIntegrityError
 from memory_extproc.embedding.spaces import Embeddings
+from memory_extproc.store.milvus import MilvusStore
 from memory_extproc.store.model import MemoryType, validate_scope_value
 from memory_extproc.wiring import build_api, build_embedder, build_multilingual, build_store
 
@@ -133,11 +134,8 @@ async def _migrate(config: config_module.Config, source: str) -> int:
     if not client.has_collection(source):
         print(f"error: no collection {source!r} at {milvus.uri}", file=sys.stderr)
         return 1
-    store = build_store(config)
-    await store.start()
-    if not await store.wait_available(120):
-        await store.close()
-        print(f"error: Milvus is not reachable at {milvus.uri}", file=sys.stderr)
+    store = await _started_store(config)
+    if store is None:
         return 1
     embeddings = build_embeddings(config, "cli")
     try:
@@ -158,21 +156,31 @@ async def _memories(config: config_module.Config, args: argparse.Namespace) -> i
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    store = build_store(config)
-    await store.start()
-    if not await store.wait_available(120):
-        await store.close()
-        print(f"error: Milvus is not reachable at {config.memory.milvus.uri}", file=sys.stderr)
+    store = await _started_store(config)
+    if store is None:
         return 1
     embedder = Embeddings(
         EmbeddingBatcher(_ModelOnFirstUse(lambda: build_embedder(config)), name="cli"),
-        EmbeddingBatcher(_ModelOnFirstUse(lambda: build_multilingual(config)), name="cli"),
+        EmbeddingBatcher(
+            _ModelOnFirstUse(lambda: build_multilingual(config)), name="cli_multilingual"
+        ),
     )
     try:
         return await _run(build_api(config, store, embedder, source="cli"), args)
     finally:
         await store.close()
         embedder.close()
+
+
+async def _started_store(config: config_module.Config) -> MilvusStore | None:
+    """The configured store, once Milvus answers (None, said on stderr, when it does not)."""
+    store = build_store(config)
+    await store.start()
+    if await store.wait_available(120):
+        return store
+    await store.close()
+    print(f"error: Milvus is not reachable at {config.memory.milvus.uri}", file=sys.stderr)
+    return None
 
 
 class _ModelOnFirstUse:

@@ -116,6 +116,34 @@ async def test_memories_list_goes_past_the_api_page_and_needs_no_model(
     assert (code, out.strip()) == (0, f"deleted {MAX_PAGE + 5} rows, history included")
 
 
+async def test_migrate_copies_a_collection_with_every_row_read_again(
+    stack: Stack, store: MilvusStore, user: str, tmp_path: Path
+) -> None:
+    """An upgrade: the rows of the old collection, ids and history kept, under both models'
+    readings (stored here under a placeholder vector that no question finds)."""
+    placeholder = np.zeros(DIMENSION, dtype=np.float32)
+    placeholder[-1] = 1.0
+    memory = Memory.new(user, "用户对花生过敏")
+    await store.store(memory, placeholder)
+    settings = yaml.safe_load(stack.config_path.read_text())
+    old = settings["memory"]["milvus"]["collection"]
+    settings["memory"]["milvus"]["collection"] = f"migrated_{user.replace('-', '_')}"
+    config = tmp_path / "config.yaml"
+    config.write_text(yaml.safe_dump(settings))
+    code, _, err = await cli("migrate", "--from", settings["memory"]["milvus"]["collection"],
+                             config=config)  # fmt: skip
+    assert code == 2, err  # the configured collection is not its own source
+    code, out, err = await cli("migrate", "--from", old, config=config)
+    assert code == 0, err
+    assert "rows copied" in out
+    code, out, err = await cli(
+        "memories", "search", "--user", user, "--threshold", "0.3", "What am I allergic to?",
+        config=config,
+    )  # fmt: skip
+    assert code == 0, err
+    assert [orjson.loads(line)["id"] for line in out.splitlines()] == [memory.id]
+
+
 async def test_doctor_says_what_works_and_what_to_fix(
     stack: Stack, llm: MockLLM, tmp_path: Path
 ) -> None:
