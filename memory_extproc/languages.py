@@ -1,11 +1,12 @@
-"""Which language a text is in, as far as memory needs to know: English or not.
+"""Which language a text is in, as far as memory needs to know: English or not, and which.
 
 English is read by all-MiniLM-L6-v2 (fast, and what the English rules were measured with); any
-other language by multilingual-e5-small (embedding/spaces.py). A text with a letter of a
-non-Latin script (Chinese, Japanese, Cyrillic…) is not English; a Latin-script text is English
-unless langid (py3langid, BSD, a 4 MB model in the package, ~0.05 ms a text) names another
-Latin-script language with some confidence. Short texts are often unsure ("ok", "Hola"): they
-stay English, the cheaper path, and e5 reads English too when a request does go that way.
+other language by multilingual-e5-small (embedding/spaces.py), whose question is then centred
+on its language. A text with a letter of a non-Latin script (Chinese, Japanese, Cyrillic…) is
+not English; a Latin-script text is English unless langid (py3langid, BSD, a 4 MB model in the
+package, ~0.05 ms a text) names another Latin-script language with some confidence. Short texts
+are often unsure ("ok", "Hola"): they stay English, the cheaper path, and e5 reads English too
+when a request does go that way.
 """
 
 from __future__ import annotations
@@ -39,9 +40,25 @@ def _is_latin(char: str) -> bool:
     return unicodedata.name(char, "").startswith("LATIN")
 
 
+# Scripts told apart by their letters' Unicode names; the first found names the language (kana
+# before Han: Japanese writes both)
+_SCRIPTS = (("HIRAGANA", "ja"), ("KATAKANA", "ja"), ("HANGUL", "ko"), ("CJK", "zh"),
+            ("CYRILLIC", "ru"), ("ARABIC", "ar"), ("GREEK", "el"), ("HEBREW", "he"),
+            ("DEVANAGARI", "hi"), ("THAI", "th"))  # fmt: skip
+
+
 def is_english(text: str) -> bool:
     """Does MiniLM read this text (English), or multilingual-e5 (any other language)?"""
     return not _other_script(text) and latin_language(text) == "en"
+
+
+def language_of(text: str) -> str:
+    """An ISO 639-1 code: "en" exactly when ``is_english``; a text in another script by its
+    letters ("zh", "ja", "ru"…, "" when none of those), a Latin one by langid."""
+    if not _other_script(text):
+        return latin_language(text)
+    names = [unicodedata.name(char, "") for char in text if char.isalpha()]
+    return next((code for script, code in _SCRIPTS if any(script in n for n in names)), "")
 
 
 def latin_language(text: str) -> str:

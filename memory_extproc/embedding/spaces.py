@@ -5,10 +5,18 @@ Milvus field searched by inner product. A question is embedded by one model only
 language (languages.py), and placed so the inner product is that model's score:
 
 * English: ``[q | 0 | 0]`` — exactly MiniLM's cosine, as before: English pays nothing more;
-* any other language: ``[0 | a·q | b]`` — e5's cosine on MiniLM's scale (``a·cos + b``), so
-  one threshold and every ranking value keep their meaning. ``a`` and ``b`` map e5's scores of
-  LoCoMo's questions against its memories onto MiniLM's, quantile by quantile (the relevant
-  pairs' quartiles then agree within 0.02: eval/RESULTS.md, "Multilingual").
+* any other language: ``[0 | a·(q - m) | b]`` — e5's score on MiniLM's scale, so one threshold
+  and every ranking value keep their meaning. Per language (``Calibration``):
+
+  * ``m``, the mean e5 reading of a memory in the question's language. e5 places the texts of
+    one language near each other: a Chinese question scored every Chinese memory, whatever its
+    subject, above the English one that answered it (1 of 12 found first); with ``m`` taken off
+    the question, that pull goes (11 of 12);
+  * ``a`` and ``b``: LoCoMo's questions against its memories, centred, onto MiniLM's scores,
+    quantile by quantile; then, for each language, its scores onto English's on the same
+    memories translated (e5 spreads Chinese and Spanish scores less than English ones).
+
+  All fitted by `python -m eval.language_means` (eval/RESULTS.md, "Multilingual").
 
 A memory in another language than English has no MiniLM reading worth the name: its MiniLM
 part is e5's reading carried into MiniLM's space (bridge.py), so an English question finds it
@@ -18,20 +26,42 @@ with MiniLM alone.
 from __future__ import annotations
 
 import asyncio
+import functools
+from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
 from memory_extproc.embedding import bridge, multilingual
 from memory_extproc.embedding import model as english_model
 from memory_extproc.embedding.batcher import EmbeddingBatcher
-from memory_extproc.languages import is_english
+from memory_extproc.languages import is_english, language_of
 
 _EN = english_model.DIMENSION
 _ML = multilingual.DIMENSION
 DIMENSION = _EN + _ML + 1
-# e5 cosine → MiniLM's scale (0.75 → 0.18, 0.80 → 0.39, 0.85 → 0.61)
-SCALE = 4.32
-OFFSET = -3.06
+# per language (ISO 639-1; "other": the average, for a language without its own)
+MEANS = Path(__file__).with_name("e5_language_means.npz")
+
+
+@dataclass(frozen=True, slots=True)
+class Calibration:
+    mean: np.ndarray  # a memory's mean e5 (passage) reading in the language
+    scale: float
+    offset: float
+
+
+@functools.cache
+def _calibrations() -> dict[str, Calibration]:
+    with np.load(MEANS) as fitted:
+        columns = ("languages", "means", "scales", "offsets")
+        rows = zip(*(fitted[c] for c in columns), strict=True)
+        return {str(c): Calibration(m, float(s), float(o)) for c, m, s, o in rows}
+
+
+def calibration(language: str) -> Calibration:
+    fitted = _calibrations()
+    return fitted.get(language, fitted["other"])
 
 
 def memory_vector(english: np.ndarray, other: np.ndarray) -> np.ndarray:
@@ -46,9 +76,10 @@ def english_query(english: np.ndarray) -> np.ndarray:
     return vector
 
 
-def other_query(other: np.ndarray) -> np.ndarray:
+def other_query(other: np.ndarray, language: str) -> np.ndarray:
+    fitted = calibration(language)
     vector = np.zeros(DIMENSION, dtype=np.float32)
-    vector[_EN:-1], vector[-1] = SCALE * other, OFFSET
+    vector[_EN:-1], vector[-1] = fitted.scale * (other - fitted.mean), fitted.offset
     return vector
 
 
@@ -93,12 +124,13 @@ class Embeddings:
     async def memories(self, texts: list[str]) -> list[np.ndarray]:
         return list(await asyncio.gather(*(self.memory(t) for t in texts)))
 
-    async def query(self, text: str, *, language_of: str = "") -> np.ndarray:
-        """``language_of``: a longer text in the same language, for a text too short to tell
+    async def query(self, text: str, *, in_language_of: str = "") -> np.ndarray:
+        """``in_language_of``: a longer text in the same language, for a text too short to tell
         ("carro" of "El usuario vendió su carro")."""
-        if is_english(language_of or text):
+        language = language_of(in_language_of or text)
+        if language == "en":
             return english_query(await self._english.embed(text))
-        return other_query(await self._other.embed(multilingual.QUERY + text))
+        return other_query(await self._other.embed(multilingual.QUERY + text), language)
 
     async def queries(self, texts: list[str]) -> list[np.ndarray]:
         return list(await asyncio.gather(*(self.query(t) for t in texts)))

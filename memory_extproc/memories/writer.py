@@ -322,7 +322,7 @@ class MemoryWriter:
         self, user_id: str, project_id: str, obj: str, said: str
     ) -> ScoredMemory | None:
         """The memory an ending statement ends, found by what it names."""
-        vector = await self._embedder.query(obj, language_of=said)
+        vector = await self._embedder.query(obj, in_language_of=said)
         hits = await self._store.retrieve(
             SearchRequest(
                 user_id, vector, limit=3, threshold=POLICY.ended_object,

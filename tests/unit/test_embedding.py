@@ -203,3 +203,27 @@ async def test_an_english_question_finds_the_memory_said_in_another_language(
     assert max(scored, key=scored.__getitem__) == about
     # first, and well clear of the others (their English: about 0.7 against 0.1)
     assert all(scored[about] - scored[other] > 0.2 for other in others)
+
+
+@pytest.mark.parametrize(
+    ("question", "about", "others"),
+    [
+        ("我姐姐是做什么工作的？", "User's sister Ingrid is a veterinarian in Bergen.",
+         ("用户最近在学做面包。", "用户每天早上骑自行车上班。", "用户喜欢收集旧邮票。")),
+        ("我养的是什么鸟？", "User keeps a grey parrot called Pepper.",
+         ("用户最近在学做面包。", "用户每天早上骑自行车上班。", "用户的生日在十二月。")),
+        ("¿Qué instrumento toco?", "User plays the trombone in a brass band.",
+         ("El usuario aprende a hacer pan.", "El usuario va al trabajo en bicicleta.",
+          "El usuario colecciona sellos antiguos.")),
+    ],
+)  # fmt: skip
+async def test_a_question_in_another_language_finds_the_english_memory_that_answers_it(
+    embeddings: Embeddings, question: str, about: str, others: tuple[str, ...]
+) -> None:
+    """e5 places the texts of one language near each other: without its language's mean taken
+    off the question (spaces.py), a Chinese question scored Chinese memories on any subject above
+    the English one that answers it."""
+    asked = await embeddings.query(question)
+    scored = {m: score(asked, await embeddings.memory(m)) for m in (about, *others)}
+    assert max(scored, key=scored.__getitem__) == about
+    assert scored[about] >= 0.45  # the threshold: it is injected

@@ -7,15 +7,14 @@ import pytest
 
 from memory_extproc.embedding.spaces import (
     DIMENSION,
-    OFFSET,
-    SCALE,
     blend,
+    calibration,
     english_query,
     memory_vector,
     other_query,
     score,
 )
-from memory_extproc.languages import is_english
+from memory_extproc.languages import is_english, language_of
 from memory_extproc.retrieval.decision import is_greeting
 from memory_extproc.retrieval.open_requests import is_open_request
 from memory_extproc.words import terms
@@ -40,6 +39,27 @@ def test_a_text_goes_to_the_model_that_reads_its_language(text: str, english: bo
     assert is_english(text) is english
 
 
+@pytest.mark.parametrize(
+    ("text", "language"),
+    [
+        ("What do I do for a living?", "en"),
+        ("我对什么过敏？", "zh"),
+        ("東京に住んでいます。", "ja"),  # kana: Japanese, though it writes Han too
+        ("서울에 살아요.", "ko"),
+        ("Где я живу?", "ru"),
+        ("¿A qué soy alérgico?", "es"),
+        ("Ich wohne in Berlin.", "de"),
+    ],
+)
+def test_the_language_a_question_is_centred_on(text: str, language: str) -> None:
+    assert language_of(text) == language
+
+
+def test_a_language_without_its_own_calibration_takes_the_others_average() -> None:
+    assert calibration("ko") is calibration("other")
+    assert not np.array_equal(calibration("zh").mean, calibration("other").mean)
+
+
 def unit(seed: int) -> np.ndarray:
     vector = np.random.default_rng(seed).standard_normal(384).astype(np.float32)
     return vector / np.linalg.norm(vector)
@@ -49,10 +69,13 @@ def test_an_english_query_scores_minilm_exactly_and_another_e5_on_minilms_scale(
     memory = memory_vector(unit(1), unit(2))
     assert memory.shape == (DIMENSION,)
     assert score(english_query(unit(3)), memory) == pytest.approx(float(unit(3) @ unit(1)))
-    e5 = float(unit(4) @ unit(2))
-    assert score(other_query(unit(4)), memory) == pytest.approx(SCALE * e5 + OFFSET, abs=1e-5)
+    zh = calibration("zh")
+    centred = float((unit(4) - zh.mean) @ unit(2))
+    assert score(other_query(unit(4), "zh"), memory) == pytest.approx(
+        zh.scale * centred + zh.offset, abs=1e-5
+    )
     # a memory's own text read back by e5 (cosine 1) scores above any threshold
-    assert score(other_query(unit(2)), memory) > 1.0
+    assert score(other_query(unit(2), "zh"), memory) > 1.0
 
 
 def test_a_blended_key_keeps_each_model_at_unit_length_and_the_constant() -> None:
