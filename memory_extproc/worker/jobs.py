@@ -289,9 +289,10 @@ class LearningJobs:
         heard = "\n".join(t.text for t in turns if t.role == "user")
         others = "\n".join(t.text for t in turns if t.role != "user")
         lines = transcript(turns)
+        conversation = "\n".join(t.text for t in batch.messages)
         with traced("memory.extraction"):
             answer = await extractor.complete(
-                extraction_messages(shown, lines, day(batch.at_ms)),
+                extraction_messages(shown, lines, day(batch.at_ms), context=conversation),
                 schema=facts_schema(self._limits.max_facts, self._limits.max_chars),
             )
         try:

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 import orjson
 
-from memory_extproc.languages import is_english
+from memory_extproc.languages import NAMES, language_of
 from memory_extproc.llm_api.requests import Turn
 from memory_extproc.llm_client import JsonSchema
 from memory_extproc.memories.changes import says_change
@@ -88,11 +88,20 @@ _IN_THEIR_LANGUAGE = """\
 The user writes in another language than English: write each fact in their language, starting \
 with the word for "User" ("用户…" in Chinese, "El usuario …" in Spanish); never translate what \
 they said."""
+# Each language's examples: a statement, and a correction written as the fact is now (the 1.5B
+# model wrote "User said Boston, but wanted to say Austin" for "Dije Boston, pero quise decir
+# Austin": a correction in English was shown, none in the user's language).
 _LANGUAGE_EXAMPLES = {
-    "es": ((), ("user: Trabajo de enfermera en Valencia desde 2019.",),
-           ("El usuario trabaja de enfermera en Valencia desde 2019",)),
-    "zh": ((), ("user: 我女儿叫小雨，今年上小学三年级了。",),
-           ("用户的女儿叫小雨", "用户的女儿今年上小学三年级")),
+    "es": (((), ("user: Trabajo de enfermera en Valencia desde 2019.",),
+            ("El usuario trabaja de enfermera en Valencia desde 2019",)),
+           (("El usuario tiene clase de cerámica los martes",),
+            ("user: Perdona, dije los martes, pero quería decir los jueves.",),
+            ("El usuario tiene clase de cerámica los jueves",))),
+    "zh": (((), ("user: 我女儿叫小雨，今年上小学三年级了。",),
+            ("用户的女儿叫小雨", "用户的女儿今年上小学三年级")),
+           (("用户的车是蓝色的",),
+            ("user: 我刚才说错了，我的车不是蓝色的，是绿色的。",),
+            ("用户的车是绿色的",))),
 }  # fmt: skip
 _EXAMPLE_DATE = "2024-03-02"
 
@@ -167,17 +176,24 @@ def _task(known: Sequence[str], lines: Sequence[str], date: str) -> str:
 
 
 def extraction_messages(
-    known: Sequence[str], lines: Sequence[str], date: str
+    known: Sequence[str], lines: Sequence[str], date: str, *, context: str = ""
 ) -> list[dict[str, str]]:
-    """Facts from a conversation (``transcript`` lines) on ``date``, knowing ``known``."""
-    system, examples = EXTRACTION_SYSTEM, _EXAMPLES
+    """Facts from a conversation (``transcript`` lines) on ``date``, knowing ``known``.
+    ``context``: the conversation's other words, which tell the user's language when their
+    lines are too short to ("Soy vegetariano.")."""
+    system, examples, reminder = EXTRACTION_SYSTEM, _EXAMPLES, ""
     stated = " ".join(line.removeprefix("user: ") for line in lines if line.startswith("user: "))
-    if stated and not is_english(stated):
-        # the example in the user's language last: the one the model follows most closely
+    language = language_of(stated, context) if stated else "en"
+    if language != "en":
+        # the examples in the user's language last: the ones the model follows most closely
         own = "zh" if CJK.search(stated) else "es"
-        others = [example for name, example in _LANGUAGE_EXAMPLES.items() if name != own]
+        others = [e for name, shown in _LANGUAGE_EXAMPLES.items() if name != own for e in shown]
         system = f"{system}\n{_IN_THEIR_LANGUAGE}"
-        examples = (*examples, *others, _LANGUAGE_EXAMPLES[own])
+        examples = (*examples, *others, *_LANGUAGE_EXAMPLES[own])
+        # …and said again above the conversation: without it, the 1.5B model wrote "我是吃蛋奶素的"
+        # as "User eats egg-free and dairy-free food" (diets, in zh and es alike); said below
+        # it, the model kept the old value of a correction ("Dije Boston, pero quise decir…")
+        reminder = f"(The facts in {NAMES.get(language, 'their language')}.)\n"
     messages = [{"role": "system", "content": system}]
     for example_known, example_lines, facts in examples:
         answer = {"facts": list(facts)}
@@ -185,7 +201,7 @@ def extraction_messages(
             {"role": "user", "content": _task(example_known, example_lines, _EXAMPLE_DATE)},
             {"role": "assistant", "content": orjson.dumps(answer).decode()},
         ]
-    messages.append({"role": "user", "content": _task(known, lines, date)})
+    messages.append({"role": "user", "content": reminder + _task(known, lines, date)})
     return messages
 
 

@@ -95,6 +95,30 @@ def test_only_a_conversation_in_another_language_is_asked_to_keep_it() -> None:
     shown = " ".join(m["content"] for m in english)
     assert "El usuario" not in shown
     assert "用户" not in shown
-    for messages, own in ((chinese, "用户的女儿叫小雨"), (spanish, "El usuario trabaja")):
+    for messages, own, name in (
+        (chinese, "用户的车是绿色的", "Chinese"),
+        (spanish, "El usuario tiene clase de cerámica los jueves", "Spanish"),
+    ):
         assert "another language than English" in messages[0]["content"]
-        assert messages[-2]["content"].startswith(f'{{"facts":["{own}')
+        assert messages[-2]["content"] == f'{{"facts":["{own}"]}}'  # its correction example
+        # and the language named above the conversation
+        assert messages[-1]["content"].startswith(f"(The facts in {name}.)\nKnown facts:")
+    assert not english[-1]["content"].startswith("(")
+
+
+def test_a_message_too_short_to_tell_is_read_with_the_rest_of_the_conversation() -> None:
+    """ "Soy vegetariano." alone is Spanish at 0.33, taken for English: the 1.5B model then wrote
+    "User is vegetarian", which the grounding check refused (not the user's words)."""
+    alone = extraction_messages([], ["user: Soy vegetariano."], "2026-11-24")
+    answered = extraction_messages(
+        [], ["user: Soy vegetariano."], "2026-11-24",
+        context="Soy vegetariano.\n¡Qué bien! Te sugiero platos vegetarianos.",
+    )  # fmt: skip
+    assert "another language" not in alone[0]["content"]
+    assert answered[-1]["content"].startswith("(The facts in Spanish.)")
+    # an English message with an answer in another language stays English
+    english = extraction_messages(
+        [], ["user: Please translate 'good morning' into Spanish."], "2026-11-24",
+        context="Buenos días.",
+    )  # fmt: skip
+    assert "another language" not in english[0]["content"]
