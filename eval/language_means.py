@@ -37,7 +37,8 @@ from memory_extproc.embedding.spaces import MEANS
 from memory_extproc.wiring import build_embedder, build_multilingual
 from memory_extproc.words import in_memory_voice
 
-LANGUAGES = {"zh": "Simplified Chinese", "es": "Spanish"}
+LANGUAGES = {"zh": "Simplified Chinese", "es": "Spanish", "de": "German", "fr": "French",
+             "ja": "Japanese"}  # fmt: skip
 SAMPLE = 150
 CACHE = Path(__file__).parent / "results" / "translations.json"
 _BATCH = 64
