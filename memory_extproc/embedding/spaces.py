@@ -40,6 +40,11 @@ from memory_extproc.languages import is_english, language_of
 _EN = english_model.DIMENSION
 _ML = multilingual.DIMENSION
 DIMENSION = _EN + _ML + 1
+# e5's plain cosine on MiniLM's scale (LoCoMo dev's questions against its memories, quantile by
+# quantile): how a new statement is compared with the memories held, the scale the truth bars
+# (memories/reconcile.py) were set on for other languages; centred scores are fitted onto it
+PLAIN_SCALE = 4.32
+PLAIN_OFFSET = -3.06
 # per language (ISO 639-1; "other": the average, for a language without its own)
 MEANS = Path(__file__).with_name("e5_language_means.npz")
 
@@ -73,6 +78,12 @@ def memory_vector(english: np.ndarray, other: np.ndarray) -> np.ndarray:
 def english_query(english: np.ndarray) -> np.ndarray:
     vector = np.zeros(DIMENSION, dtype=np.float32)
     vector[:_EN] = english
+    return vector
+
+
+def other_statement(other: np.ndarray) -> np.ndarray:
+    vector = np.zeros(DIMENSION, dtype=np.float32)
+    vector[_EN:-1], vector[-1] = PLAIN_SCALE * other, PLAIN_OFFSET
     return vector
 
 
@@ -134,6 +145,19 @@ class Embeddings:
 
     async def queries(self, texts: list[str]) -> list[np.ndarray]:
         return list(await asyncio.gather(*(self.query(t) for t in texts)))
+
+    async def statement(self, text: str, *, in_language_of: str = "") -> np.ndarray:
+        """A new statement, to compare with the memories held (memories/writer.py): read like a
+        question, but not centred. Centring lifts the pairs of one language that share a
+        subject ("…reservó los vuelos para el viaje a Hawái" / "…presupuesto … para el viaje a
+        Hawái": 0.90 → 1.00, over the same-memory bar); the bars were set on plain scores."""
+        language = language_of(in_language_of or text)
+        if language == "en":
+            return english_query(await self._english.embed(text))
+        return other_statement(await self._other.embed(multilingual.QUERY + text))
+
+    async def statements(self, texts: list[str]) -> list[np.ndarray]:
+        return list(await asyncio.gather(*(self.statement(t) for t in texts)))
 
     def clear_cache(self) -> None:
         """After a forget: no text it was asked to embed stays here."""

@@ -126,7 +126,7 @@ class MemoryWriter:
         todo = [i for i, d in enumerate(digests) if d not in existing]
         texts = [unframed(facts[i].content) for i in todo]
         vectors = await self._embedder.memories(texts)
-        queries = await self._embedder.queries(texts)
+        queries = await self._embedder.statements(texts)
         keys = dict(zip(todo, await self._keys([facts[i] for i in todo], vectors), strict=True))
         kept: list[tuple[int, np.ndarray]] = []
         for i, vector, query in zip(todo, vectors, queries, strict=True):
@@ -198,7 +198,7 @@ class MemoryWriter:
         baking", which a 1.5B judge does not read as ending the carpenter."""
         if not says_switch(said):
             return []
-        vector = await self._embedder.query(said)
+        vector = await self._embedder.statement(said)
         [found] = await self._store.retrieve_many(
             [SearchRequest(user_id, vector, limit=POLICY.judged,
                            threshold=POLICY.related_when_switched, project_id=project_id)]
@@ -232,7 +232,7 @@ class MemoryWriter:
         candidates = await self._store.retrieve(
             SearchRequest(
                 user_id,
-                await self._embedder.query(unframed(fact.content)),
+                await self._embedder.statement(unframed(fact.content)),
                 limit=POLICY.candidates,
                 threshold=POLICY.related,
                 project_id=project_id,
@@ -322,7 +322,7 @@ class MemoryWriter:
         self, user_id: str, project_id: str, obj: str, said: str
     ) -> ScoredMemory | None:
         """The memory an ending statement ends, found by what it names."""
-        vector = await self._embedder.query(obj, in_language_of=said)
+        vector = await self._embedder.statement(obj, in_language_of=said)
         hits = await self._store.retrieve(
             SearchRequest(
                 user_id, vector, limit=3, threshold=POLICY.ended_object,

@@ -13,6 +13,7 @@ from memory_extproc.embedding.model import ModelFiles, model_files
 from memory_extproc.embedding.multilingual import MultilingualEmbedder
 from memory_extproc.embedding.quantize import int8_model
 from memory_extproc.embedding.spaces import Embeddings, score
+from memory_extproc.memories.reconcile import POLICY
 from tests.unit.reference_minilm import ReferenceMiniLM
 
 SENTENCES = [
@@ -227,3 +228,16 @@ async def test_a_question_in_another_language_finds_the_english_memory_that_answ
     scored = {m: score(asked, await embeddings.memory(m)) for m in (about, *others)}
     assert max(scored, key=scored.__getitem__) == about
     assert scored[about] >= 0.45  # the threshold: it is injected
+
+
+async def test_a_new_statement_meets_the_memories_held_on_the_plain_scale(
+    embeddings: Embeddings,
+) -> None:
+    """Reconciling compares a new fact with the memories of its own language, on the scale the
+    truth bars were set on. Centred like a question, a booking of a trip scored 1.00 against
+    the trip's budget: over the same-memory bar, it would have replaced the budget."""
+    booking = "El usuario ya reservó los vuelos para el viaje a Hawái"
+    budget = await embeddings.memory(
+        "El usuario tiene un presupuesto de 10,000 dólares para el viaje a Hawái"
+    )
+    assert score(await embeddings.statement(booking), budget) < POLICY.same_memory_for(booking)
