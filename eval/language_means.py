@@ -6,11 +6,10 @@ on, and the scale its centred score is read on (memory_extproc/embedding/spaces.
    eval/results/translations.json: LoCoMo's text stays out of the repository; the model is
    started only for what is not cached);
 2. a language's mean is the mean e5 passage reading of its translations;
-3. the scale: each translation asked about every other one, its centred score onto e5's plain
-   score on MiniLM's scale (spaces.PLAIN_SCALE, what the thresholds were tuned with in Chinese
-   and Spanish), quantile by quantile over the upper half (where thresholds are). A
-   question and a memory of one language then score as they did before centring; only a memory
-   in another language than the question's moves (up);
+3. the scale: LoCoMo dev's questions (as their speaker asks them, in memory voice) against their
+   conversation's memories, e5's score centred on English's mean, onto MiniLM's score of the same
+   pairs; then each language's centred scores between its translations onto English's between
+   the originals. Both quantile by quantile over the upper half (where thresholds are);
 4. ``other``, the average of the languages', serves a language without its own.
 
 Writes memory_extproc/embedding/e5_language_means.npz and prints one JSON line (the scale and
@@ -31,16 +30,23 @@ import numpy as np
 
 from devstack.local_llm import MODEL_NAME, LocalLlmProcess
 from eval import replay
+from eval.locomo import first_person
 from memory_extproc.config import load
 from memory_extproc.embedding.multilingual import PASSAGE, QUERY
-from memory_extproc.embedding.spaces import MEANS, PLAIN_OFFSET, PLAIN_SCALE
-from memory_extproc.wiring import build_multilingual
+from memory_extproc.embedding.spaces import MEANS
+from memory_extproc.wiring import build_embedder, build_multilingual
+from memory_extproc.words import in_memory_voice
 
 LANGUAGES = {"zh": "Simplified Chinese", "es": "Spanish", "de": "German", "fr": "French",
              "ja": "Japanese"}  # fmt: skip
 SAMPLE = 150
 CACHE = Path(__file__).parent / "results" / "translations.json"
 _BATCH = 64
+
+
+def memories(sample: dict[str, Any]) -> list[str]:
+    """Every observation as its speaker's memory holds it."""
+    return [text for _, text, _ in replay.observations(sample)]
 
 
 def sample_of(samples: list[dict[str, Any]]) -> list[str]:
@@ -104,22 +110,47 @@ def quantile_map(scores: np.ndarray, onto: np.ndarray) -> tuple[float, float]:
 
 
 def main() -> None:
-    other = build_multilingual(load(None))
+    config = load(None)
+    english, other = build_embedder(config), build_multilingual(config)
 
     def read(texts: list[str], prefix: str) -> np.ndarray:
         rows = range(0, len(texts), _BATCH)
         return np.vstack([other.embed([prefix + t for t in texts[i : i + _BATCH]]) for i in rows])
 
-    originals = sample_of(replay.load_samples())
+    def read_minilm(texts: list[str]) -> np.ndarray:
+        rows = range(0, len(texts), _BATCH)
+        return np.vstack([english.embed(texts[i : i + _BATCH]) for i in rows])
+
+    def centred_pairs(texts: list[str], mean: np.ndarray) -> np.ndarray:
+        """Each text asked about every other one, centred on ``mean``."""
+        scores = (read(texts, QUERY) - mean) @ read(texts, PASSAGE).T
+        return scores[~np.eye(len(texts), dtype=bool)]
+
+    samples = replay.load_samples()
+    originals = sample_of(samples)
     translated = translations(originals)
+    english_mean = read(originals, PASSAGE).mean(axis=0)
+
+    # English: e5's centred score of a question and a memory onto MiniLM's
+    centred, minilm = [], []
+    for sample in samples:
+        a, b = sample["conversation"]["speaker_a"], sample["conversation"]["speaker_b"]
+        questions = [qa["question"] for qa in sample["qa"] if qa.get("category") != 5]
+        asked = [in_memory_voice(first_person(q, *((a, b) if a in q else (b, a))))
+                 for q in questions]  # fmt: skip
+        held = memories(sample)
+        centred.append(((read(asked, QUERY) - english_mean) @ read(held, PASSAGE).T).ravel())
+        minilm.append((read_minilm(asked) @ read_minilm(held).T).ravel())
+    scale, offset = quantile_map(np.concatenate(centred), np.concatenate(minilm))
+
+    # another language: its own centred scores onto English's, on the same (translated) pairs
+    in_english = centred_pairs(originals, english_mean)
     fitted: dict[str, tuple[np.ndarray, float, float]] = {}
-    apart = ~np.eye(len(originals), dtype=bool)  # a text is not asked about itself
     for code in LANGUAGES:
         texts = [translated[code][t] for t in originals]
-        asked, held = read(texts, QUERY), read(texts, PASSAGE)
-        mean = held.mean(axis=0)
-        plain = PLAIN_SCALE * (asked @ held.T) + PLAIN_OFFSET
-        fitted[code] = (mean, *quantile_map(((asked - mean) @ held.T)[apart], plain[apart]))
+        mean = read(texts, PASSAGE).mean(axis=0)
+        a, b = quantile_map(centred_pairs(texts, mean), in_english)
+        fitted[code] = (mean, scale * a, offset + scale * b)
     fitted["other"] = (
         np.mean([m for m, _, _ in fitted.values()], axis=0),
         float(np.mean([s for _, s, _ in fitted.values()])),
@@ -133,7 +164,8 @@ def main() -> None:
         offsets=np.array([o for _, _, o in fitted.values()], dtype=np.float32),
     )
     scales = {c: [round(s, 2), round(o, 2)] for c, (_, s, o) in fitted.items()}
-    print(json.dumps({"sentences": len(originals), **scales}))
+    print(json.dumps({"sentences": len(originals), "english": [round(scale, 2), round(offset, 2)],
+                      **scales}))  # fmt: skip
 
 
 if __name__ == "__main__":
