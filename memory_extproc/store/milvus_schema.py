@@ -19,7 +19,7 @@ from memory_extproc.store.model import (
 )
 
 # v2: one vector that MiniLM and multilingual-e5 both read, by inner product (spaces.py); v1
-# held MiniLM's alone, by cosine, and is copied over by `memory-extproc memories migrate`
+# held MiniLM's alone, by cosine, and is copied over by `memory-extproc migrate`
 SCHEMA_TAG = "memory-extproc schema v2"
 _V1_TAG = "memory-extproc schema v1"
 OUTPUT_FIELDS = [
@@ -43,8 +43,8 @@ def check_schema(description: dict[str, Any], collection: str, dimension: int) -
     if description.get("description") == _V1_TAG:
         raise SchemaMismatchError(
             f"Milvus collection {collection!r} was made by an English-only release ({_V1_TAG}): "
-            f"configure a new collection name and copy it over with `memory-extproc memories "
-            f"migrate --from {collection}`"
+            f"configure a new collection name and copy it over with `memory-extproc migrate "
+            f"--from {collection}`"
         )
     if embedding is None or description.get("description") != SCHEMA_TAG:
         raise SchemaMismatchError(
