@@ -12,7 +12,7 @@ from memory_extproc.embedding import EmbeddingBatcher, OnnxEmbedder, bridge, mod
 from memory_extproc.embedding.multilingual import PASSAGE, QUERY, MultilingualEmbedder
 from memory_extproc.embedding.quantize import int8_model
 from memory_extproc.embedding.spaces import Embeddings, english_query, memory_vector, other_query
-from memory_extproc.languages import is_english
+from memory_extproc.languages import is_english, language_of
 from memory_extproc.words import in_memory_voice
 
 
@@ -68,7 +68,8 @@ def query_vector(
     def vector(text: str) -> np.ndarray:
         if is_english(text):
             return english_query(embedder.embed([in_memory_voice(text)])[0])
-        return other_query(multilingual.embed([in_memory_voice(QUERY + text)])[0])
+        read = multilingual.embed([in_memory_voice(QUERY + text)])[0]
+        return other_query(read, language_of(text))
 
     return vector
 

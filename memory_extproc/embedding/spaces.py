@@ -143,9 +143,6 @@ class Embeddings:
             return english_query(await self._english.embed(text))
         return other_query(await self._other.embed(multilingual.QUERY + text), language)
 
-    async def queries(self, texts: list[str]) -> list[np.ndarray]:
-        return list(await asyncio.gather(*(self.query(t) for t in texts)))
-
     async def statement(self, text: str, *, in_language_of: str = "") -> np.ndarray:
         """A new statement, to compare with the memories held (memories/writer.py): read like a
         question, but not centred. The truth bars between memories of another language
