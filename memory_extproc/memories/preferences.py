@@ -1,4 +1,4 @@
-"""Is a memory a standing preference or constraint of its user? Pure, English.
+"""Is a memory a standing preference or constraint of its user? Pure; English, Chinese, Spanish.
 
 "User is vegetarian", "User avoids activities involving heights", "User refuses to listen to
 mainstream pop" are not the answer to one question: they shape every later request they bear on
@@ -12,6 +12,12 @@ and that says what they like, dislike, avoid, cannot have, fear, only or never d
 diet, or choose over something else — and not just today ("I won't go to the gym today").
 Someone else's ("User's sister loves jazz", "User's landlord refuses to fix the heating") is not
 the user's preference.
+
+Chinese and Spanish the same way ("用户是素食者", "用户对坚果过敏", "El usuario evita los
+lugares altos", "No como carne roja"): without them every preference of a user writing Chinese
+was stored as an ordinary memory, and open requests were given none (PrefEval's explicit items
+in Chinese, eval/RESULTS.md). As in memories/change_words.py, the languages are merged, not
+chosen per text: a short fact is too short for a language detector to be sure.
 """
 
 from __future__ import annotations
@@ -63,10 +69,37 @@ _SUBJECT = re.compile(
     r"(?i)\b(?:user(?!['\u2019]s)|i|i'm|i've|i'd|i'll|we|we're|we've)\b"
     r"|\b(?:user's|my|our)\s+(?:favou?rite|preferred|usual|go-to)\b"
 )
-_ONE_OFF = re.compile(
-    r"(?i)\b(?:today|tonight|tomorrow|this\s+(?:morning|afternoon|evening|week|weekend))\b"
+# Chinese: the user, not someone of theirs ("用户的妹妹喜欢爵士乐"), then what they like,
+# dislike, avoid, fear, cannot have or keep as a diet, within the clause
+_STANDING_ZH = re.compile(
+    r"""(?x)(?:用户|我们?)(?!的)[^，,。；！？]{0,24}?
+    (?:喜欢|喜爱|热爱|爱吃|爱喝|偏爱|偏好|钟爱|讨厌|厌恶|反感|抵触|受不了|无法忍受|忍受不了
+      |避免|避开|回避|远离|拒绝|反对|害怕|恐惧|畏惧|恐高|过敏|不耐受|素食|吃素|纯素|蛋奶素|清真
+      |不吃|不喝|不碰|忌口|只吃|只喝|只穿|只用|只买|只看|只听|只住|从不|绝不|不感兴趣|没兴趣
+      |无麸质|无乳糖|(?:选择|选)了?[^，,。；！？]{1,40}(?:而不是|而非))
+    (?!这个?(?:主意|想法|建议|回答)|你的)
+    |(?:用户|我们?)的?最(?:喜欢|爱)的"""
 )
-_SENTENCE = re.compile(r"[.;!?]\s+|\s+but\s+", re.I)
+# Spanish drops the pronoun: the user's own verb form ("prefiero", "no como", "me encanta",
+# "soy alérgico"), or "(el/al) usuario" before a third person's, not "… del usuario"
+_STANDING_ES = re.compile(
+    r"""(?ix)\b(?:
+      me\s+(?:gusta|gustan|encanta|encantan|fascina|horroriza)|no\s+me\s+(?:gusta|gustan|interesa)
+      |prefiero|odio|detesto|evito|temo|rechazo|soy\s+(?:vegetarian|vegan|alérgic|celíac|intolerante)
+      |no\s+(?:como|bebo|soporto|tolero|uso|consumo)|solo\s+(?:como|bebo|uso|compro|visto)
+      |tengo\s+(?:miedo|fobia|alergia|intolerancia|aversión)|sigo\s+una\s+dieta)\w*
+    |(?<!del\s)\busuario\b[^,.;!?]{0,40}?\b(?:
+      gusta|gustan|encanta|encantan|prefiere|odia|detesta|evita|teme|rechaza|se\s+opone
+      |es\s+(?:vegetarian|vegan|alérgic|celíac|intolerante)|no\s+(?:come|bebe|soporta|tolera|usa
+      |consume)|solo\s+(?:come|bebe|usa|compra|viste)|tiene\s+(?:miedo|fobia|alergia
+      |intolerancia|aversión)|sigue\s+una\s+dieta|favorit|preferid|no\s+le\s+interesa)\w*"""
+)
+_ONE_OFF = re.compile(
+    r"(?i)\b(?:today|tonight|tomorrow|this\s+(?:morning|afternoon|evening|week|weekend)"
+    r"|hoy|esta\s+(?:noche|mañana|tarde|semana)|mañana|este\s+fin\s+de\s+semana)\b"
+    r"|今天|今晚|明天|今早|这周|本周|这个周末"
+)
+_SENTENCE = re.compile(r"[.;!?]\s+|\s+(?:but|pero)\s+|[。；！？]|[，,]?(?:但是|不过|可是)", re.I)
 
 
 def states_preference(text: str) -> bool:
@@ -78,6 +111,8 @@ def states_preference(text: str) -> bool:
         for standing in _STANDING.finditer(sentence):
             if _SUBJECT.search(sentence[: standing.end()]):
                 return True
+        if _STANDING_ZH.search(sentence) or _STANDING_ES.search(sentence):
+            return True
     return False
 
 
@@ -94,7 +129,12 @@ _FOOD = re.compile(
     |(?:nut|peanut|shellfish|seafood|egg|wheat|soy|fish|milk|sesame)s?\s+allerg\w*
     |allerg\w*\s+to\s+(?:\w+\s+)?(?:nuts?|peanuts?|shellfish|seafood|eggs?|wheat|soy|fish|milk
        |sesame)
-    )\b"""
+    )\b
+    |(?:素食|吃素|纯素|蛋奶素|清真|犹太洁食|饮食|忌口|麸质|乳糖|乳制品|不吃(?:肉|猪肉|牛肉|海鲜|鱼)
+      |(?:花生|坚果|海鲜|贝类|鸡蛋|小麦|大豆|鱼|牛奶|芝麻)[^，,。；]{0,8}过敏)
+    |\b(?:dieta|vegetarian[oa]s?|vegan[oa]s?|kosher|halal|gluten|lactosa|carne|cerdo|mariscos
+      |alérgic\w*\s+a\s+(?:(?:los|las|la|el)\s+)?(?:cacahuetes|maní|frutos\s+secos|nueces
+        |mariscos|huevos?|trigo|soja|pescado|leche|sésamo))\b"""
 )
 FOOD_REQUESTS = (
     "restaurants", "recipes", "meal ideas", "desserts", "snacks", "dining out while travelling",
@@ -103,7 +143,10 @@ FOOD_REQUESTS = (
 
 # Why a preference is held is not what it bears on: "User only wears clothing free of leather
 # … due to their vegan lifestyle" is about clothing.
-_REASON = re.compile(r"(?i)(?:,\s*|\s+)(?:due\s+to|because|since|for\s+\w+\s+reasons)\b.*$")
+_REASON = re.compile(
+    r"(?i)(?:,\s*|\s+)(?:due\s+to|because|since|for\s+\w+\s+reasons|porque|debido\s+a|ya\s+que"
+    r"|por\s+razones)\b.*$|[，,]?\s*(?:因为|由于|出于).*$"
+)
 
 
 def requests_implied(content: str) -> tuple[str, ...]:

@@ -132,3 +132,50 @@ def test_other_requests_are_not_open(text: str) -> None:
 )
 def test_what_eating_shapes_is_implied_by_a_food_constraint(text: str, food: bool) -> None:
     assert bool(requests_implied(text)) is food
+
+
+@pytest.mark.parametrize(
+    ("text", "preference"),
+    [
+        ("用户是素食者", True),
+        ("用户对坚果过敏，必须避免所有坚果制品", True),
+        ("用户对高度和极端冒险运动有强烈的恐惧", True),
+        ("用户不喜欢主流流行音乐", True),
+        ("用户更喜欢传统的面对面课堂", True),
+        ("我强烈反对观看超过两个小时的电影。", True),  # a note quotes the user
+        ("用户最喜欢的颜色是深绿色", True),
+        ("El usuario es vegano", True),
+        ("El usuario evita los lugares altos", True),
+        ("Al usuario le encantan las novelas policíacas", True),
+        ("No como carne roja.", True),
+        ("Prefiero los libros de papel.", True),
+        ("Soy alérgico a los cacahuetes.", True),
+        # facts, someone else's, a one-off, small talk
+        ("用户住在杭州", False),
+        ("用户开一辆白色的丰田卡罗拉", False),
+        ("用户的妹妹喜欢爵士乐", False),
+        ("我今天不想吃肉", False),
+        ("我喜欢这个主意", False),
+        ("El usuario vive en Boston", False),
+        ("A la hermana del usuario le encanta el jazz", False),
+        ("Hoy no como carne.", False),
+    ],
+)
+def test_standing_preferences_in_chinese_and_spanish(text: str, preference: bool) -> None:
+    assert states_preference(text) is preference
+
+
+@pytest.mark.parametrize(
+    ("text", "food"),
+    [
+        ("用户对花生过敏", True),
+        ("用户是蛋奶素食者", True),
+        ("用户避免住在高温和潮湿的地区", False),
+        ("用户只穿不含皮革的衣服，因为用户是纯素食者", False),
+        ("El usuario es alérgico a los frutos secos", True),
+        ("El usuario sigue una dieta sin gluten", True),
+        ("El usuario evita la ropa de lana porque es vegano", False),
+    ],
+)
+def test_food_constraints_in_chinese_and_spanish(text: str, food: bool) -> None:
+    assert bool(requests_implied(text)) is food
