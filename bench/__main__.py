@@ -3,13 +3,17 @@
 One Envoy has two listeners to the same stand-in LLM: `direct` (no ext_proc) and `memory`
 (ext_proc → memory-extproc → Milvus standalone holding 100,000 memories of 1,000 users); a second
 Envoy sends its ext_proc streams to a processor that does no work (bench/null_processor.py).
-Eight client connections send, interleaved, five kinds of requests:
+Eight client connections send, interleaved, seven kinds of requests:
   direct       Envoy → LLM, the baseline;
   null         the greeting below through the processor that does no work: the floor of any
                ext_proc exchange with Python gRPC on this machine;
   passthrough  through the processor, memory skipped (a greeting, auto_store off);
   learning     the same greeting, but the answer is read and handed to the extraction pool;
-  retrieval    a personal question: embed, search, inject (auto_store off: request path).
+  retrieval    a personal question: embed, search, inject (auto_store off: request path);
+  retrieval_zh the same questions in Chinese, against the same English memories: read by
+               multilingual-e5 instead of MiniLM;
+  personalised an open request ("recommend a book for my holiday"): the preferences near it
+               join the search.
 Added latency = percentile(kind) - percentile(direct); the response phase adds
 learning - passthrough. Then retrieval alone, idle and while the pool is kept busy extracting
 (statements from other users), gives retrieval_p99_busy_over_idle. CPU per request is measured
@@ -459,6 +463,12 @@ def report(
         "retrieval_milvus_cpu_ms": round(cpu["retrieval"]["milvus"] - cpu["direct"]["milvus"], 2),
         "retrieval_injected_share": round(
             samples.injected["retrieval"] / max(1, samples.asked["retrieval"]), 3
+        ),
+        "retrieval_zh_added_p50_ms": round(p["retrieval_zh"][50] - p["direct"][50], 2),
+        "retrieval_zh_added_p99_ms": round(p["retrieval_zh"][99] - p["direct"][99], 2),
+        "retrieval_zh_processor_cpu_ms": round(cpu["retrieval_zh"]["processor"], 2),
+        "retrieval_zh_injected_share": round(
+            samples.injected["retrieval_zh"] / max(1, samples.asked["retrieval_zh"]), 3
         ),
         "personalised_added_p50_ms": round(p["personalised"][50] - p["direct"][50], 2),
         "personalised_added_p99_ms": round(p["personalised"][99] - p["direct"][99], 2),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import random
+import re
 
 RELATIONS = [
     "sister",
@@ -143,6 +144,38 @@ def facts_and_questions() -> list[tuple[str, str]]:
     return pairs
 
 
+# The same questions in Chinese (bench "retrieval_zh"): a question in another language than
+# English is read by multilingual-e5 and centred on its language (embedding/spaces.py); the
+# memories stay English, so it also crosses languages. Names, cities and things stay as written.
+_ZH = "姐姐 哥哥 妈妈 爸爸 妻子 丈夫 儿子 女儿 最好的朋友 经理 邻居 表哥 阿姨 叔叔 奶奶"
+RELATIONS_ZH = dict(zip(RELATIONS, _ZH.split(), strict=True))
+_IN_CHINESE = (
+    (re.compile(r"what is my (.+)'s name\?"), lambda m: f"我的{RELATIONS_ZH[m[1]]}叫什么名字？"),
+    (re.compile(r"where does my (.+) live\?"), lambda m: f"我的{RELATIONS_ZH[m[1]]}住在哪里？"),
+    (re.compile(r"what's my budget for the (.+) trip\?"),
+     lambda m: f"我去{m[1]}旅行的预算是多少？"),
+    (re.compile(r"what is my favourite (.+)\?"), lambda m: f"我最喜欢的{m[1]}是什么？"),
+    (re.compile(r"what is my (.+)'s favourite (.+)\?"),
+     lambda m: f"我{RELATIONS_ZH[m[1]]}最喜欢的{m[2]}是什么？"),
+    (re.compile(r"how do I deploy (.+)\?"), lambda m: f"我是怎么部署{m[1]}的？"),
+    (re.compile(r"when does my flight to (.+) leave\?"), lambda m: f"我飞{m[1]}的航班哪天起飞？"),
+    (re.compile(r"what food am I allergic to\?"), lambda m: "我对什么食物过敏？"),
+    (re.compile(r"what food is my (.+) allergic to\?"),
+     lambda m: f"我的{RELATIONS_ZH[m[1]]}对什么食物过敏？"),
+)  # fmt: skip
+PREFIXES_ZH = ["", "问一下，", "提醒我一下，", "嘿，", "你知道", "不好意思，", "我忘了：",
+               "帮我回忆一下："]  # fmt: skip
+SUFFIXES_ZH = ["", "谢谢！", "麻烦了。", "今天就要用。", "确认一下。"]
+
+
+def in_chinese(question: str) -> str:
+    """A question of ``facts_and_questions`` as a speaker of Chinese asks it."""
+    for pattern, written in _IN_CHINESE:
+        if found := pattern.fullmatch(question):
+            return written(found)
+    raise ValueError(f"no Chinese for {question!r}")
+
+
 class Questions:
     """Unique phrasings, so the processor's query cache never answers for the model."""
 
@@ -150,12 +183,17 @@ class Questions:
         self._rng = rng
         self._seen: set[str] = set()
 
-    def ask(self, question: str) -> str:
+    def ask(self, question: str, *, chinese: bool = False) -> str:
+        prefixes, suffixes = (PREFIXES_ZH, SUFFIXES_ZH) if chinese else (PREFIXES, SUFFIXES)
+        if chinese:
+            question = in_chinese(question)
         for _ in range(100):
-            prefix, suffix = self._rng.choice(PREFIXES), self._rng.choice(SUFFIXES)
+            prefix, suffix = self._rng.choice(prefixes), self._rng.choice(suffixes)
             text = f"{prefix}{question}{suffix}"
             text = text[0].upper() + text[1:]
             if text not in self._seen:
                 self._seen.add(text)
                 return text
-        return f"{question} ({len(self._seen)})"
+        text = f"{question} ({len(self._seen)})"
+        self._seen.add(text)
+        return text

@@ -34,9 +34,10 @@ from memory_extproc.wiring import build_embedder, build_multilingual
 from memory_extproc.words import in_memory_voice
 
 CONCURRENCY = int(os.environ.get("BENCH_CONCURRENCY", "8"))
-KINDS = ("direct", "null", "passthrough", "learning", "retrieval", "personalised")
+KINDS = ("direct", "null", "passthrough", "learning", "retrieval", "retrieval_zh", "personalised")
 # through our stack (null: its own)
-OURS = ("direct", "passthrough", "learning", "retrieval", "personalised")
+OURS = ("direct", "passthrough", "learning", "retrieval", "retrieval_zh", "personalised")
+ASKING = ("retrieval", "retrieval_zh", "personalised")  # counted: was a memory injected
 EXTRACTOR = "bench-extractor"
 
 
@@ -84,9 +85,9 @@ class World:
         """(listener, headers, body) for one request of a kind."""
         user = self.rng.choice(self.users)
         body: dict[str, object] = {"model": "m"}
-        if kind == "retrieval":
+        if kind in ("retrieval", "retrieval_zh"):
             _, question = self.facts[self.rng.choice(self.owned[user])]
-            text = self.questions.ask(question)
+            text = self.questions.ask(question, chinese=kind == "retrieval_zh")
             body["memory_config"] = {"auto_store": False}  # the request path alone
         elif kind == "personalised":  # an open request: the preferences near it join the search
             text = self.questions.ask(self.rng.choice(OPEN_REQUESTS))
@@ -199,7 +200,7 @@ async def drive(
             if response.status != 200:
                 raise RuntimeError(f"{kind}: HTTP {response.status} {answer[:200]!r}")
             samples.latency[kind].append(elapsed)
-            if kind in ("retrieval", "personalised"):
+            if kind in ASKING:
                 samples.asked[kind] += 1
                 samples.injected[kind] += b"I was given no memories" not in answer
 
