@@ -29,6 +29,7 @@ from memory_extproc.worker.echo import statements, strip_echoes
         ("Python list comprehension example", True),
         ("我对什么过敏？", False),
         ("你能做什么？", False),
+        ("我需要一些帮助来调试这段代码。", False),
         ("What did 王伟 say about the trip?", False),  # a name in Chinese script
         ("¿A qué soy alérgico?", False),
         ("Me mudé a Sevilla el mes pasado.", False),
@@ -145,11 +146,14 @@ def test_greetings_in_chinese_and_spanish_search_nothing(text: str) -> None:
         ("给我推荐一道今晚的晚餐菜谱。", True),
         ("今晚做什么菜好？有什么建议吗？", True),
         ("周末可以看哪些电影比较受欢迎？", True),
+        ("我在芝加哥应该去哪些地方吃饭？", True),
+        ("学历史有哪些有效的方法？", True),
         ("Sugiéreme algo para cenar esta noche.", True),
         ("¿Qué debería visitar en Lisboa?", True),
         ("中国的首都是哪里？", False),
         ("我对什么过敏？", False),
         ("你能做什么？", False),
+        ("我需要一些帮助来调试这段代码。", False),
         ("¿Cuál es la capital de Perú?", False),
     ],
 )

@@ -144,6 +144,10 @@ def test_what_eating_shapes_is_implied_by_a_food_constraint(text: str, food: boo
         ("用户更喜欢传统的面对面课堂", True),
         ("我强烈反对观看超过两个小时的电影。", True),  # a note quotes the user
         ("用户最喜欢的颜色是深绿色", True),
+        ("我深怕高处，强烈避免任何涉及高处的交通方式。", True),  # the subject carries on
+        ("用户严格遵守犹太饮食", True),
+        ("用户觉得看职业体育比赛很无聊", True),
+        ("用户尽量减少对电磁辐射的暴露", True),
         ("El usuario es vegano", True),
         ("El usuario evita los lugares altos", True),
         ("Al usuario le encantan las novelas policíacas", True),
@@ -156,6 +160,7 @@ def test_what_eating_shapes_is_implied_by_a_food_constraint(text: str, food: boo
         ("用户的妹妹喜欢爵士乐", False),
         ("我今天不想吃肉", False),
         ("我喜欢这个主意", False),
+        ("我恐怕来不及了", False),
         ("El usuario vive en Boston", False),
         ("A la hermana del usuario le encanta el jazz", False),
         ("Hoy no como carne.", False),
