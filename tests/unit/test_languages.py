@@ -148,6 +148,8 @@ def test_greetings_in_chinese_and_spanish_search_nothing(text: str) -> None:
         ("周末可以看哪些电影比较受欢迎？", True),
         ("我在芝加哥应该去哪些地方吃饭？", True),
         ("学历史有哪些有效的方法？", True),
+        ("如何改善家里的照明？", True),
+        ("如何反转一个列表？", False),
         ("Sugiéreme algo para cenar esta noche.", True),
         ("¿Qué debería visitar en Lisboa?", True),
         ("中国的首都是哪里？", False),
