@@ -73,7 +73,7 @@ from memory_extproc.memories.facts import kind_of
 from memory_extproc.retrieval.plan import RetrievalPolicy
 from memory_extproc.store import filters
 from memory_extproc.store.milvus import MilvusStore
-from memory_extproc.store.milvus_schema import SEARCH_FIELDS
+from memory_extproc.store.milvus_schema import SCHEMA_TAG, SEARCH_FIELDS
 from memory_extproc.store.model import Memory
 from memory_extproc.wiring import build_embedder
 from memory_extproc.words import in_memory_voice
@@ -207,7 +207,9 @@ async def main() -> None:
     workdir = Path(tempfile.mkdtemp(prefix="memory-extproc-bench-"))
     # The loaded Milvus is kept between runs (it takes a minute to build): .run/bench/…; each run
     # works on a copy, so what one run writes (and deletes) never changes the next one's data.
-    pristine = Path(".run/bench") / f"milvus-{USERS}x{PER_USER}-int8-voiced-flat-typed"
+    # Named by the schema that made it: one kept from an older release is not opened.
+    schema = SCHEMA_TAG.rsplit(" ", 1)[-1]
+    pristine = Path(".run/bench") / f"milvus-{USERS}x{PER_USER}-int8-voiced-flat-typed-{schema}"
     data_dir = workdir / "milvus"
     rng = random.Random(20261121)
     facts = facts_and_questions()
