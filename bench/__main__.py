@@ -469,6 +469,7 @@ def report(
         "retrieval_zh_added_p50_ms": round(p["retrieval_zh"][50] - p["direct"][50], 2),
         "retrieval_zh_added_p99_ms": round(p["retrieval_zh"][99] - p["direct"][99], 2),
         "retrieval_zh_processor_cpu_ms": round(cpu["retrieval_zh"]["processor"], 2),
+        "retrieval_zh_processor_alone_cpu_ms": round(cpu["retrieval_zh"]["processor_alone"], 2),
         "retrieval_zh_injected_share": round(
             samples.injected["retrieval_zh"] / max(1, samples.asked["retrieval_zh"]), 3
         ),
