@@ -13,6 +13,7 @@ from memory_extproc.embedding import EmbeddingBatcher
 from memory_extproc.embedding.spaces import Embeddings
 from memory_extproc.identity import HeaderSignals
 from memory_extproc.llm_api.requests import Api, parse_request
+from memory_extproc.memories.facts import kind_of
 from memory_extproc.retrieval.decision import Skip
 from memory_extproc.retrieval.plan import RetrievalPolicy
 from memory_extproc.retrieval.service import MemoryRetrieval, Outcome
@@ -191,3 +192,23 @@ async def test_preferences_count_in_the_limit_and_their_search_is_best_effort(
     kept = await failing.process(plain, ALICE)  # what it matched itself, still injected
     assert kept.outcome is Outcome.INJECTED
     assert kept.recalled[0] == cooks  # ranked by its own search: no preference ahead of it
+
+
+async def test_a_preference_said_in_chinese_is_given_to_a_chinese_open_request(
+    embeddings: Embeddings, stored_vector: Callable[[str], np.ndarray]
+) -> None:
+    """Typed as the worker types a learned fact: "用户是素食者" was an ordinary memory, and a
+    Chinese request for a dinner recipe was given nothing (PrefEval in Chinese, 0.80 → 1.00)."""
+    store = InMemoryStore()
+    for text in ("用户是素食者", "用户对高度有强烈的恐惧", "用户住在杭州"):
+        await store.store(Memory.new("alice", text, kind_of(text)), stored_vector(text))
+    retrieval = MemoryRetrieval(embeddings, store, RetrievalPolicy(), 1.0)
+
+    def asking(text: str):  # type: ignore[no-untyped-def]
+        body = {"messages": [{"role": "user", "content": text}]}
+        return parse_request(Api.CHAT_COMPLETIONS, orjson.dumps(body))
+
+    given = await retrieval.process(asking("给我推荐一道今晚的晚餐菜谱。"), ALICE)
+    assert given.recalled[0] == "用户是素食者"
+    assert "用户住在杭州" not in given.recalled
+    assert (await retrieval.process(asking("中国的首都是哪里？"), ALICE)).recalled == ()
