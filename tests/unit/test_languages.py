@@ -149,6 +149,8 @@ def test_greetings_in_chinese_and_spanish_search_nothing(text: str) -> None:
         ("我在芝加哥应该去哪些地方吃饭？", True),
         ("学历史有哪些有效的方法？", True),
         ("如何改善家里的照明？", True),
+        ("有哪些沉浸式的方式可以探索历史遗址？", True),
+        ("你访问夏威夷时可以享受哪些有趣的活动呢？", True),
         ("如何反转一个列表？", False),
         ("Sugiéreme algo para cenar esta noche.", True),
         ("¿Qué debería visitar en Lisboa?", True),
