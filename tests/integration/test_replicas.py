@@ -46,6 +46,10 @@ async def fleet(
     memory = llm_settings(llm.port, idle_flush_seconds=3600, drain_seconds=1,
                           job_timeout_seconds=60, spool_dir=str(tmp_path / "spool"))  # fmt: skip
     memory["extraction_batch_size"] = 1
+    # What is tested is where Envoy sends requests, not the request path's speed: on a machine
+    # busy with the rest of the suite, one search over the 100 ms budget passed a request
+    # without memory (fail open, as designed) and failed "every one injected" (twice).
+    memory["retrieval"] = {"time_budget_ms": 2000}
     memory["external_models"][0]["llm_timeout_seconds"] = 60
     memory["milvus"] = {"address": f"127.0.0.1:{milvus.port}", "collection": COLLECTION}
     started: list[tuple[ProcessorProcess, Path, int]] = []
