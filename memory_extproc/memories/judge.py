@@ -18,7 +18,8 @@ Question: after the NEW fact, is the OLD fact still true?
 - "still_true": false only when the NEW fact changes, corrects or ends exactly what the OLD \
 fact says (a new value for the same thing, or sold / quit / moved / no longer).
 - "still_true": true when the facts are about different things, or both can be true together \
-(a person can like many foods, have several relatives, hobbies, allergies).
+(a person can like many foods, have several relatives, hobbies, allergies), or the NEW fact is \
+a step taken for what the OLD fact plans (booked, bought, paid for, started).
 Answer with JSON only: {"still_true": true} or {"still_true": false}."""
 
 _JUDGE_EXAMPLES = (
@@ -26,6 +27,7 @@ _JUDGE_EXAMPLES = (
     ("User has a cat named Tom", "User has a dog named Rex", True),
     ("User plays in a band", "User left the band", False),
     ("User likes jazz", "User likes rock music", True),
+    ("User's budget for the wedding is $20,000", "User already booked the venue for the wedding", True),
     ("User's son is called Ben", "User's niece is called Lily", True),
     ("User's rent is $900 a month", "User's rent is $1,100 a month", False),
 )
