@@ -27,7 +27,11 @@ _JUDGE_EXAMPLES = (
     ("User has a cat named Tom", "User has a dog named Rex", True),
     ("User plays in a band", "User left the band", False),
     ("User likes jazz", "User likes rock music", True),
-    ("User's budget for the wedding is $20,000", "User already booked the venue for the wedding", True),
+    (
+        "User's budget for the wedding is $20,000",
+        "User already booked the venue for the wedding",
+        True,
+    ),
     ("User's son is called Ben", "User's niece is called Lily", True),
     ("User's rent is $900 a month", "User's rent is $1,100 a month", False),
 )
