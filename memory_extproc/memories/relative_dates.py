@@ -1,85 +1,261 @@
 """When a fact happened, kept: a relative date the user said ("yesterday", "last week", "three
-days ago") resolved against the day they said it. Pure.
+days ago", "el mes pasado", "上个月") resolved against the day they said it. Pure.
 
 A memory outlives the day it was said: "User went to a support group last week" is wrong a month
 later, and "User went to a support group" cannot answer "When did I go?". The 1.5B model is told
 to resolve such dates and often does not: it dropped them, or wrote the conversation's own day
-("User sold their car in 2026-11-25" for "last week").
+("User sold their car in 2026-11-25" for "last week"); in Spanish and Chinese it kept the words
+("El usuario empezó a tomar clases de violonchelo el mes pasado").
+
+Each language has its phrases and its wording of a date (``_Language``); a sentence is read
+with every language's phrases, as only its own match.
 """
 
 from __future__ import annotations
 
 import calendar
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import date, timedelta
 
 from memory_extproc.words import sentences, terms
 
 _WEEKDAYS = tuple(d.lower() for d in calendar.day_name)
 _COUNTS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
-_RELATIVE = re.compile(
-    rf"""(?ix)\b(?:
-      (?P<today>today|tonight|this\s+(?:morning|afternoon|evening))
-      |(?P<yesterday>yesterday|last\s+night)
-      |last\s+(?P<last>week|weekend|month|year|{"|".join(_WEEKDAYS)})
-      |(?P<count>\d{{1,2}}|{"|".join(_COUNTS)})\s+(?P<unit>day|week|month|year)s?\s+ago
-    )\b"""
-)
-_CLAUSE = re.compile(r"[,;]|\s(?:and|but)\s")
-_DURATION = re.compile(
-    rf"\b(?:\d+|{'|'.join(_COUNTS)}|several|few)\s+(?:day|week|month|year)s?\b", re.IGNORECASE
-)
-# a date the fact already holds: ISO, a year, or a month's name
-_DATED = re.compile(
-    rf"\b(?:\d{{4}}(?:-\d{{2}}){{0,2}}|{'|'.join(calendar.month_name[1:])})\b", re.IGNORECASE
-)
+_WEEKDAYS_ES = ("lunes", "martes", "miércoles", "jueves", "viernes", "sábado", "domingo")
+_COUNTS_ES = {"un": 1, "una": 1, "dos": 2, "tres": 3, "cuatro": 4, "cinco": 5, "seis": 6}
+_MONTHS_ES = ("enero", "febrero", "marzo", "abril", "mayo", "junio", "julio", "agosto",
+              "septiembre", "octubre", "noviembre", "diciembre")  # fmt: skip
+_WEEKDAYS_ZH = "一二三四五六日"  # 周一 … 周日 (周天 too)
+_COUNTS_ZH = {"一": 1, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8,
+              "九": 9, "十": 10}  # fmt: skip
 
 
-def resolve(phrase: str, said_on: date) -> str | None:
-    """The date a relative phrase means, said on ``said_on``, worded to follow a fact ("on
-    2023-05-07", "the week before 2023-05-08", "in April 2023", "in 2022"); None for none."""
-    match = _RELATIVE.fullmatch(phrase.strip())
-    if match is None:
-        return None
+@dataclass(frozen=True, slots=True)
+class _When:
+    """What a relative phrase means: a day, the week or weekend before a day, a month, a year."""
+
+    kind: str  # "day", "week", "weekend", "week_of", "month", "year"
+    day: date
+
+
+@dataclass(frozen=True, slots=True)
+class _Language:
+    relative: re.Pattern[str]
+    meaning: Callable[[re.Match[str], date], _When]
+    words: Callable[[_When], str]  # the date, worded to follow a fact
+    clause: re.Pattern[str]  # what separates the clauses of a sentence
+    dated: re.Pattern[str]  # a date the fact already holds: ISO, a year, a month's name
+    duration: re.Pattern[str]  # a fact that says how long keeps its own time
+    wrong_day: str  # how the model writes the conversation's own day: {day} in it
+    appended: str  # the date added to a fact that has none: {fact} and {when}
+    edge: str = r"(?<!\w){}(?!\w)"  # a phrase kept in the fact, as a word of its own
+    shared: int = 2  # words a fact shares with the clause of the phrase, at least
+
+
+def _back(day: date, months: int) -> date:
+    total = day.year * 12 + day.month - 1 - months
+    return date(total // 12, total % 12 + 1, 1)
+
+
+def _counted(unit: str, count: int, said_on: date) -> _When:
+    if unit == "day":
+        return _When("day", said_on - timedelta(days=count))
+    if unit == "week":
+        return _When("week_of", said_on - timedelta(weeks=count))
+    if unit == "month":
+        return _When("month", _back(said_on, count))
+    return _When("year", date(said_on.year - count, 1, 1))
+
+
+def _english(match: re.Match[str], said_on: date) -> _When:
     if match["today"]:
-        return f"on {said_on}"
+        return _When("day", said_on)
     if match["yesterday"]:
-        return f"on {said_on - timedelta(days=1)}"
+        return _When("day", said_on - timedelta(days=1))
     if last := (match["last"] or "").lower():
         if last in ("week", "weekend"):
-            return f"the {last} before {said_on}"
+            return _When(last, said_on)
         if last == "month":
-            return _month(said_on, 1)
+            return _When("month", _back(said_on, 1))
         if last == "year":
-            return f"in {said_on.year - 1}"
+            return _When("year", date(said_on.year - 1, 1, 1))
         back = (said_on.weekday() - _WEEKDAYS.index(last) - 1) % 7 + 1
-        return f"on {said_on - timedelta(days=back)}"
+        return _When("day", said_on - timedelta(days=back))
     count = _COUNTS.get(match["count"].lower()) or int(match["count"])
-    unit = match["unit"].lower()
-    if unit == "day":
-        return f"on {said_on - timedelta(days=count)}"
-    if unit == "week":
-        return f"the week of {said_on - timedelta(weeks=count)}"
-    if unit == "month":
-        return _month(said_on, count)
-    return f"in {said_on.year - count}"
+    return _counted(match["unit"].lower(), count, said_on)
 
 
-def _clause(sentence: str, match: re.Match[str]) -> frozenset[str]:
+def _english_words(when: _When) -> str:
+    if when.kind == "day":
+        return f"on {when.day}"
+    if when.kind in ("week", "weekend"):
+        return f"the {when.kind} before {when.day}"
+    if when.kind == "week_of":
+        return f"the week of {when.day}"
+    if when.kind == "month":
+        return f"in {calendar.month_name[when.day.month]} {when.day.year}"
+    return f"in {when.day.year}"
+
+
+def _spanish(match: re.Match[str], said_on: date) -> _When:
+    if match["today"]:
+        return _When("day", said_on)
+    if match["yesterday"]:
+        return _When("day", said_on - timedelta(days=1 if match["yesterday"] != "anteayer" else 2))
+    if match["week"]:
+        return _When("week", said_on)
+    if match["weekend"]:
+        return _When("weekend", said_on)
+    if match["month"]:
+        return _When("month", _back(said_on, 1))
+    if match["year"]:
+        return _When("year", date(said_on.year - 1, 1, 1))
+    if weekday := (match["weekday"] or "").lower():
+        back = (said_on.weekday() - _WEEKDAYS_ES.index(weekday) - 1) % 7 + 1
+        return _When("day", said_on - timedelta(days=back))
+    count = _COUNTS_ES.get(match["count"].lower()) or int(match["count"])
+    unit = {"día": "day", "semana": "week", "mes": "month", "año": "year"}[match["unit"].lower()]
+    return _counted(unit, count, said_on)
+
+
+def _spanish_words(when: _When) -> str:
+    if when.kind == "day":
+        return f"el {when.day}"
+    if when.kind == "week":
+        return f"la semana antes del {when.day}"
+    if when.kind == "weekend":
+        return f"el fin de semana antes del {when.day}"
+    if when.kind == "week_of":
+        return f"la semana del {when.day}"
+    if when.kind == "month":
+        return f"en {_MONTHS_ES[when.day.month - 1]} de {when.day.year}"
+    return f"en {when.day.year}"
+
+
+def _chinese(match: re.Match[str], said_on: date) -> _When:
+    if match["today"]:
+        return _When("day", said_on)
+    if match["yesterday"]:
+        return _When("day", said_on - timedelta(days=2 if match["yesterday"] == "前天" else 1))
+    if match["weekend"]:
+        return _When("weekend", said_on)
+    if match["week"]:
+        if weekday := match["weekday"]:  # 上周三: the Wednesday of the week before this one
+            monday = said_on - timedelta(days=said_on.weekday() + 7)
+            index = 6 if weekday == "天" else _WEEKDAYS_ZH.index(weekday)
+            return _When("day", monday + timedelta(days=index))
+        return _When("week", said_on)
+    if match["month"]:
+        return _When("month", _back(said_on, 1))
+    if match["year"]:
+        return _When("year", date(said_on.year - 1, 1, 1))
+    count = _COUNTS_ZH.get(match["count"]) or int(match["count"])
+    unit = {"天": "day", "周": "week", "星期": "week", "月": "month", "年": "year"}[match["unit"]]
+    return _counted(unit, count, said_on)
+
+
+def _chinese_words(when: _When) -> str:
+    day = f"{when.day.year}年{when.day.month}月{when.day.day}日"
+    if when.kind == "day":
+        return day
+    if when.kind == "week":
+        return f"{day}前的一周"
+    if when.kind == "weekend":
+        return f"{day}前的周末"
+    if when.kind == "week_of":
+        return f"{day}那一周"
+    if when.kind == "month":
+        return f"{when.day.year}年{when.day.month}月"
+    return f"{when.day.year}年"
+
+
+_LANGUAGES = (
+    _Language(
+        relative=re.compile(
+            rf"""(?ix)\b(?:
+              (?P<today>today|tonight|this\s+(?:morning|afternoon|evening))
+              |(?P<yesterday>yesterday|last\s+night)
+              |last\s+(?P<last>week|weekend|month|year|{"|".join(_WEEKDAYS)})
+              |(?P<count>\d{{1,2}}|{"|".join(_COUNTS)})\s+(?P<unit>day|week|month|year)s?\s+ago
+            )\b"""
+        ),
+        meaning=_english,
+        words=_english_words,
+        clause=re.compile(r"[,;]|\s(?:and|but)\s"),
+        dated=re.compile(
+            rf"\b(?:\d{{4}}(?:-\d{{2}}){{0,2}}|{'|'.join(calendar.month_name[1:])})\b",
+            re.IGNORECASE,
+        ),
+        duration=re.compile(
+            rf"\b(?:\d+|{'|'.join(_COUNTS)}|several|few)\s+(?:day|week|month|year)s?\b",
+            re.IGNORECASE,
+        ),
+        wrong_day=r"\b(?:on|in)\s+{day}\b",
+        appended="{fact} {when}",
+    ),
+    _Language(
+        relative=re.compile(
+            rf"""(?ix)(?<!\w)(?:
+              (?P<today>hoy|esta\s+(?:mañana|tarde|noche))
+              |(?P<yesterday>ayer|anoche|anteayer)
+              |(?:el\s+)?(?P<weekend>fin\s+de\s+semana)\s+pasado
+              |(?:la\s+)?(?P<week>semana)\s+pasada
+              |(?:el\s+)?(?P<month>mes)\s+pasado
+              |(?:el\s+)?(?P<year>año)\s+pasado
+              |(?:el\s+)?(?P<weekday>{"|".join(_WEEKDAYS_ES)})\s+pasado
+              |hace\s+(?P<count>\d{{1,2}}|{"|".join(_COUNTS_ES)})\s+(?P<unit>día|semana|mes|año)(?:e?s)?
+            )(?!\w)"""
+        ),
+        meaning=_spanish,
+        words=_spanish_words,
+        clause=re.compile(r"[,;]|\s(?:y|pero)\s"),
+        dated=re.compile(rf"\b(?:\d{{4}}(?:-\d{{2}}){{0,2}}|{'|'.join(_MONTHS_ES)})\b", re.I),
+        duration=re.compile(
+            rf"(?<!hace\s)\b(?:\d+|{'|'.join(_COUNTS_ES)}|varios|varias|unos|unas)\s+"
+            r"(?:días?|semanas?|mes(?:es)?|años?)\b",
+            re.IGNORECASE,
+        ),
+        wrong_day=r"\b(?:el|en)\s+{day}\b",
+        appended="{fact} {when}",
+    ),
+    _Language(
+        relative=re.compile(
+            rf"""(?P<today>今天|今晚|今早)
+            |(?P<yesterday>昨天|昨晚|昨日|前天)
+            |(?P<weekend>上(?:个)?(?:周末|星期末))
+            |(?P<week>上(?:个)?(?:周|星期|礼拜))(?P<weekday>[{_WEEKDAYS_ZH}天])?
+            |(?P<month>上(?:个)?月)
+            |(?P<year>去年)
+            |(?<![\d{"".join(_COUNTS_ZH)}])(?P<count>\d{{1,2}}|[{"".join(_COUNTS_ZH)}])(?:个)?(?P<unit>天|周|星期|月|年)(?:以)?前""",
+            re.X,
+        ),
+        meaning=_chinese,
+        words=_chinese_words,
+        clause=re.compile(r"[，,；;]|但是|而且|并且"),
+        dated=re.compile(r"\d{4}(?:-\d{2}){0,2}|\d+\s*[年月日号]"),
+        duration=re.compile(
+            rf"(?:\d+|[{''.join(_COUNTS_ZH)}几]+)(?:个)?(?:天|周|星期|月|年)(?!以?前)"
+        ),
+        wrong_day="(?:在|于)?{day}",
+        appended="{fact}（{when}）",
+        edge="{}",  # no spaces between words
+        shared=1,  # a character pair is a word more often than not: 面试 (an interview)
+    ),
+)
+
+
+def _clause(language: _Language, sentence: str, match: re.Match[str]) -> frozenset[str]:
     """The words of the clause a date phrase belongs to ("I started painting two months ago,
     and my sister lives in Oslo": not the sister's), or of the next one when it stands alone
     ("Last week, I sold my car")."""
-    parts = _CLAUSE.split(sentence)
-    at = len(_CLAUSE.findall(sentence[: match.start()]))
+    parts = language.clause.split(sentence)
+    at = len(language.clause.findall(sentence[: match.start()]))
     words = terms(parts[min(at, len(parts) - 1)]) - terms(match.group(0))
     if not words and at + 1 < len(parts):
         words = terms(parts[at + 1])
     return words
-
-
-def _month(said_on: date, back: int) -> str:
-    months = said_on.year * 12 + said_on.month - 1 - back
-    return f"in {calendar.month_name[months % 12 + 1]} {months // 12}"
 
 
 def dated(fact: str, said: str, day: str) -> str:
@@ -90,19 +266,20 @@ def dated(fact: str, said: str, day: str) -> str:
     said_on = date.fromisoformat(day)
     words = terms(fact) - {"user"}
     for sentence in sentences(said):
-        match = _RELATIVE.search(sentence)
-        if match is None or len(words & _clause(sentence, match)) < min(2, len(words)):
-            continue
-        when = resolve(match.group(0), said_on)
-        if when is None:
-            continue
-        kept = re.search(rf"\b{re.escape(match.group(0))}\b", fact, re.IGNORECASE)
-        if kept:
-            return f"{fact[: kept.start()]}{when}{fact[kept.end() :]}"
-        wrong = re.search(rf"\b(?:on|in)\s+{re.escape(day)}\b", fact)
-        if wrong:
-            return f"{fact[: wrong.start()]}{when}{fact[wrong.end() :]}"
-        if _DATED.search(fact) or _DURATION.search(fact):
-            return fact  # "User has been painting for two years": its own time, kept
-        return f"{fact.rstrip(' .')} {when}"
+        for language in _LANGUAGES:
+            match = language.relative.search(sentence)
+            if match is None:
+                continue
+            if len(words & _clause(language, sentence, match)) < min(language.shared, len(words)):
+                continue
+            worded = language.words(language.meaning(match, said_on))
+            kept = re.search(language.edge.format(re.escape(match.group(0))), fact, re.I)
+            if kept:
+                return f"{fact[: kept.start()]}{worded}{fact[kept.end() :]}"
+            wrong = re.search(language.wrong_day.format(day=re.escape(day)), fact)
+            if wrong:
+                return f"{fact[: wrong.start()]}{worded}{fact[wrong.end() :]}"
+            if language.dated.search(fact) or language.duration.search(fact):
+                return fact  # "User has been painting for two years": its own time, kept
+            return language.appended.format(fact=fact.rstrip(" .。"), when=worded)
     return fact

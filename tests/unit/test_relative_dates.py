@@ -58,3 +58,45 @@ def test_across_a_year_and_a_month_end() -> None:
     assert dated("User got a cat", "I got a cat yesterday.", "2024-03-01") == (
         "User got a cat on 2024-02-29"
     )
+
+
+THURSDAY = "2026-11-26"
+
+
+@pytest.mark.parametrize(
+    ("fact", "said", "kept"),
+    [
+        # the phrase the model kept, replaced: "el mes pasado" is wrong next month
+        ("El usuario empezó a tomar clases de violonchelo el mes pasado",
+         "Empecé a tomar clases de violonchelo el mes pasado.",
+         "El usuario empezó a tomar clases de violonchelo en octubre de 2026"),
+        ("El usuario vendió su coche", "La semana pasada vendí mi coche.",
+         "El usuario vendió su coche la semana antes del 2026-11-26"),
+        ("El usuario corrió una media maratón", "Ayer corrí mi primera media maratón.",
+         "El usuario corrió una media maratón el 2026-11-25"),
+        ("El usuario fue al médico", "El martes pasado fui al médico.",
+         "El usuario fue al médico el 2026-11-24"),
+        ("El usuario se mudó a Lisboa",
+         "Me mudé a Lisboa hace dos años, y mi hermana vive en Oslo.",
+         "El usuario se mudó a Lisboa en 2024"),
+        ("La hermana del usuario vive en Oslo",
+         "Me mudé a Lisboa hace dos años, y mi hermana vive en Oslo.",
+         "La hermana del usuario vive en Oslo"),
+        ("El usuario lleva dos años pintando", "Empecé a pintar hace dos años.",
+         "El usuario lleva dos años pintando"),
+        ("用户上个月开始上大提琴课", "我上个月开始上大提琴课了。", "用户2026年10月开始上大提琴课"),
+        ("用户开始上大提琴课", "我上个月开始上大提琴课了。", "用户开始上大提琴课（2026年10月）"),
+        ("用户去年去了日本", "我去年去了日本。", "用户2025年去了日本"),
+        ("用户三天前去了北京", "我三天前去了北京。", "用户2026年11月23日去了北京"),
+        ("用户去了医院", "我上周三去了医院。", "用户去了医院（2026年11月18日）"),
+        ("用户今天有面试", "我今天下午有个面试。", "用户2026年11月26日有面试"),
+        ("用户搬到了杭州", "我两年前搬到了杭州，我妹妹住在上海。", "用户搬到了杭州（2024年）"),
+        ("用户的妹妹住在上海", "我两年前搬到了杭州，我妹妹住在上海。", "用户的妹妹住在上海"),
+        ("用户学了两年钢琴", "我两年前开始学钢琴。", "用户学了两年钢琴"),
+        ("用户二十年前去过巴黎", "我二十年前去过巴黎。", "用户二十年前去过巴黎"),
+    ],
+)  # fmt: skip
+def test_a_fact_in_spanish_or_chinese_keeps_when_it_happened(
+    fact: str, said: str, kept: str
+) -> None:
+    assert dated(fact, said, THURSDAY) == kept
