@@ -65,7 +65,7 @@ _SNOWBALL = {
 def _stemmer(language: str) -> Callable[[str], str]:
     name = _SNOWBALL.get(language)
     if name is None:
-        return stem
+        return stem  # English, or a language Snowball does not have
     stemmer, lock = snowballstemmer.stemmer(name), threading.Lock()  # one word at a time
 
     @functools.lru_cache(maxsize=65536)
@@ -89,8 +89,8 @@ _USER_WORDS = re.compile(
 
 def terms(text: str) -> frozenset[str]:
     """The content words of a text, stemmed (stopwords and single letters dropped); Chinese and
-    Japanese as character pairs, other languages without their own stopwords, stemmed by
-    Snowball where it has the language."""
+    Japanese as character pairs, other languages without their own stopwords and stemmed by
+    Snowball too where it has the language."""
     return _short_terms(text) if len(text) <= _CACHED_CHARS else _terms(text)
 
 
@@ -101,10 +101,15 @@ def _terms(text: str) -> frozenset[str]:
     lowered = _USER_WORDS.sub(" user ", lowered)
     found = {pair for run in CJK.findall(lowered) for pair in _pairs(run)}
     words = _WORD.findall(CJK.sub(" ", lowered))
-    # a shorter text's language is a guess ("two weeks": Polish), its words stemmed as English
-    stemmed = _stemmer(language if len(words) >= 3 else "en")
     stop = STOPWORDS | _stopwords(language)
-    found.update(stemmed(w) for w in words if w not in stop and len(w) > 1)
+    kept = [w for w in words if w not in stop and len(w) > 1]
+    found.update(map(stem, kept))
+    # and by their own language's stems, as well as English's: a text's language is a guess,
+    # and two of one language may be read differently ("Soy vegetariano." is too short to
+    # tell, "El usuario es vegetariano" is Spanish), the English stems are what they share;
+    # under three words, not at all ("two weeks" reads as Polish)
+    if len(said) >= 3:
+        found.update(map(_stemmer(language), kept))
     return frozenset(found)
 
 

@@ -95,7 +95,11 @@ def test_a_blended_key_keeps_each_model_at_unit_length_and_the_constant() -> Non
     [
         ("我对花生过敏，而且我住在杭州。", {"花生", "过敏", "杭州"}, {"而且", "我对"}),
         ("用户对花生过敏", {"user", "花生", "过敏"}, {"用户"}),
-        ("El usuario es alérgico a los cacahuates", {"user", "alerg", "cacahuat"}, {"los"}),
+        (
+            "El usuario es alérgico a los cacahuates",
+            {"user", "alérgico", "alerg", "cacahuat"},
+            {"los"},
+        ),
         ("My son is 5 years old", {"son", "year", "old"}, {"my"}),  # English as before
     ],
 )
@@ -110,11 +114,13 @@ def test_words_are_read_in_chinese_and_spanish_too(
 def test_spanish_words_are_stemmed_as_spanish() -> None:
     """The model writes the user's "vendí" as "vendió": one word to the rules, as "sold"."""
     said = terms("Vendí mi coche la semana pasada.")
-    assert terms("El usuario vendió su coche") - {"user"} == {"vend", "coch"} <= said
+    assert {"vend", "coch"} <= terms("El usuario vendió su coche") & said
+    # read as English too: a text too short to tell shares those stems ("Soy vegetariano.")
+    assert terms("Soy vegetariano.") & terms("El usuario es vegetariano") == {"vegetariano"}
     assert terms("¿Qué instrumento estoy aprendiendo?") & terms(
         "El usuario empezó a aprender violonchelo"
     ) == {"aprend"}
-    assert terms("two weeks") == {"two", "week"}  # too short to tell: English, as before
+    assert terms("two weeks") == {"two", "week"}  # too short to tell: English only
 
 
 def test_a_fact_in_the_users_language_shares_words_with_what_they_said() -> None:
