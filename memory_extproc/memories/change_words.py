@@ -31,7 +31,11 @@ FILLER = frozenset(
     "ahora actualmente realmente también todavía completamente totalmente últimamente bueno "
     "pues ya".split()
 )
-FILLER_ZH = re.compile("现在|目前|如今|其实|实际上|已经|完全|彻底|真的|最近|对了|另外|也|了")
+# "更" of "更喜欢" (prefer) as well: "我更喜欢靠过道的座位" says one value in the frame of "我喜欢
+# 靠窗的座位", not a restatement of it (not the 更 of 更新, 更换: update, replace)
+FILLER_ZH = re.compile(
+    "现在|目前|如今|其实|实际上|已经|完全|彻底|真的|最近|对了|另外|也|了|更(?=喜欢|爱|偏爱)"
+)
 NEGATION = frozenset("not no never longer nunca jamás 不 没 别".split())
 # "I've gone vegan", "I became vegan", "me volví vegano": I am vegan now
 BECOME = frozenset("gone become became turned went switched".split())

@@ -35,6 +35,8 @@ from memory_extproc.memories.reconcile import ended_query
         # the user's own sentences (notes): the pronoun Spanish drops, the "改" Chinese adds
         ("我现在已经完全改吃纯素了。", "我是吃蛋奶素的。", "", Change.CHANGED),
         ("Ahora ya soy completamente vegano.", "Soy vegetariano.", "", Change.CHANGED),
+        # "更喜欢" (prefer) in the frame of "喜欢": a new value, not a restatement
+        ("最近坐飞机我更喜欢靠过道的座位。", "坐飞机我喜欢靠窗的座位。", "", Change.CHANGED),
         # a restatement in other words adds nothing
         ("用户为夏威夷旅行留出了10000美元", "用户夏威夷旅行的预算是10000美元", "",
          Change.RESTATED),
@@ -45,6 +47,7 @@ from memory_extproc.memories.reconcile import ended_query
          Change.RESTATED),
         # two things that can both be true: no change word, a word slot
         ("用户喜欢吃苹果", "用户喜欢吃香蕉", "我喜欢吃苹果。", None),
+        ("我更喜欢喝茶。", "我喜欢喝茶。", "", Change.RESTATED),
         ("El usuario vive en Sevilla", "El usuario vive en Madrid", "Vivo en Sevilla.", None),
         # unrelated
         ("用户最喜欢的乐队是五月天", "用户每月房租4500元", "", None),
