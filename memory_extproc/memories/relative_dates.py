@@ -44,7 +44,10 @@ class _When:
 class _Language:
     relative: re.Pattern[str]
     meaning: Callable[[re.Match[str], date], _When]
-    words: Callable[[_When], str]  # the date, worded to follow a fact
+    # the date worded to follow a fact, per kind of _When: {iso}, {year}, {month} (its name in
+    # ``months``), {m}, {d}
+    words: dict[str, str]
+    months: tuple[str, ...]
     clause: re.Pattern[str]  # what separates the clauses of a sentence
     dated: re.Pattern[str]  # a date the fact already holds: ISO, a year, a month's name
     duration: re.Pattern[str]  # a fact that says how long keeps its own time
@@ -87,18 +90,6 @@ def _english(match: re.Match[str], said_on: date) -> _When:
     return _counted(match["unit"].lower(), count, said_on)
 
 
-def _english_words(when: _When) -> str:
-    if when.kind == "day":
-        return f"on {when.day}"
-    if when.kind in ("week", "weekend"):
-        return f"the {when.kind} before {when.day}"
-    if when.kind == "week_of":
-        return f"the week of {when.day}"
-    if when.kind == "month":
-        return f"in {calendar.month_name[when.day.month]} {when.day.year}"
-    return f"in {when.day.year}"
-
-
 def _spanish(match: re.Match[str], said_on: date) -> _When:
     if match["today"]:
         return _When("day", said_on)
@@ -118,20 +109,6 @@ def _spanish(match: re.Match[str], said_on: date) -> _When:
     count = _COUNTS_ES.get(match["count"].lower()) or int(match["count"])
     unit = {"día": "day", "semana": "week", "mes": "month", "año": "year"}[match["unit"].lower()]
     return _counted(unit, count, said_on)
-
-
-def _spanish_words(when: _When) -> str:
-    if when.kind == "day":
-        return f"el {when.day}"
-    if when.kind == "week":
-        return f"la semana antes del {when.day}"
-    if when.kind == "weekend":
-        return f"el fin de semana antes del {when.day}"
-    if when.kind == "week_of":
-        return f"la semana del {when.day}"
-    if when.kind == "month":
-        return f"en {_MONTHS_ES[when.day.month - 1]} de {when.day.year}"
-    return f"en {when.day.year}"
 
 
 def _chinese(match: re.Match[str], said_on: date) -> _When:
@@ -156,21 +133,6 @@ def _chinese(match: re.Match[str], said_on: date) -> _When:
     return _counted(unit, count, said_on)
 
 
-def _chinese_words(when: _When) -> str:
-    day = f"{when.day.year}年{when.day.month}月{when.day.day}日"
-    if when.kind == "day":
-        return day
-    if when.kind == "week":
-        return f"{day}前的一周"
-    if when.kind == "weekend":
-        return f"{day}前的周末"
-    if when.kind == "week_of":
-        return f"{day}那一周"
-    if when.kind == "month":
-        return f"{when.day.year}年{when.day.month}月"
-    return f"{when.day.year}年"
-
-
 _LANGUAGES = (
     _Language(
         relative=re.compile(
@@ -182,7 +144,15 @@ _LANGUAGES = (
             )\b"""
         ),
         meaning=_english,
-        words=_english_words,
+        words={
+            "day": "on {iso}",
+            "week": "the week before {iso}",
+            "weekend": "the weekend before {iso}",
+            "week_of": "the week of {iso}",
+            "month": "in {month} {year}",
+            "year": "in {year}",
+        },
+        months=tuple(calendar.month_name[1:]),
         clause=re.compile(r"[,;]|\s(?:and|but)\s"),
         dated=re.compile(
             rf"\b(?:\d{{4}}(?:-\d{{2}}){{0,2}}|{'|'.join(calendar.month_name[1:])})\b",
@@ -209,7 +179,15 @@ _LANGUAGES = (
             )(?!\w)"""
         ),
         meaning=_spanish,
-        words=_spanish_words,
+        words={
+            "day": "el {iso}",
+            "week": "la semana antes del {iso}",
+            "weekend": "el fin de semana antes del {iso}",
+            "week_of": "la semana del {iso}",
+            "month": "en {month} de {year}",
+            "year": "en {year}",
+        },
+        months=_MONTHS_ES,
         clause=re.compile(r"[,;]|\s(?:y|pero)\s"),
         dated=re.compile(rf"\b(?:\d{{4}}(?:-\d{{2}}){{0,2}}|{'|'.join(_MONTHS_ES)})\b", re.I),
         duration=re.compile(
@@ -232,7 +210,15 @@ _LANGUAGES = (
             re.X,
         ),
         meaning=_chinese,
-        words=_chinese_words,
+        words={
+            "day": "{year}年{m}月{d}日",
+            "week": "{year}年{m}月{d}日前的一周",
+            "weekend": "{year}年{m}月{d}日前的周末",
+            "week_of": "{year}年{m}月{d}日那一周",
+            "month": "{year}年{m}月",
+            "year": "{year}年",
+        },
+        months=(),
         clause=re.compile(r"[，,；;]|但是|而且|并且"),
         dated=re.compile(r"\d{4}(?:-\d{2}){0,2}|\d+\s*[年月日号]"),
         duration=re.compile(
@@ -244,6 +230,13 @@ _LANGUAGES = (
         shared=1,  # a character pair is a word more often than not: 面试 (an interview)
     ),
 )
+
+
+def _worded(language: _Language, when: _When) -> str:
+    day = when.day
+    month = language.months[day.month - 1] if language.months else ""
+    template = language.words[when.kind]
+    return template.format(iso=day, year=day.year, month=month, m=day.month, d=day.day)
 
 
 def _clause(language: _Language, sentence: str, match: re.Match[str]) -> frozenset[str]:
@@ -272,7 +265,7 @@ def dated(fact: str, said: str, day: str) -> str:
                 continue
             if len(words & _clause(language, sentence, match)) < min(language.shared, len(words)):
                 continue
-            worded = language.words(language.meaning(match, said_on))
+            worded = _worded(language, language.meaning(match, said_on))
             kept = re.search(language.edge.format(re.escape(match.group(0))), fact, re.I)
             if kept:
                 return f"{fact[: kept.start()]}{worded}{fact[kept.end() :]}"
