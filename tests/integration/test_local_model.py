@@ -25,6 +25,8 @@ from devstack.ports import free_port
 from devstack.tokens import DevIdentity
 from memory_extproc.config import ExternalModel, LlmEndpoint
 from memory_extproc.doctor import check_llm
+from memory_extproc.llm_client import ChatClient
+from memory_extproc.memories.judge import JUDGE_SCHEMA, judge_messages, parse_judgment
 from scenarios.cases import PERSONAL, verdict
 from scenarios.catalog import SETS
 from scenarios.runner import CHAT_MODEL, ChatAnswers, Run, memory_settings
@@ -77,6 +79,29 @@ async def test_doctor_checks_the_local_model_like_any_endpoint(
     wrong = await check_llm(ExternalModel("memory_extraction", llm_endpoint=endpoint,
                                           llm_model_name="gpt-4o"))  # fmt: skip
     assert not wrong.ok
+
+
+# e5 scores these pairs over the bar for asking the judge, so it is the judge that decides
+@pytest.mark.parametrize(
+    ("old", "new", "still_true"),
+    [
+        # a step taken for a plan does not end it (the trip's budget was ended by its booking)
+        ("El usuario tiene un presupuesto de 10,000 dólares para el viaje a Hawái",
+         "El usuario ya reservó los vuelos para el viaje a Hawái", True),
+        ("用户在Acme公司做软件工程师", "用户从Acme公司辞职了", False),
+    ],
+)  # fmt: skip
+async def test_the_local_model_judges_whether_an_old_fact_still_holds(
+    local_model: LocalLlmProcess, old: str, new: str, still_true: bool
+) -> None:
+    endpoint = LlmEndpoint(address="127.0.0.1", port=local_model.port)
+    judge = ChatClient(ExternalModel("memory_extraction", llm_endpoint=endpoint,
+                                     llm_model_name=MODEL_NAME))  # fmt: skip
+    try:
+        answer = await judge.complete(judge_messages(old, new), schema=JUDGE_SCHEMA)
+    finally:
+        await judge.close()
+    assert parse_judgment(answer) is still_true
 
 
 # the Hawaii update, in English and as a Chinese user says it; the echoed answer
