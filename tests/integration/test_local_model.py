@@ -1,10 +1,10 @@
 """The real local extraction model in the loop (the make run default): a Hawaii update across
-sessions (in English and in Chinese), an echoed answer, a career switch in other words and a
-stated preference shaping an open request (but not an unrelated one), through Envoy, the
-processor, its worker and Milvus.
+sessions (in English and in Chinese), an echoed answer, a stated preference shaping an open
+request (but not an unrelated one), what the user states whatever the assistant answered, and
+the judge's answer on pairs only it decides, through Envoy, the processor, its worker and Milvus.
 
-`make scenarios` runs all nine scenarios in every mode; these two keep a broken model setup
-(packages, assembly, llama.cpp, prompts) from passing CI. About a minute on 2 cores.
+`make scenarios` runs all nine scenarios in every mode; these keep a broken model setup
+(packages, assembly, llama.cpp, prompts) from passing CI. About three minutes on 2 cores.
 """
 
 from __future__ import annotations
