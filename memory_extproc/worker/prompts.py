@@ -9,6 +9,7 @@ constrain decoding to.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import orjson
@@ -163,14 +164,25 @@ def transcript(turns: Sequence[Turn], limit: int = 600) -> list[str]:
     """One line per message, ``role: text``, each clipped to ``limit`` characters."""
     lines = []
     for turn in turns:
-        text = one_line(turn.text)
+        text = copyable(one_line(turn.text))
         if text:
             lines.append(f"{turn.role}: {text[:limit]}")
     return lines
 
 
+_QUOTED = re.compile(r'"([^"]*)"')
+
+
+def copyable(text: str) -> str:
+    """Double quotes as a model writing JSON can copy them. Decoding constrained to JSON takes
+    the small model's '"' for the end of its string: 'My favorite book is "Dune" by Frank
+    Herbert.' was learned as "User's favorite book is". Quoted words go in single quotes, which
+    it copies as they are; a lone mark (a 55" TV) becomes a double prime."""
+    return _QUOTED.sub(r"'\1'", text).replace('"', "\u2033")
+
+
 def _task(known: Sequence[str], lines: Sequence[str], date: str) -> str:
-    listed = "\n".join(f"- {one_line(k)}" for k in known) or "(none)"
+    listed = "\n".join(f"- {copyable(one_line(k))}" for k in known) or "(none)"
     conversation = "\n".join(lines)
     return f"Known facts:\n{listed}\n\nConversation ({date}):\n{conversation}"
 

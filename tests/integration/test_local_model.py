@@ -153,3 +153,21 @@ async def test_what_the_user_states_is_learned_whatever_the_assistant_answered(
     assert not missing, f"not learned after {odd!r}: {missing} (held: {held!r})"
     made_of_answers = [w for w in ("memories", "hello", "timed out", "sorry") if w in held]
     assert not made_of_answers, held
+
+
+QUOTED = (
+    ('My favorite book is "Dune" by Frank Herbert.', "Dune"),
+    ('I just watched "Past Lives" with my sister Ana and loved it.', "Past Lives"),
+)
+
+
+async def test_words_the_user_put_in_quotes_are_learned_whole(run: Run) -> None:
+    """Decoding constrained to JSON took the model's '"' for the end of its string: the first
+    was learned as "User's favorite book is", the second as "User watched"."""
+    user = f"quoted-{uuid.uuid4().hex[:8]}"
+    run.answers.next = "Noted."
+    for said, _ in QUOTED:
+        await run.chat(user, [{"role": "user", "content": said}])
+        await run.learned()
+    held = " ".join(m.content for m in await run.memories(user))
+    assert all(title in held for _, title in QUOTED), held

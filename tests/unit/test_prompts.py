@@ -122,3 +122,17 @@ def test_a_message_too_short_to_tell_is_read_with_the_rest_of_the_conversation()
         context="Buenos días.",
     )  # fmt: skip
     assert "another language" not in english[0]["content"]
+
+
+def test_double_quotes_reach_the_model_as_marks_it_can_copy_into_json() -> None:
+    """A small model constrained to JSON ends its string at a '"' it means to copy."""
+    turns = [
+        Turn("user", 'My favorite book is "Dune", and my TV is 55" wide.'),
+        Turn("assistant", 'Good choice: "Dune" is a classic.'),
+    ]
+    assert transcript(turns) == [
+        "user: My favorite book is 'Dune', and my TV is 55\u2033 wide.",
+        "assistant: Good choice: 'Dune' is a classic.",
+    ]
+    (*_, task) = extraction_messages(['User\'s band is "The Quiet Hours"'], [], "2026-11-26")
+    assert "- User's band is 'The Quiet Hours'" in task["content"]
