@@ -164,7 +164,7 @@ def transcript(turns: Sequence[Turn], limit: int = 600) -> list[str]:
     """One line per message, ``role: text``, each clipped to ``limit`` characters."""
     lines = []
     for turn in turns:
-        text = copyable(one_line(turn.text))
+        text = _copyable(one_line(turn.text))
         if text:
             lines.append(f"{turn.role}: {text[:limit]}")
     return lines
@@ -173,7 +173,7 @@ def transcript(turns: Sequence[Turn], limit: int = 600) -> list[str]:
 _QUOTED = re.compile(r'"([^"]*)"')
 
 
-def copyable(text: str) -> str:
+def _copyable(text: str) -> str:
     """Double quotes as a model writing JSON can copy them. Decoding constrained to JSON takes
     the small model's '"' for the end of its string: 'My favorite book is "Dune" by Frank
     Herbert.' was learned as "User's favorite book is". Quoted words go in single quotes, which
@@ -182,7 +182,7 @@ def copyable(text: str) -> str:
 
 
 def _task(known: Sequence[str], lines: Sequence[str], date: str) -> str:
-    listed = "\n".join(f"- {copyable(one_line(k))}" for k in known) or "(none)"
+    listed = "\n".join(f"- {_copyable(one_line(k))}" for k in known) or "(none)"
     conversation = "\n".join(lines)
     return f"Known facts:\n{listed}\n\nConversation ({date}):\n{conversation}"
 
