@@ -243,6 +243,10 @@ _ADVICE = re.compile(
     r"(?i)^\s*user\s+(?:could|should|would\s+benefit)\b(?!\s+not)"
     r"|\b(?:is|are)\s+(?:advised|encouraged|recommended)\s+to\b"
 )
+# …or steps to take, as an answer lists them ("To motivate elderly patients …, consider the
+# following strategies: 1. Make exercise … 2. Provide …": a persona conversation, the 1.5B
+# model); none of LoCoMo dev's 16,139 turns and observations holds such a list
+_STEPS = re.compile(r"(?:^|[:\n])\s*1[.)]\s.+\s2[.)]\s")
 # The user picks among what the assistant offered ("I'll go with option 2, the plant-based
 # proteins. The other options don't work for me."): what they chose from is theirs to name.
 # A pick, and the options it was among: "I'll go with option 2", "The salad sounds perfect. The
@@ -295,7 +299,8 @@ def ungrounded(fact: str, said: str, known: Sequence[str], others: str = "") -> 
     * ``echo``: of what the user said, it holds nothing a known fact did not already say;
     * ``dangling``: it points at what it does not say ("the other options", "option 3", "bring
       this up");
-    * ``advice``: what the user could or should do ("User could consider …").
+    * ``advice``: what the user could or should do ("User could consider …"), or a list of
+      steps ("1. … 2. …"): an answer, not a fact.
 
     A user who picks among the assistant's options ("I'll go with option 2") makes them theirs:
     "User prefers cycling over the bus or a scooter" names what they chose from.
@@ -304,7 +309,7 @@ def ungrounded(fact: str, said: str, known: Sequence[str], others: str = "") -> 
         fact
     ):
         return "dangling"
-    if _ADVICE.search(fact):
+    if _ADVICE.search(fact) or _STEPS.search(fact):
         return "advice"
     words = terms(fact) - {"user"}
     own = terms(said)

@@ -379,6 +379,11 @@ OFFER = "For your commute you could take the bus, rent an e-scooter, or cycle al
         # what the user could do is the assistant's advice, not a fact about the user
         ("User could consider cycling along the river path", "I'll go with cycling.", "advice"),
         ("User should keep their budget in mind", "I'll go with cycling.", "advice"),
+        ("To stay motivated, consider these strategies: 1. Set reminders. 2. Praise progress.",
+         "How can I stay motivated to exercise?", "advice"),
+        # numbers that are not a list of steps are facts
+        ("User's twins turn 1. Their brother turns 2. in May", "My twins turn 1. Their brother "
+         "turns 2 in May.", None),
         # what the user could not do, or was told by someone else, is a fact about the user
         ("User could not attend their sister's wedding", "I could not attend my sister's wedding.",
          None),
