@@ -246,7 +246,7 @@ _ADVICE = re.compile(
 # …or steps to take, as an answer lists them ("To motivate elderly patients …, consider the
 # following strategies: 1. Make exercise … 2. Provide …": a persona conversation, the 1.5B
 # model); none of LoCoMo dev's 16,139 turns and observations holds such a list
-_STEPS = re.compile(r"(?:^|[:\n])\s*1[.)]\s.+\s2[.)]\s")
+_STEPS = re.compile(r"(?s)(?:^|[:\n])\s*1[.)]\s.+\s2[.)]\s")
 # The user picks among what the assistant offered ("I'll go with option 2, the plant-based
 # proteins. The other options don't work for me."): what they chose from is theirs to name.
 # A pick, and the options it was among: "I'll go with option 2", "The salad sounds perfect. The

@@ -381,6 +381,8 @@ OFFER = "For your commute you could take the bus, rent an e-scooter, or cycle al
         ("User should keep their budget in mind", "I'll go with cycling.", "advice"),
         ("To stay motivated, consider these strategies: 1. Set reminders. 2. Praise progress.",
          "How can I stay motivated to exercise?", "advice"),
+        ("Tips to stay motivated:\n1. Set reminders\nfor each day.\n2. Praise progress.",
+         "How can I stay motivated to exercise?", "advice"),
         # numbers that are not a list of steps are facts
         ("User's twins turn 1. Their brother turns 2. in May", "My twins turn 1. Their brother "
          "turns 2 in May.", None),
