@@ -26,7 +26,8 @@ translated at run time by the local model, which is started for it in any mode, 
 git-ignored file (prefeval/translate.py; a translation of PrefEval is never committed either).
 The unrelated chats and the generic requests stay English. Its results and plot are
 prefeval/results/prefeval-zh-*.json and prefeval-zh.png (the English plot is kept); the JSON
-line says ``lang`` and how many texts stayed English (``untranslated``).
+line says ``lang`` and how many texts stayed English (``untranslated``). PREFEVAL_LANG=en-zh
+says each preference in English and asks its question in Chinese, zh-en the other way round.
 """
 
 from __future__ import annotations
@@ -246,8 +247,8 @@ def plot(
     axes.invert_yaxis()
     axes.set_xlim(0, 1)
     axes.set_xlabel(f"share of preference questions (after {inter} unrelated turns)")
-    in_chinese = ", in Chinese" if lang == "zh" else ""
-    axes.set_title(f"What a preference's later request was given (make prefeval{in_chinese})")
+    said = translate.SAID[lang]
+    axes.set_title(f"What a preference's later request was given (make prefeval{said})")
     axes.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=4, fontsize=8, frameon=False)
     figure.savefig(path, dpi=110, bbox_inches="tight")
 
@@ -272,9 +273,9 @@ async def main() -> int:
     if lang not in translate.LANGS:
         print(f"PREFEVAL_LANG={lang}: use one of {', '.join(translate.LANGS)}", file=sys.stderr)
         return 2
-    forms = setting("FORMS", "explicit" if lang == "zh" else ",".join(FORMS)).split(",")
-    if lang == "zh" and (others := [f for f in forms if f != "explicit"]):
-        print(f"PREFEVAL_LANG=zh translates the explicit form only, not {', '.join(others)}: "
+    forms = setting("FORMS", ",".join(FORMS) if lang == "en" else "explicit").split(",")
+    if lang != "en" and (others := [f for f in forms if f != "explicit"]):
+        print(f"PREFEVAL_LANG={lang} translates the explicit form only, not {', '.join(others)}: "
               "set PREFEVAL_FORMS=explicit (or leave it unset)", file=sys.stderr)  # fmt: skip
         return 2
     count, first, inter = (
@@ -295,7 +296,7 @@ async def main() -> int:
     llm = MockLLM()
     await llm.start()
     milvus = MilvusProcess(workdir / "milvus", free_port())
-    wanted = "llm" in modes or lang == "zh"  # it learns, or it translates
+    wanted = "llm" in modes or lang != "en"  # it learns, or it translates
     local = LocalLlmProcess(free_port(), workdir / "local-llm.log") if wanted else None
     tokens = token_counter()
     results: dict[str, list[UserRun]] = {}
@@ -306,10 +307,12 @@ async def main() -> int:
         await asyncio.to_thread(milvus.wait_ready)
         if local is not None:
             await asyncio.to_thread(local.wait_ready)
-        if lang == "zh":
+        if lang != "en":
             assert local is not None
             translating = time.monotonic()
-            held, untranslated = await translate.to_chinese(held, local.base_url, MODEL_NAME)
+            held, untranslated = await translate.to_chinese(
+                held, local.base_url, MODEL_NAME, lang=lang
+            )
             translating_s = round(time.monotonic() - translating, 1)
         for mode in modes:
             print(f"[{mode}] {len(held)} users ({', '.join(forms)}; {count} each, items from "

@@ -14,9 +14,12 @@ text. An answer that has no CJK character, or is much longer than the English (t
 answered the request instead of translating it), is no translation: the item keeps its English
 text, the run counts it (``untranslated``), and the cache remembers the miss.
 
-Only the explicit form (one user turn: the preference); the stand-in assistant acknowledges it
-in Chinese. The unrelated chats (PrefEval's ``inter_turns.json``) and the generic requests
-(prefeval/generic.py) stay English.
+Only the explicit form (one user turn: the preference); the stand-in assistant acknowledges a
+preference said in Chinese in Chinese. The unrelated chats (PrefEval's ``inter_turns.json``) and
+the generic requests (prefeval/generic.py) stay English.
+
+``PREFEVAL_LANG=en-zh`` and ``zh-en`` say the preference in one language and ask its question in
+the other (said-asked): a user who told the assistant in English, then asks in Chinese.
 """
 
 from __future__ import annotations
@@ -33,7 +36,10 @@ import aiohttp
 
 from prefeval.data import Item, User
 
-LANGS = ("en", "zh")
+LANGS = ("en", "zh", "en-zh", "zh-en")
+# what a run says in its title: the language of the preference, then of the question
+SAID = {"en": "", "zh": ", in Chinese", "en-zh": ", said in English, asked in Chinese",
+        "zh-en": ", said in Chinese, asked in English"}  # fmt: skip
 CACHE = Path("prefeval/results/translations-zh.json")
 # What the stand-in assistant answers to a preference stated in Chinese
 ACKNOWLEDGED_ZH = "谢谢告诉我，我会记住的。"
@@ -143,35 +149,49 @@ def save(path: Path, model: str, table: Mapping[str, str | None]) -> None:
     os.replace(partial, path)
 
 
-def texts(users: Iterable[User]) -> list[str]:
-    """The English texts to translate: every item's preference and question, each once."""
-    return list(
-        dict.fromkeys(t for u in users for i in u.items for t in (i.preference, i.question))
-    )
+def texts(users: Iterable[User], lang: str = "zh") -> list[str]:
+    """The English texts to translate, each once: every item's preference and question that
+    ``lang`` says in Chinese."""
+    said, asked = _chinese_parts(lang)
+    found = []
+    for item in (i for u in users for i in u.items):
+        found += [item.preference] if said else []
+        found += [item.question] if asked else []
+    return list(dict.fromkeys(found))
 
 
-def in_chinese(users: Sequence[User], table: Mapping[str, str | None]) -> list[User]:
-    """The users with each text the table translates in Chinese (key → Chinese or None); an
-    untranslated preference keeps its English turn and acknowledgement."""
+def in_chinese(
+    users: Sequence[User], table: Mapping[str, str | None], lang: str = "zh"
+) -> list[User]:
+    """The users with each text the table translates in Chinese (key → Chinese or None) where
+    ``lang`` says it in Chinese; an untranslated preference keeps its English turn and
+    acknowledgement."""
+    said, asked = _chinese_parts(lang)
 
-    def chinese(text: str) -> str:
-        return table.get(key(text)) or text
+    def chinese(text: str, wanted: bool) -> str:
+        return (table.get(key(text)) or text) if wanted else text
 
     def item(old: Item) -> Item:
-        preference = chinese(old.preference)
+        preference = chinese(old.preference, said)
         conversation = (
             ((preference, ACKNOWLEDGED_ZH),) if preference != old.preference else old.conversation
         )
+        question = chinese(old.question, asked)
         return dataclasses.replace(
-            old, preference=preference, question=chinese(old.question), conversation=conversation
+            old, preference=preference, question=question, conversation=conversation
         )
 
     return [dataclasses.replace(u, items=tuple(item(i) for i in u.items)) for u in users]
 
 
-def untranslated(users: Iterable[User], table: Mapping[str, str | None]) -> int:
-    """How many of the users' texts stay English."""
-    return sum(not table.get(key(t)) for t in texts(users))
+def untranslated(users: Iterable[User], table: Mapping[str, str | None], lang: str = "zh") -> int:
+    """How many of the users' texts that ``lang`` says in Chinese stay English."""
+    return sum(not table.get(key(t)) for t in texts(users, lang))
+
+
+def _chinese_parts(lang: str) -> tuple[bool, bool]:
+    """Whether the preference, and the question, are said in Chinese."""
+    return lang in ("zh", "zh-en"), lang in ("zh", "en-zh")
 
 
 async def _translation(http: aiohttp.ClientSession, base_url: str, model: str, text: str) -> str:
@@ -188,13 +208,15 @@ async def _translation(http: aiohttp.ClientSession, base_url: str, model: str, t
 
 
 async def to_chinese(
-    users: Sequence[User], base_url: str, model: str, path: Path = CACHE
+    users: Sequence[User], base_url: str, model: str, path: Path = CACHE, lang: str = "zh"
 ) -> tuple[list[User], int]:
-    """The users in Chinese, and how many of their texts stayed English; what the cache lacks
-    is asked of the model at ``base_url`` (OpenAI-compatible), one text at a time."""
+    """The users with what ``lang`` says in Chinese translated, and how many of those texts
+    stayed English; what the cache lacks is asked of the model at ``base_url``
+    (OpenAI-compatible), one text at a time."""
     table = load(path, model)
-    wanted = [t for t in texts(users) if key(t) not in table]
-    print(f"translating {len(wanted)} texts into Chinese ({len(texts(users)) - len(wanted)} "
+    held = texts(users, lang)
+    wanted = [t for t in held if key(t) not in table]
+    print(f"translating {len(wanted)} texts into Chinese ({len(held) - len(wanted)} "
           f"cached in {path}) …", flush=True)  # fmt: skip
     if wanted:
         timeout = aiohttp.ClientTimeout(total=120)
@@ -202,4 +224,4 @@ async def to_chinese(
             for text in wanted:
                 table[key(text)] = cleaned(await _translation(http, base_url, model, text), text)
                 save(path, model, table)  # a few hundred bytes: kept as it grows
-    return in_chinese(users, table), untranslated(users, table)
+    return in_chinese(users, table, lang), untranslated(users, table, lang)

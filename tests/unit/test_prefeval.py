@@ -225,6 +225,22 @@ def test_users_are_put_in_chinese_where_the_table_has_a_translation() -> None:
     assert translate.untranslated(held, table) == 17
 
 
+def test_a_preference_is_said_in_one_language_and_asked_in_the_other() -> None:
+    held = explicit_users()[:1]
+    table = {translate.key(t): f"{t[:3]}的中文" for t in translate.texts(held)}
+    assert translate.texts(held, "en-zh") == [i.question for i in held[0].items]
+    assert translate.texts(held, "zh-en") == [i.preference for i in held[0].items]
+    (asked,) = translate.in_chinese(held, table, "en-zh")
+    first = asked.items[0]
+    assert (first.preference, first.question) == ("t00 preference 0", "t00的中文")
+    assert first.conversation == held[0].items[0].conversation  # acknowledged in English
+    (said,) = translate.in_chinese(held, table, "zh-en")
+    first = said.items[0]
+    assert (first.preference, first.question) == ("t00的中文", "t00 question 0")
+    assert first.conversation == (("t00的中文", translate.ACKNOWLEDGED_ZH),)
+    assert translate.untranslated(held, {}, "en-zh") == 5  # the questions only
+
+
 async def test_a_second_run_does_not_translate_again(tmp_path: Path) -> None:
     held = explicit_users()[:1]
     path = tmp_path / "translations-zh.json"
