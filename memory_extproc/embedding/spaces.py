@@ -135,6 +135,16 @@ class Embeddings:
     async def memories(self, texts: list[str]) -> list[np.ndarray]:
         return list(await asyncio.gather(*(self.memory(t) for t in texts)))
 
+    async def leaning(self, text: str, *, of_english: bool) -> np.ndarray:
+        """What a memory leans toward (its user's sentence, the requests a preference bears on;
+        memories/writer.py). For an English memory, an English text is read by MiniLM alone:
+        the memory's e5 part stays its own words' reading. e5 costs ~5 times MiniLM per text (~70 ms
+        of CPU for a sentence) and only a question in another language reads that part; read
+        on every memory written, it cost English requests +4 ms p50 under mixed load."""
+        if of_english and is_english(text):
+            return memory_vector(await self._english.embed(text), np.zeros(_ML, np.float32))
+        return await self.memory(text)
+
     async def query(self, text: str, *, in_language_of: str = "") -> np.ndarray:
         """``in_language_of``: a longer text in the same language, for a text too short to tell
         ("carro" of "El usuario vendió su carro")."""

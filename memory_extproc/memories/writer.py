@@ -8,6 +8,7 @@ memory's id and creation time and is dated to the statement.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import logging
 from collections.abc import Sequence
@@ -18,6 +19,7 @@ import numpy as np
 from memory_extproc import metrics
 from memory_extproc.clock import now_ms
 from memory_extproc.embedding.spaces import Embeddings, blend, score
+from memory_extproc.languages import is_english
 from memory_extproc.llm_client import ChatClient, LlmError
 from memory_extproc.memories import changes, retention
 from memory_extproc.memories.changes import same_amount, says_change, says_switch
@@ -179,15 +181,18 @@ class MemoryWriter:
         (``_requests``). Decisions stay with its own words."""
         contexts = [f.context if f.context != unframed(f.content) else "" for f in facts]
         kinds = [", ".join(_requests(f)) for f in facts]
-        wanted = list(dict.fromkeys(t for t in (*contexts, *kinds) if t))
-        found = dict(zip(wanted, await self._embedder.memories(wanted), strict=True))
+        english = [is_english(unframed(f.content)) for f in facts]
+        leaned = zip(contexts, kinds, english, strict=True)
+        wanted = list(dict.fromkeys((t, e) for c, k, e in leaned for t in (c, k) if t))
+        readings = [self._embedder.leaning(t, of_english=e) for t, e in wanted]
+        found = dict(zip(wanted, await asyncio.gather(*readings), strict=True))
         keys = []
-        for vector, context, kind in zip(vectors, contexts, kinds, strict=True):
+        for vector, context, kind, of in zip(vectors, contexts, kinds, english, strict=True):
             parts = [(vector, 1.0)]
             if context:
-                parts.append((found[context], POLICY.context_weight))
+                parts.append((found[context, of], POLICY.context_weight))
             if kind:
-                parts.append((found[kind], POLICY.requests_weight))
+                parts.append((found[kind, of], POLICY.requests_weight))
             keys.append(blend(parts))
         return keys
 

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+import numpy as np
 import pytest
 
 from memory_extproc.clock import now_ms
 from memory_extproc.embedding import OnnxEmbedder
+from memory_extproc.embedding import model as english_model
 from memory_extproc.embedding.spaces import Embeddings, english_query, score
 from memory_extproc.llm_client import JsonSchema, LlmError
 from memory_extproc.memories.facts import Fact
@@ -423,3 +427,33 @@ async def test_a_food_constraint_is_stored_toward_the_requests_eating_shapes(
     alone = embedder.embed([text])[0]
     request = embedder.embed([in_memory_voice("Which Thai restaurants do you recommend?")])[0]
     assert (score(english_query(request), key) > float(alone @ request) + 0.1) is leans
+
+
+async def test_an_english_memory_is_read_by_e5_in_its_own_words_only(
+    store: InMemoryStore, embeddings: Embeddings, stored_vector: Callable[[str], np.ndarray]
+) -> None:
+    """Only a question in another language reads an English memory's e5 part, and e5 costs ~5
+    times MiniLM per text: the sentence and the requests it leans toward are read by MiniLM
+    alone (MiniLM's part still leans). A Chinese memory's e5 part, where Chinese questions look,
+    leans as before."""
+    w = writer(store, embeddings, None)
+    said = {
+        "en": ("User made chocolate swirl ice cream", "I made my friend a chocolate swirl."),
+        "zh": ("用户做了巧克力旋涡冰淇淋", "我给朋友做了巧克力旋涡口味的冰淇淋，她很喜欢。"),
+    }
+    for user, (content, sentence) in said.items():
+        await w.write_batch(
+            user, "", [Fact(MemoryType.SEMANTIC, content, sentence)], T0, source="c"
+        )
+
+    def e5_part_cosine(user: str) -> float:
+        (kept,) = [v for m, v in store._rows.values() if m.user_id == user]
+        own = stored_vector(said[user][0])
+        other = slice(english_model.DIMENSION, -1)
+        return score(kept[other], own[other]) / float(np.linalg.norm(kept[other]))
+
+    assert e5_part_cosine("en") == pytest.approx(1.0, abs=1e-5)
+    assert e5_part_cosine("zh") < 0.999  # leans: not its own words alone
+    (english,) = [v for m, v in store._rows.values() if m.user_id == "en"]
+    minilm = slice(0, english_model.DIMENSION)
+    assert score(english[minilm], stored_vector(said["en"][0])[minilm]) < 0.99
