@@ -71,15 +71,15 @@ def render(
         if http_filter["name"] == "envoy.filters.http.jwt_authn":
             provider = http_filter["typed_config"]["providers"]["local"]
             provider["local_jwks"] = {"filename": str(jwks_path)}
-    (route,) = [
+    for route in [  # bodies memory reads, and those too large for Envoy to buffer
         r["route"]
         for r in hcm["route_config"]["virtual_hosts"][0]["routes"]
         if r.get("route", {}).get("cluster") == "llm_upstream"
-    ]
-    if upstream.path_prefix:
-        route["prefix_rewrite"] = upstream.path_prefix + "/"
-    if upstream.tls:
-        route["host_rewrite_literal"] = upstream.host
+    ]:
+        if upstream.path_prefix:
+            route["prefix_rewrite"] = upstream.path_prefix + "/"
+        if upstream.tls:
+            route["host_rewrite_literal"] = upstream.host
     if upstream_api_key:  # jwt_authn already removed the user's token (forward: false)
         hcm["route_config"]["virtual_hosts"][0]["request_headers_to_add"] = [
             {
