@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import json
 import re
 from collections import Counter
@@ -232,11 +233,20 @@ _POINTER = re.compile(
 _DEMONSTRATIVE = re.compile(
     r"(?i)\b(?:this|these)\b(?=\s*(?:$|[.,;!]|\s(?:up|out|over|at|to|soon|later|next|again|too)\b))"
 )
-_CHOICE_TALK = terms(
+_CHOICE_TALK = (
     "user option options choice choices other others one first second third fourth last former "
     "latter go goes going went chose choose chooses picked pick picks prefer prefers dislike "
     "dislikes like likes work works appeal appeals suggestion suggestions"
 )
+
+
+@functools.cache
+def _choice_talk() -> frozenset[str]:
+    """Read on first use, not at import: reading loads the language identifier (0.7 s), which
+    every CLI start paid."""
+    return terms(_CHOICE_TALK)
+
+
 # Advice is what the assistant said the user could do, not what the user is or does: "User
 # could consider adding a digital cataloging system" (a persona conversation, the 1.5B model).
 _ADVICE = re.compile(
@@ -305,7 +315,7 @@ def ungrounded(fact: str, said: str, known: Sequence[str], others: str = "") -> 
     A user who picks among the assistant's options ("I'll go with option 2") makes them theirs:
     "User prefers cycling over the bus or a scooter" names what they chose from.
     """
-    if (_POINTER.search(fact) and len(terms(fact) - _CHOICE_TALK) < 2) or _DEMONSTRATIVE.search(
+    if (_POINTER.search(fact) and len(terms(fact) - _choice_talk()) < 2) or _DEMONSTRATIVE.search(
         fact
     ):
         return "dangling"
