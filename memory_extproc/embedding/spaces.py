@@ -135,12 +135,13 @@ class Embeddings:
     async def memories(self, texts: list[str]) -> list[np.ndarray]:
         return list(await asyncio.gather(*(self.memory(t) for t in texts)))
 
-    async def leaning(self, text: str, *, of_english: bool) -> np.ndarray:
-        """What a memory leans toward (its user's sentence, the requests a preference bears on;
-        memories/writer.py). For an English memory, an English text is read by MiniLM alone:
-        the memory's e5 part stays its own words' reading. e5 costs ~5 times MiniLM per text (~70 ms
-        of CPU for a sentence) and only a question in another language reads that part; read
-        on every memory written, it cost English requests +4 ms p50 under mixed load."""
+    async def context(self, text: str, *, of_english: bool) -> np.ndarray:
+        """The sentence a memory was said in, which its key leans toward (memories/writer.py).
+        For an English memory, an English sentence is read by MiniLM alone: e5 costs ~5 times
+        MiniLM per text, ~70 ms of CPU for a sentence, and only a question in another language
+        reads that part (read on every memory written, it cost English requests +4 ms p50
+        under mixed load). The requests a preference bears on are read by both: without them
+        in e5's part, Chinese requests missed English food allergies."""
         if of_english and is_english(text):
             return memory_vector(await self._english.embed(text), np.zeros(_ML, np.float32))
         return await self.memory(text)

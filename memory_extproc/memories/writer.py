@@ -180,19 +180,20 @@ class MemoryWriter:
         said in (``Fact.context``) and, for a preference, toward the kinds of request it bears on
         (``_requests``). Decisions stay with its own words."""
         contexts = [f.context if f.context != unframed(f.content) else "" for f in facts]
-        kinds = [", ".join(_requests(f)) for f in facts]
         english = [is_english(unframed(f.content)) for f in facts]
-        leaned = zip(contexts, kinds, english, strict=True)
-        wanted = list(dict.fromkeys((t, e) for c, k, e in leaned for t in (c, k) if t))
-        readings = [self._embedder.leaning(t, of_english=e) for t, e in wanted]
-        found = dict(zip(wanted, await asyncio.gather(*readings), strict=True))
+        kinds = [", ".join(_requests(f)) for f in facts]
+        said_in = list(dict.fromkeys((c, e) for c, e in zip(contexts, english, strict=True) if c))
+        read = [self._embedder.context(c, of_english=e) for c, e in said_in]
+        sentences = dict(zip(said_in, await asyncio.gather(*read), strict=True))
+        bears_on = list(dict.fromkeys(k for k in kinds if k))
+        requests = dict(zip(bears_on, await self._embedder.memories(bears_on), strict=True))
         keys = []
         for vector, context, kind, of in zip(vectors, contexts, kinds, english, strict=True):
             parts = [(vector, 1.0)]
             if context:
-                parts.append((found[context, of], POLICY.context_weight))
+                parts.append((sentences[context, of], POLICY.context_weight))
             if kind:
-                parts.append((found[kind, of], POLICY.requests_weight))
+                parts.append((requests[kind], POLICY.requests_weight))
             keys.append(blend(parts))
         return keys
 

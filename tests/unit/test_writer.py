@@ -433,9 +433,9 @@ async def test_an_english_memory_is_read_by_e5_in_its_own_words_only(
     store: InMemoryStore, embeddings: Embeddings, stored_vector: Callable[[str], np.ndarray]
 ) -> None:
     """Only a question in another language reads an English memory's e5 part, and e5 costs ~5
-    times MiniLM per text: the sentence and the requests it leans toward are read by MiniLM
-    alone (MiniLM's part still leans). A Chinese memory's e5 part, where Chinese questions look,
-    leans as before."""
+    times MiniLM per text: the sentence it was said in is read by MiniLM alone (MiniLM's part
+    still leans toward it). A Chinese memory's e5 part, where Chinese questions look, leans as
+    before."""
     w = writer(store, embeddings, None)
     said = {
         "en": ("User made chocolate swirl ice cream", "I made my friend a chocolate swirl."),
