@@ -1,18 +1,23 @@
 """The processor's side of learning: captured turns become batches the worker learns from.
 
-``capture`` counts the turn, maybe cuts a batch, keeps it in the spool and hands it to the worker
-process (worker/main.py), then returns: the answer never waits for memory. The worker process is
-supervised by worker_process.py, batches reach it through delivery.py; here are the timers
-(idle conversations, usage counts, a dead sibling's spool), forget, and the shutdown order.
+``capture`` queues the turn and returns: the answer never waits for memory. One task then takes
+each in order: what other replicas left of its conversation is read (learning/shared.py), the turn
+counted, maybe a batch cut, kept in the spool and handed to the worker process (worker/main.py).
+Everything that changes the conversations (idle flushes, a forget, the shutdown flush) runs in
+that same order, so none sees a turn half recorded and a forget takes every turn captured before
+it. The worker process is supervised by worker_process.py, batches reach it through delivery.py;
+here are the timers (idle conversations, usage counts, a dead sibling's spool), forget, and the
+shutdown order.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import itertools
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from memory_extproc import metrics
@@ -56,6 +61,9 @@ class LearningService:
         self._tasks: list[asyncio.Task[None]] = []
         self._stopping = False
         self._cleared: list[str] = []  # conversations whose pending turns are now in a batch
+        # captured turns and everything else that changes the conversations, in order
+        self._steps: asyncio.Queue[Callable[[], Awaitable[None]]] = asyncio.Queue()
+        self._recorder: asyncio.Task[None] | None = None  # takes them
 
     async def start(self) -> None:
         recovered = self._spool.open()
@@ -63,7 +71,9 @@ class LearningService:
         for batch in recovered:
             self._delivery.deliver(batch)
         loop = asyncio.get_running_loop()
+        self._recorder = loop.create_task(self._in_order())
         self._tasks = [
+            self._recorder,
             loop.create_task(self._flush_idle()),
             loop.create_task(self._watch()),
             loop.create_task(self._flush_usage()),
@@ -72,8 +82,39 @@ class LearningService:
 
     def capture(self, turn: CapturedTurn) -> None:
         metrics.TURNS.labels("captured").inc()
-        batch = self._tracker.record(turn, time.monotonic())
+        self._steps.put_nowait(functools.partial(self._record, turn))
+
+    async def _record(self, turn: CapturedTurn) -> None:
+        elsewhere = await self._shared.elsewhere(self._tracker.reads(turn))
+        batch = self._tracker.record(turn, time.monotonic(), elsewhere)
         self._send([batch] if batch is not None else [])
+
+    async def _in_order(self) -> None:
+        while True:
+            step = await self._steps.get()
+            try:
+                await step()
+            except Exception:  # that turn or flush is lost, not the ones after it
+                log.exception("Recording a turn failed")
+            finally:
+                self._steps.task_done()
+
+    async def _after_captured(self, step: Callable[[], Awaitable[None]]) -> None:
+        """Run ``step`` after every turn captured so far is recorded, before any later one."""
+        if self._recorder is None or self._recorder.done():  # not started, or stopped
+            await step()
+            return
+        done = asyncio.get_running_loop().create_future()
+
+        async def run() -> None:
+            try:
+                await step()
+            finally:
+                if not done.done():
+                    done.set_result(None)
+
+        self._steps.put_nowait(run)
+        await done
 
     def forget_cached_texts(self) -> None:
         """A memory was forgotten: the worker empties its caches of memory texts too."""
@@ -90,8 +131,14 @@ class LearningService:
         def covered(batch: Batch) -> bool:
             return batch.user_id == user_id and project_id in (None, batch.project_id)
 
-        dropped = self._tracker.forget(user_id, project_id)
-        self._send([])  # their pending entries leave the spool
+        dropped = 0
+
+        async def drop() -> None:
+            nonlocal dropped
+            dropped = self._tracker.forget(user_id, project_id)
+            self._send([])  # their pending entries leave the spool
+
+        await self._after_captured(drop)
         dropped += self._delivery.drop(covered)
         if dropped:
             metrics.TURNS_FORGOTTEN.labels("pending").inc(dropped)
@@ -101,10 +148,13 @@ class LearningService:
         """Extract what every conversation still holds, within the grace period; what the
         worker has not finished by then stays in the spool for the next start."""
         self._stopping = True
+        if self._recorder is not None:
+            await self._steps.join()  # every turn captured is recorded
         for task in self._tasks:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
-        self._send(self._tracker.flush_all())
+        elsewhere = await self._shared.states(self._tracker.flush_keys())
+        self._send(self._tracker.flush_all(elsewhere))
         self._send_usage()
         await self._worker.stop(grace_s, self._relay)
         left = self._delivery.left()
@@ -149,11 +199,15 @@ class LearningService:
         while True:
             await asyncio.sleep(period)
             try:
-                now = time.monotonic()
-                self._send(self._tracker.idle(now, idle_s))
-                self._delivery.retry_due(now)
+                await self._after_captured(functools.partial(self._idle, idle_s))
+                self._delivery.retry_due(time.monotonic())
             except Exception:  # the next round tries again; the loop must not die
                 log.exception("Idle flush failed")
+
+    async def _idle(self, idle_s: float) -> None:
+        now = time.monotonic()  # the same conversations as read for
+        elsewhere = await self._shared.states(self._tracker.idle_keys(now, idle_s))
+        self._send(self._tracker.idle(now, idle_s, elsewhere))
 
     async def _adopt_abandoned(self) -> None:
         """A replica killed for good leaves its spool to the others (one shared ``spool_dir``);

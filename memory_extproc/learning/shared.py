@@ -11,8 +11,8 @@ earlier turns, and an idle flush leaves a conversation to the replica holding a 
 * ``r-<response id digest>.json``: the conversation a Responses API answer belongs to.
 
 A forget of a user removes their directory (of a project: its conversations); what nobody
-touched for ``KEEP_S`` is removed. Writes go through one thread, in order; reads are small
-local files, read where needed (a chain continued elsewhere, an idle flush).
+touched for ``KEEP_S`` is removed. Reads and writes go through one thread, in order (a read sees
+this process's writes before it), never on the event loop: the volume may be a network one.
 """
 
 from __future__ import annotations
@@ -25,11 +25,14 @@ import os
 import shutil
 import time
 import uuid
+from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import orjson
+
+from memory_extproc.learning.turns import Elsewhere, Reads
 
 log = logging.getLogger(__name__)
 
@@ -55,13 +58,26 @@ class SharedConversations:
         if response_id:
             self._io.submit(_write, folder, f"r-{_digest(response_id)}.json", orjson.dumps(key))
 
-    def conversation(self, user_id: str, response_id: str) -> str | None:
-        """The conversation a Responses API answer belongs to."""
-        key = _read(self._root / _digest(user_id) / f"r-{_digest(response_id)}.json")
-        return key if isinstance(key, str) else None
+    async def elsewhere(self, reads: Reads) -> Elsewhere:
+        """What recording a turn wants to know (``TurnTracker.reads``), in one read."""
+        return await asyncio.wrap_future(self._io.submit(self._elsewhere, reads))
 
-    def latest(self, user_id: str, key: str) -> dict[str, Any] | None:
-        return _state(_read(self._root / _digest(user_id) / f"c-{key}.json"))
+    async def states(self, wanted: Iterable[tuple[str, str]]) -> dict[str, dict[str, Any]]:
+        """The states held of these conversations (user id, key), by key."""
+        return await asyncio.wrap_future(self._io.submit(self._states, list(wanted)))
+
+    def _elsewhere(self, reads: Reads) -> Elsewhere:
+        folder = self._root / _digest(reads.user_id)
+        chain = None
+        if reads.response_id:
+            found = _read(folder / f"r-{_digest(reads.response_id)}.json")
+            chain = found if isinstance(found, str) else None
+        keys = [*reads.keys, chain] if chain is not None else reads.keys
+        return Elsewhere(chain, self._states([(reads.user_id, k) for k in keys]))
+
+    def _states(self, wanted: list[tuple[str, str]]) -> dict[str, dict[str, Any]]:
+        found = {key: _state(_read(self._root / _digest(u) / f"c-{key}.json")) for u, key in wanted}
+        return {key: state for key, state in found.items() if state is not None}
 
     async def forget(self, user_id: str, project_id: str | None) -> None:
         """Queued behind the writes before it; returns once done (off the event loop). Queued

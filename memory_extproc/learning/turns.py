@@ -2,18 +2,22 @@
 
 Chat Completions requests carry their whole history, so the trigger is arithmetic on the request
 itself (turn k with k % N == 0): any replica decides the same. Two things need state, kept here
-bounded per process and, with replicas, shared through ``SharedState`` (learning/shared.py):
-the idle flush (turns after the last multiple of N, and what is already extracted), and
-Responses API chains (``previous_response_id`` names a turn whose history the request does not
-repeat, and it may have been answered through another replica).
+bounded per process and, with replicas, shared (learning/shared.py): the idle flush (turns after
+the last multiple of N, and what is already extracted), and Responses API chains
+(``previous_response_id`` names a turn whose history the request does not repeat, and it may
+have been answered through another replica).
+
+No I/O here: what other replicas left is read by the caller first (``reads`` says what a turn
+needs, ``idle_keys`` what an idle flush does) and handed in as ``Elsewhere``; what this process
+learns of a conversation goes out through ``SharedState.save``.
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections import OrderedDict
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from memory_extproc.llm_api.requests import Turn
@@ -70,15 +74,31 @@ PendingHook = Callable[[str, "Batch | None"], None]
 
 
 class SharedState(Protocol):
-    """Conversation state other replicas left (learning/shared.py)."""
+    """Where a conversation's state goes for other replicas (learning/shared.py)."""
 
     def save(
         self, user_id: str, project_id: str, key: str, state: dict[str, Any], response_id: str
     ) -> None: ...
 
-    def conversation(self, user_id: str, response_id: str) -> str | None: ...
 
-    def latest(self, user_id: str, key: str) -> dict[str, Any] | None: ...
+@dataclass(frozen=True, slots=True)
+class Reads:
+    """What recording a turn needs to know of other replicas: the conversation a Responses
+    answer (``response_id``) belongs to, when this process has not seen it; and the states of
+    the conversations ``keys`` (the user's, for ``user_id``)."""
+
+    user_id: str
+    response_id: str
+    keys: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Elsewhere:
+    """What other replicas left, read before a turn is recorded or an idle flush: the
+    conversation ``Reads.response_id`` belongs to, and conversations' states by key."""
+
+    chain: str | None = None
+    states: Mapping[str, dict[str, Any]] = field(default_factory=dict)
 
 
 class TurnTracker:
@@ -102,27 +122,30 @@ class TurnTracker:
         # project) names is no way into this user's conversation
         self._chains: OrderedDict[tuple[str, str, str], str] = OrderedDict()
 
-    def record(self, captured: CapturedTurn, now: float) -> Batch | None:
-        """Remember the turn; a batch when it completes N turns."""
-        previous = self._chain(captured)
-        state = self._newest(captured, previous, now) if previous else None
+    def reads(self, captured: CapturedTurn) -> Reads:
+        """What ``record`` wants to know of other replicas for this turn."""
+        known = self._known_chain(captured)
+        unknown = captured.previous_response_id if known is None else ""
+        keys = (known, _opening(captured)) if known is not None else (_opening(captured),)
+        return Reads(captured.user_id, unknown, keys)
+
+    def record(
+        self, captured: CapturedTurn, now: float, elsewhere: Elsewhere = Elsewhere()
+    ) -> Batch | None:
+        """Remember the turn; a batch when it completes N turns. ``elsewhere``: what other
+        replicas left, as ``reads`` asked."""
+        previous = self._known_chain(captured) or elsewhere.chain
+        state = self._newest(captured, previous, now, elsewhere) if previous else None
         dialogue = [*_dialogue(captured.turns), Turn("assistant", captured.answer)]
         if previous is not None and state is not None:  # a Responses chain we followed
             key = previous
             messages = state.messages + dialogue
             turn = state.turn + sum(1 for t in dialogue if t.role == "user")
         else:
-            users = [t for t in dialogue if t.role == "user"]
-            answers = [t for t in dialogue if t.role == "assistant"]
-            key = _key(
-                captured.user_id,
-                captured.project_id,
-                users[0].text if users else "",
-                answers[0].text if answers else "",
-            )
+            key = _opening(captured)
             messages = dialogue
-            turn = len(users)
-            state = self._newest(captured, key, now)
+            turn = sum(1 for t in dialogue if t.role == "user")
+            state = self._newest(captured, key, now, elsewhere)
         extracted = (
             state.extracted_upto if state is not None and state.extracted_upto <= turn else 0
         )
@@ -160,27 +183,36 @@ class TurnTracker:
                 self._chains.popitem(last=False)
         return batch
 
-    def idle(self, now: float, idle_s: float) -> list[Batch]:
-        """Batches for conversations quiet for ``idle_s`` with turns not yet extracted."""
+    def idle_keys(self, now: float, idle_s: float) -> list[tuple[str, str]]:
+        """The conversations (user id, key) an idle flush at ``now`` would cut: their states
+        elsewhere are what ``idle`` wants to know."""
+        return [(c.user_id, key) for key, c in self._conversations.items() if _idle(c, now, idle_s)]
+
+    def idle(
+        self, now: float, idle_s: float, elsewhere: Mapping[str, dict[str, Any]] | None = None
+    ) -> list[Batch]:
+        """Batches for conversations quiet for ``idle_s`` with turns not yet extracted, unless
+        another replica saw a later turn (``elsewhere``: states by key, as ``idle_keys``
+        asked)."""
         batches = []
         for key, conversation in self._conversations.items():
-            if (
-                now - conversation.last_seen >= idle_s
-                and conversation.turn > conversation.extracted_upto
-            ):
-                elsewhere = self._held_elsewhere(key, conversation)
-                if not elsewhere:
+            if _idle(conversation, now, idle_s):
+                later = _later((elsewhere or {}).get(key), conversation)
+                if not later:
                     batches.append(_batch(conversation, "idle"))
                 _extracted(conversation)
-                if not elsewhere:  # what is extracted now, for whoever sees its next turn
+                if not later:  # what is extracted now, for whoever sees its next turn
                     self._share(key, conversation, "")
                 if self._on_pending is not None:
                     self._on_pending(key, None)
         return batches
 
-    def flush_all(self) -> list[Batch]:
+    def flush_keys(self) -> list[tuple[str, str]]:
+        return self.idle_keys(float("inf"), 0.0)
+
+    def flush_all(self, elsewhere: Mapping[str, dict[str, Any]] | None = None) -> list[Batch]:
         """Everything not yet extracted (shutdown)."""
-        return self.idle(float("inf"), 0.0)
+        return self.idle(float("inf"), 0.0, elsewhere)
 
     def forget(self, user_id: str, project_id: str | None) -> int:
         """Drop the user's turns not yet extracted (of one project, or all): a forget takes
@@ -199,22 +231,19 @@ class TurnTracker:
             _extracted(conversation)
         return dropped
 
-    def _chain(self, captured: CapturedTurn) -> str | None:
-        """The conversation a Responses request continues, wherever its answer was captured."""
+    def _known_chain(self, captured: CapturedTurn) -> str | None:
+        """The conversation a Responses request continues, when this process saw its answer."""
         previous = captured.previous_response_id
         if not previous:
             return None
-        key = self._chains.get((captured.user_id, captured.project_id, previous))
-        if key is None and self._shared is not None:
-            key = self._shared.conversation(captured.user_id, previous)
-        return key
+        return self._chains.get((captured.user_id, captured.project_id, previous))
 
-    def _newest(self, captured: CapturedTurn, key: str, now: float) -> _Conversation | None:
+    def _newest(
+        self, captured: CapturedTurn, key: str, now: float, elsewhere: Elsewhere
+    ) -> _Conversation | None:
         """Our state of the conversation, or another replica's when it saw a later turn."""
         state = self._conversations.get(key)
-        if self._shared is None:
-            return state
-        other = _readable(self._shared.latest(captured.user_id, key), captured, now)
+        other = _readable(elsewhere.states.get(key), captured, now)
         if other is None or (state is not None and state.turn >= other.turn):
             return state
         return other
@@ -224,20 +253,33 @@ class TurnTracker:
             self._shared.save(conversation.user_id, conversation.project_id, key,
                               _shareable(conversation), response_id)  # fmt: skip
 
-    def _held_elsewhere(self, key: str, conversation: _Conversation) -> bool:
-        """Another replica saw a later turn: its state holds these turns too, and it (or
-        whoever adopts its spool) extracts them."""
-        if self._shared is None:
-            return False
-        other = self._shared.latest(conversation.user_id, key)
-        turn = other.get("turn") if other is not None else None
-        return isinstance(turn, int) and turn > conversation.turn
-
     def _remember(self, key: str, conversation: _Conversation) -> None:
         self._conversations[key] = conversation
         self._conversations.move_to_end(key)
         while len(self._conversations) > self._max:
             self._conversations.popitem(last=False)
+
+
+def _opening(captured: CapturedTurn) -> str:
+    """A conversation's key: who, and how it began (its first question and answer)."""
+    dialogue = [*_dialogue(captured.turns), Turn("assistant", captured.answer)]
+    users = [t.text for t in dialogue if t.role == "user"]
+    answers = [t.text for t in dialogue if t.role == "assistant"]
+    return _key(captured.user_id, captured.project_id, users[0] if users else "",
+                answers[0] if answers else "")  # fmt: skip
+
+
+def _idle(conversation: _Conversation, now: float, idle_s: float) -> bool:
+    return (
+        now - conversation.last_seen >= idle_s and conversation.turn > conversation.extracted_upto
+    )
+
+
+def _later(other: dict[str, Any] | None, conversation: _Conversation) -> bool:
+    """Another replica saw a later turn: its state holds these turns too, and it (or whoever
+    adopts its spool) extracts them."""
+    turn = other.get("turn") if other is not None else None
+    return isinstance(turn, int) and turn > conversation.turn
 
 
 def _shareable(conversation: _Conversation) -> dict[str, Any]:

@@ -10,8 +10,11 @@ import os
 import threading
 from pathlib import Path
 
+import pytest
+
+from memory_extproc.learning import shared as shared_module
 from memory_extproc.learning.shared import KEEP_S, SharedConversations
-from memory_extproc.learning.turns import CapturedTurn, TurnTracker
+from memory_extproc.learning.turns import CapturedTurn, Reads, TurnTracker
 from memory_extproc.llm_api.requests import Turn
 from memory_extproc.worker.inbox import Batch
 from tests.unit.test_turns import captured
@@ -28,53 +31,70 @@ def replicas(root: Path, count: int, every: int) -> tuple[SharedConversations, l
     return shared, [TurnTracker(every, shared=shared) for _ in range(count)]
 
 
-def spread(shared: SharedConversations, trackers: list[TurnTracker], turns: list[CapturedTurn]):  # type: ignore[no-untyped-def]
+async def record(
+    shared: SharedConversations, tracker: TurnTracker, turn: CapturedTurn, now: float
+) -> Batch | None:
+    """As the processor records a turn (learning/service.py): what other replicas left first."""
+    return tracker.record(turn, now, await shared.elsewhere(tracker.reads(turn)))
+
+
+async def idle(shared: SharedConversations, tracker: TurnTracker) -> list[Batch]:
+    return tracker.idle(1e9, 1.0, await shared.states(tracker.idle_keys(1e9, 1.0)))
+
+
+async def chain_of(shared: SharedConversations, user: str, response_id: str) -> str | None:
+    return (await shared.elsewhere(Reads(user, response_id, ()))).chain
+
+
+async def spread(
+    shared: SharedConversations, trackers: list[TurnTracker], turns: list[CapturedTurn]
+):  # type: ignore[no-untyped-def]
     """Round robin, as Envoy gives ext_proc streams to replicas; then every idle flush."""
     batches: list[Batch] = []
     for i, turn in enumerate(turns):
-        batch = trackers[i % len(trackers)].record(turn, now=float(i))
+        batch = await record(shared, trackers[i % len(trackers)], turn, now=float(i))
         batches += [batch] if batch is not None else []
         shared.flush()  # the next request reaches the other replica after this one's answer
     for tracker in trackers:
-        batches += tracker.idle(now=1e9, idle_s=1.0)
+        batches += await idle(shared, tracker)
     return batches
 
 
-def test_a_responses_chain_spread_over_replicas_is_learned_as_on_one(tmp_path: Path) -> None:
+async def test_a_responses_chain_spread_over_replicas_is_learned_as_on_one(tmp_path: Path) -> None:
     chain = [responses_turn(n) for n in range(1, 21)]
-    alone = spread(*replicas(tmp_path / "one", 1, every=10), chain)
-    batches = spread(*replicas(tmp_path / "three", 3, every=10), chain)
+    alone = await spread(*replicas(tmp_path / "one", 1, every=10), chain)
+    batches = await spread(*replicas(tmp_path / "three", 3, every=10), chain)
     assert [(b.reason, b.new_turns) for b in batches] == [("every_n", 10), ("every_n", 10)]
     assert [b.messages for b in batches] == [b.messages for b in alone]
     assert batches[1].messages[0].text == "answer 8"  # the context before turn 11 came along
 
 
-def test_a_conversation_spread_over_replicas_is_extracted_once(tmp_path: Path) -> None:
+async def test_a_conversation_spread_over_replicas_is_extracted_once(tmp_path: Path) -> None:
     shared, trackers = replicas(tmp_path, 2, every=10)
-    batches = spread(shared, trackers, [captured(n) for n in range(1, 14)])
+    batches = await spread(shared, trackers, [captured(n) for n in range(1, 14)])
     assert [(b.reason, b.new_turns) for b in batches] == [("every_n", 10), ("idle", 3)]
     assert batches[1].last_exchange == ("question 13", "answer 13")
 
 
-def test_an_idle_flush_leaves_the_turns_to_the_replica_that_saw_a_later_one(
+async def test_an_idle_flush_leaves_the_turns_to_the_replica_that_saw_a_later_one(
     tmp_path: Path,
 ) -> None:
     shared, (first, second) = replicas(tmp_path, 2, every=10)
-    first.record(captured(1), now=1)
-    first.record(captured(2), now=2)
+    await record(shared, first, captured(1), now=1)
+    await record(shared, first, captured(2), now=2)
     shared.flush()
-    second.record(captured(3), now=3)
+    await record(shared, second, captured(3), now=3)
     shared.flush()
-    assert first.idle(now=1e9, idle_s=1.0) == []
-    (batch,) = second.idle(now=1e9, idle_s=1.0)
+    assert await idle(shared, first) == []
+    (batch,) = await idle(shared, second)
     assert batch.new_turns == 3
 
 
 async def test_a_forget_removes_the_users_shared_state_before_it_returns(tmp_path: Path) -> None:
     shared, (tracker,) = replicas(tmp_path, 1, every=10)
-    tracker.record(responses_turn(1, "alice", "p1"), now=1)
-    tracker.record(responses_turn(1, "alice", "p2"), now=1)
-    tracker.record(responses_turn(1, "bob"), now=1)
+    await record(shared, tracker, responses_turn(1, "alice", "p1"), now=1)
+    await record(shared, tracker, responses_turn(1, "alice", "p2"), now=1)
+    await record(shared, tracker, responses_turn(1, "bob"), now=1)
     shared.flush()
 
     def states() -> int:
@@ -83,17 +103,17 @@ async def test_a_forget_removes_the_users_shared_state_before_it_returns(tmp_pat
     assert states() == 3
     await shared.forget("alice", "p1")
     assert states() == 2
-    assert shared.conversation("alice", "resp-1") is not None  # p2's chain still continues
+    assert await chain_of(shared, "alice", "resp-1") is not None  # p2's chain still continues
     await shared.forget("alice", None)
     assert states() == 1  # bob's
-    assert shared.conversation("alice", "resp-1") is None
+    assert await chain_of(shared, "alice", "resp-1") is None
 
 
 async def test_a_forget_whose_caller_stops_waiting_still_removes_the_state(
     tmp_path: Path,
 ) -> None:
     shared, (tracker,) = replicas(tmp_path, 1, every=10)
-    tracker.record(responses_turn(1, "alice"), now=1)
+    await record(shared, tracker, responses_turn(1, "alice"), now=1)
     busy = threading.Event()
     shared._io.submit(busy.wait)  # the writer is busy: the forget waits in its queue
     waiting = asyncio.create_task(shared.forget("alice", None))
@@ -106,9 +126,9 @@ async def test_a_forget_whose_caller_stops_waiting_still_removes_the_state(
     assert list((tmp_path / "conversations").glob("*/c-*.json")) == []
 
 
-def test_state_nobody_touched_for_a_day_is_pruned(tmp_path: Path) -> None:
+async def test_state_nobody_touched_for_a_day_is_pruned(tmp_path: Path) -> None:
     shared, (tracker,) = replicas(tmp_path, 1, every=10)
-    tracker.record(responses_turn(1), now=1)
+    await record(shared, tracker, responses_turn(1), now=1)
     shared.flush()
     files = list((tmp_path / "conversations").glob("*/*.json"))
     assert len(files) == 2  # the state and the response id's conversation
@@ -122,39 +142,62 @@ def test_state_nobody_touched_for_a_day_is_pruned(tmp_path: Path) -> None:
     assert list((tmp_path / "conversations").iterdir()) == []
 
 
-def test_a_restarted_processor_does_not_extract_again_what_its_predecessor_flushed(
+async def test_a_restarted_processor_does_not_extract_again_what_its_predecessor_flushed(
     tmp_path: Path,
 ) -> None:
     shared, (before,) = replicas(tmp_path, 1, every=10)
     for n in (1, 2, 3):
-        before.record(captured(n), now=n)
+        await record(shared, before, captured(n), now=n)
     (flushed,) = before.flush_all()  # SIGTERM: the pending turns go to the worker
     assert flushed.new_turns == 3
     shared.flush()
     after = TurnTracker(10, shared=shared)  # the next processor, same spool
-    after.record(captured(4), now=4)
-    (batch,) = after.idle(now=1e9, idle_s=1.0)
+    await record(shared, after, captured(4), now=4)
+    (batch,) = await idle(shared, after)
     assert batch.new_turns == 1  # turn 4 only
 
 
-def test_damaged_shared_state_is_ignored_and_the_turn_still_counted(tmp_path: Path) -> None:
+async def test_damaged_shared_state_is_ignored_and_the_turn_still_counted(tmp_path: Path) -> None:
     shared, (first, second) = replicas(tmp_path, 2, every=10)
-    first.record(captured(1), now=1)
+    await record(shared, first, captured(1), now=1)
     shared.flush()
     (state,) = (tmp_path / "conversations").glob("*/c-*.json")
     damaged = (b"{not json", b'{"project_id": "", "state": {"turn": "x"}}', b"[1, 2]",
                b'{"project_id": ""}', b'{"state": "text"}')  # fmt: skip
     for damage in damaged:
         state.write_bytes(damage)
-        assert second.record(captured(2), now=2) is None  # from the request itself
-    (batch,) = second.idle(now=1e9, idle_s=1.0)
+        assert await record(shared, second, captured(2), now=2) is None  # from the request itself
+    (batch,) = await idle(shared, second)
     assert batch.new_turns == 2
 
 
-def test_an_older_state_never_replaces_a_newer_one(tmp_path: Path) -> None:
+async def test_an_older_state_never_replaces_a_newer_one(tmp_path: Path) -> None:
     shared, (late, early) = replicas(tmp_path, 2, every=10)
-    late.record(captured(6), now=6)
+    await record(shared, late, captured(6), now=6)
     shared.flush()
-    early.record(captured(5), now=5)  # recorded before, written after
+    await record(shared, early, captured(5), now=5)  # recorded before, written after
     shared.flush()
-    assert shared.latest("alice", next(iter(late._conversations)))["turn"] == 6  # type: ignore[index]
+    key = next(iter(late._conversations))
+    assert (await shared.states([("alice", key)]))[key]["turn"] == 6
+
+
+async def test_shared_state_is_read_off_the_event_loop(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The volume may be a network one: a slow read must not stall every stream of the
+    processor, only the recording of the turn that needs it."""
+    shared, (first, second) = replicas(tmp_path, 2, every=10)
+    await record(shared, first, responses_turn(1), now=1)
+    shared.flush()
+    read_on: list[threading.Thread] = []
+    real = shared_module._read
+
+    def watched(path: Path) -> object:
+        read_on.append(threading.current_thread())
+        return real(path)
+
+    monkeypatch.setattr(shared_module, "_read", watched)
+    await record(shared, second, responses_turn(2), now=2)  # continues resp-1: read elsewhere
+    await idle(shared, second)
+    assert len(read_on) >= 3  # the chain, its state, the idle flush's check
+    assert threading.main_thread() not in read_on
