@@ -110,7 +110,15 @@ async def _start(
         suffix = f"-{k + 1}" if k else ""
         config = write_config(
             RUN_DIR / f"config{suffix}.yaml",
-            {"memory": memory, "server": {"grpc_port": grpc_port, "admin_port": metrics_port}},
+            {
+                "memory": memory,
+                "server": {
+                    "host": "127.0.0.1",
+                    "grpc_port": grpc_port,
+                    "admin_host": "127.0.0.1",
+                    "admin_port": metrics_port,
+                },
+            },
         )
         processor = ProcessorProcess(config, grpc_port, RUN_DIR / f"processor{suffix}.log")
         started.append(processor)

@@ -172,7 +172,8 @@ class MockLLM:
         if not memories:
             return "(demo LLM) I was given no memories for this request."
         listed = "\n".join(f"- {m}" for m in memories)
-        return f"(demo LLM) I was given {len(memories)} memories:\n{listed}"
+        counted = "1 memory" if len(memories) == 1 else f"{len(memories)} memories"
+        return f"(demo LLM) I was given {counted}:\n{listed}"
 
 
 def chat_json(text: str) -> dict[str, Any]:
