@@ -109,7 +109,11 @@ class LearningService:
         async def run() -> None:
             try:
                 await step()
-            finally:
+            except Exception as exc:  # the caller hears of it (and the recorder logs it)
+                if not done.done():
+                    done.set_exception(exc)
+                raise
+            finally:  # done, or the recorder stopped: the caller does not wait forever
                 if not done.done():
                     done.set_result(None)
 
@@ -131,18 +135,15 @@ class LearningService:
         def covered(batch: Batch) -> bool:
             return batch.user_id == user_id and project_id in (None, batch.project_id)
 
-        dropped = 0
-
-        async def drop() -> None:
-            nonlocal dropped
+        async def drop() -> None:  # in the recorder: carried through if our caller gives up
             dropped = self._tracker.forget(user_id, project_id)
             self._send([])  # their pending entries leave the spool
+            dropped += self._delivery.drop(covered)
+            if dropped:
+                metrics.TURNS_FORGOTTEN.labels("pending").inc(dropped)
+            await asyncio.gather(self._shared.forget(user_id, project_id), self._spool.flushed())
 
         await self._after_captured(drop)
-        dropped += self._delivery.drop(covered)
-        if dropped:
-            metrics.TURNS_FORGOTTEN.labels("pending").inc(dropped)
-        await asyncio.gather(self._shared.forget(user_id, project_id), self._spool.flushed())
 
     async def stop(self, grace_s: float) -> None:
         """Extract what every conversation still holds, within the grace period; what the
