@@ -25,10 +25,11 @@ from devstack.mock_llm import MockLLM, statement_extractor
 from devstack.ports import free_port, port_is_free
 from devstack.processor import ProcessorProcess, write_config
 from devstack.tokens import DevIdentity
+from devstack.valkey import ValkeyProcess
 
 RUN_DIR = Path(os.environ.get("MEMORY_EXTPROC_RUN_DIR", ".run"))
 LEARN_MODES = ("model", "notes")
-Started = MilvusProcess | ProcessorProcess | EnvoyProcess | LocalLlmProcess
+Started = MilvusProcess | ValkeyProcess | ProcessorProcess | EnvoyProcess | LocalLlmProcess
 
 
 def _port(preferred: int) -> int:
@@ -73,8 +74,8 @@ async def _start(
     envoy_port: int, learn: str, replicas: int, started: list[Started], demo: list[MockLLM]
 ) -> None:
     """Start every part; waits run in threads so Ctrl-C is honoured at any moment. Replicas are
-    processors behind the one Envoy, sharing the spool: replica 1 uses config.yaml and
-    processor.log, replica k config-k.yaml and processor-k.log."""
+    processors behind the one Envoy, sharing conversation state in Valkey and the spool: replica
+    1 uses config.yaml and processor.log, replica k config-k.yaml and processor-k.log."""
     identity = DevIdentity(RUN_DIR / "identity")
     milvus = MilvusProcess(RUN_DIR / "milvus", _port(19530))
     started.append(milvus)
@@ -85,6 +86,11 @@ async def _start(
         local = LocalLlmProcess(_port(8010), RUN_DIR / "local-llm.log")
         started.append(local)
         print(f"starting the local extraction model on :{local.port} (nice 19) …")
+    shared: ValkeyProcess | None = None
+    if replicas > 1:
+        shared = ValkeyProcess(RUN_DIR / "valkey", _port(6379))
+        started.append(shared)
+        print(f"starting Valkey on :{shared.port} (what the replicas share) …")
     await asyncio.to_thread(milvus.wait_ready)
     ports = [(_port(50051 + k), _port(9190 + k)) for k in range(replicas)]
     # Every turn is extracted at once (the product's default waits for 10 turns or 5 idle
@@ -94,6 +100,9 @@ async def _start(
         "extraction_batch_size": 1,
         "extraction": {"spool_dir": str(RUN_DIR / "spool")},  # with the run's other data
     }
+    if shared is not None:
+        await asyncio.to_thread(shared.wait_ready)
+        memory["valkey"] = {"url": shared.url}
     if local is not None:
         await asyncio.to_thread(local.wait_ready)
         memory["external_models"] = [local.endpoint()]

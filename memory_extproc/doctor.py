@@ -46,6 +46,8 @@ async def run(config: Config, envoy_config: Path | None) -> list[Verdict]:
         lambda: check_model(config),
         lambda: check_milvus(config),
     ]
+    if config.memory.valkey.url:
+        checks.append(lambda: check_valkey(config))
     checks += [lambda m=m: check_llm(m) for m in config.memory.external_models]  # type: ignore[misc]
     if envoy_config is not None:
         checks.append(lambda: check_envoy(config, envoy_config))
@@ -120,6 +122,36 @@ async def check_milvus(config: Config) -> Verdict:
             "without memory until Milvus answers)",
         )
     return Verdict("milvus", True, detail)
+
+
+async def check_valkey(config: Config) -> Verdict:
+    """Replicas share conversation state there: reachable, and its version."""
+    from urllib.parse import urlsplit
+
+    import valkey.asyncio as valkey
+
+    settings = config.memory.valkey
+    parts = urlsplit(settings.url)  # shown without its password
+    shown = f"{parts.hostname}:{parts.port or 6379}{parts.path}"
+    client = valkey.Valkey.from_url(
+        settings.url,
+        socket_timeout=settings.timeout_seconds,
+        socket_connect_timeout=settings.timeout_seconds,
+    )
+    try:
+        info = await client.info("server")
+    except Exception as exc:
+        return Verdict(
+            "valkey",
+            False,
+            f"{shown}: {type(exc).__name__}: {str(exc)[:200]}",
+            "start Valkey or fix memory.valkey.url (the service itself would run, its replicas "
+            "not sharing conversation state until Valkey answers)",
+        )
+    finally:
+        await client.aclose()
+    version = info.get("valkey_version") or info.get("redis_version", "?")
+    return Verdict("valkey", True, f"reachable at {shown} (version {version})")
 
 
 async def check_llm(model: ExternalModel) -> Verdict:

@@ -65,6 +65,12 @@ EMBEDDING_BATCH_SIZE = Histogram(
 STORE_ERRORS = Counter(
     "memory_store_errors_total", "Failed store (Milvus) operations, by operation", ["operation"]
 )
+SHARED_STATE_ERRORS = Counter(
+    "memory_shared_state_errors_total",
+    "Calls to the conversation state replicas share (Valkey) that failed or were skipped while "
+    "it was unreachable, by operation (read, write, forget)",
+    ["operation"],
+)
 STORE_SECONDS = Histogram(
     "memory_store_seconds", "Store (Milvus) operation latency", ["operation"],
     buckets=_LATENCY_BUCKETS,

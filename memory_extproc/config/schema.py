@@ -55,6 +55,20 @@ class MilvusConfig:
 
 
 @dataclass(frozen=True)
+class ValkeyConfig:
+    url: str = field(
+        default="",
+        metadata=_key(
+            "valkey://host:port/db (rediss:// for TLS): what processor replicas share lives "
+            "there; empty: in spool_dir (one machine, or a shared volume).",
+        ),
+    )
+    timeout_seconds: float = field(
+        default=0.5, metadata=_key("Deadline of one Valkey call (and to connect).", 0.05, 30)
+    )
+
+
+@dataclass(frozen=True)
 class EmbeddingConfig:
     model: str = field(
         default="all-MiniLM-L6-v2",
@@ -275,6 +289,10 @@ class MemoryConfig:
         metadata=_key("Learn from answers (the API and retrieval work either way)."),
     )
     milvus: MilvusConfig = field(default_factory=MilvusConfig, metadata=_key("The store."))
+    valkey: ValkeyConfig = field(
+        default_factory=ValkeyConfig,
+        metadata=_key("Where replicas share conversation state (docs/operations/replicas.md)."),
+    )
     embedding: EmbeddingConfig = field(
         default_factory=EmbeddingConfig, metadata=_key("The embedding model.")
     )

@@ -23,7 +23,8 @@ from typing import Any
 from memory_extproc import metrics
 from memory_extproc.config import Config
 from memory_extproc.learning.delivery import Delivery
-from memory_extproc.learning.shared import SharedConversations
+from memory_extproc.learning.shared import Conversations, SharedConversations
+from memory_extproc.learning.shared_valkey import ValkeyConversations
 from memory_extproc.learning.spool import Spool, is_spooled
 from memory_extproc.learning.turns import CapturedTurn, TurnTracker
 from memory_extproc.learning.worker_process import WorkerProcess
@@ -47,7 +48,12 @@ class LearningService:
         self.mode = mode
         self._config = config
         extraction = config.memory.extraction
-        self._shared = SharedConversations(extraction.spool_path)
+        valkey = config.memory.valkey
+        self._shared: Conversations = (
+            ValkeyConversations(valkey.url, valkey.timeout_seconds)
+            if valkey.url
+            else SharedConversations(extraction.spool_path)
+        )
         self._tracker = TurnTracker(
             tracker_every,
             max_conversations=extraction.max_conversations,
@@ -168,7 +174,7 @@ class LearningService:
             metrics.EXTRACTION_DROPPED.labels("shutdown").inc(lost)
             log.error("Turns dropped at shutdown (the spool was full)", extra={"turns": lost})
         self._spool.close()
-        self._shared.close()
+        await self._shared.aclose()
 
     def _on_pending(self, conversation: str, batch: Batch | None) -> None:
         if batch is None:  # cleared once the batch that took its turns is in the spool

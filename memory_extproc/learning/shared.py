@@ -28,7 +28,7 @@ import uuid
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import orjson
 
@@ -38,6 +38,27 @@ log = logging.getLogger(__name__)
 
 KEEP_S = 24 * 3600.0  # a Responses chain continued a day later starts afresh
 DIRECTORY = "conversations"
+
+
+class Conversations(Protocol):
+    """Where replicas share conversation state: this spool directory, or Valkey
+    (learning/shared_valkey.py), chosen by ``memory.valkey.url``."""
+
+    def save(
+        self, user_id: str, project_id: str, key: str, state: dict[str, Any], response_id: str
+    ) -> None: ...
+
+    async def elsewhere(self, reads: Reads) -> Elsewhere: ...
+
+    async def states(self, wanted: Iterable[tuple[str, str]]) -> dict[str, dict[str, Any]]: ...
+
+    async def forget(self, user_id: str, project_id: str | None) -> None: ...
+
+    async def flushed(self) -> None: ...
+
+    def prune(self) -> None: ...
+
+    async def aclose(self) -> None: ...
 
 
 def _digest(text: str) -> str:
@@ -97,6 +118,9 @@ class SharedConversations:
 
     def close(self) -> None:
         self._io.shutdown(wait=True)
+
+    async def aclose(self) -> None:
+        await asyncio.to_thread(self.close)
 
 
 def _state(entry: Any) -> dict[str, Any] | None:

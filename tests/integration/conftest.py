@@ -21,6 +21,7 @@ from devstack.mock_llm import MockLLM, Recorded, memory_lines
 from devstack.ports import free_port
 from devstack.processor import ProcessorProcess, write_config
 from devstack.tokens import DevIdentity
+from devstack.valkey import ValkeyProcess
 from memory_extproc.embedding.spaces import DIMENSION
 from memory_extproc.store.milvus import MilvusStore
 from memory_extproc.store.model import Memory, MemoryType
@@ -32,6 +33,16 @@ pytestmark = pytest.mark.integration
 @pytest.fixture(scope="session")
 def milvus(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MilvusProcess]:
     server = MilvusProcess(tmp_path_factory.mktemp("milvus"), free_port())
+    try:
+        server.wait_ready()
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def valkey(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ValkeyProcess]:
+    server = ValkeyProcess(tmp_path_factory.mktemp("valkey"), free_port())
     try:
         server.wait_ready()
         yield server

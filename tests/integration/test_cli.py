@@ -13,6 +13,7 @@ import yaml
 
 from devstack.envoy import Upstream, render
 from devstack.mock_llm import MockLLM
+from devstack.valkey import ValkeyProcess
 from memory_extproc.api.routes import MAX_PAGE
 from memory_extproc.embedding.spaces import DIMENSION
 from memory_extproc.store.milvus import MilvusStore
@@ -145,7 +146,7 @@ async def test_migrate_copies_a_collection_with_every_row_read_again(
 
 
 async def test_doctor_says_what_works_and_what_to_fix(
-    stack: Stack, llm: MockLLM, tmp_path: Path
+    stack: Stack, llm: MockLLM, valkey: ValkeyProcess, tmp_path: Path
 ) -> None:
     settings = yaml.safe_load(stack.config_path.read_text())
     endpoint = {"address": "127.0.0.1", "port": llm.port}
@@ -153,6 +154,7 @@ async def test_doctor_says_what_works_and_what_to_fix(
         {"model_role": "memory_extraction", "llm_endpoint": endpoint, "llm_model_name": "mock"},
         {"model_role": "memory_rewrite", "llm_endpoint": endpoint, "llm_model_name": "gpt-nope"},
     ]
+    settings["memory"]["valkey"] = {"url": valkey.url}
     config = tmp_path / "config.yaml"
     config.write_text(yaml.safe_dump(settings))
     envoy = tmp_path / "envoy.yaml"
@@ -171,6 +173,7 @@ async def test_doctor_says_what_works_and_what_to_fix(
     assert any(line.startswith("[ok  ] milvus:") and "is usable" in line for line in lines)
     assert any(line.startswith("[ok  ] LLM memory_extraction:") for line in lines)
     assert any(line.startswith("[ok  ] envoy config:") for line in lines)
+    assert f"[ok  ] valkey: reachable at 127.0.0.1:{valkey.port}/0 (version " in out
     failed = [line for line in lines if line.startswith("[FAIL]")]
     assert len(failed) == 1
     assert "does not list model 'gpt-nope'" in failed[0]
@@ -179,8 +182,10 @@ async def test_doctor_says_what_works_and_what_to_fix(
     settings["memory"]["milvus"]["address"] = "127.0.0.1:1"  # nothing listens there
     settings["memory"]["milvus"]["timeout_seconds"] = 1
     settings["memory"]["external_models"] = []
+    settings["memory"]["valkey"] = {"url": "valkey://127.0.0.1:1/0"}
     config.write_text(yaml.safe_dump(settings))
     code, out, _ = await cli("doctor", config=config)
     assert code == 1
     assert "[FAIL] milvus: http://127.0.0.1:1" in out
+    assert "[FAIL] valkey: 127.0.0.1:1/0: " in out
     assert "fix: start Milvus or fix memory.milvus.address" in out

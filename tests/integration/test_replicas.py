@@ -1,7 +1,7 @@
 """Replicas: two processors behind one Envoy (the routing of our Envoy configs: round robin with
-gRPC health checks), sharing one spool directory. Any replica may serve any user, since Envoy
-cannot pin ext_proc streams to one; a replica killed for good loses no turn (a sibling adopts
-its spool while running) and Envoy stops sending it requests."""
+gRPC health checks), sharing conversation state in Valkey and one spool directory. Any replica
+may serve any user, since Envoy cannot pin ext_proc streams to one; a replica killed for good
+loses no turn (a sibling adopts its spool while running) and Envoy stops sending it requests."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from typing import Any
 import aiohttp
 import orjson
 import pytest
+import valkey as valkey_client
 
 from devstack.envoy import EnvoyProcess, Upstream, render
 from devstack.milvus import MilvusProcess
@@ -21,6 +22,7 @@ from devstack.mock_llm import MockLLM, Reply
 from devstack.ports import free_port
 from devstack.processor import ProcessorProcess, write_config
 from devstack.tokens import DevIdentity
+from devstack.valkey import ValkeyProcess
 from memory_extproc.store.milvus import MilvusStore
 from tests.integration.conftest import Stack, open_store, until
 from tests.integration.test_durable_learning import HeldExtractor, learned
@@ -40,8 +42,9 @@ class Fleet:
 
 @pytest.fixture
 async def fleet(
-    tmp_path: Path, milvus: MilvusProcess, llm: MockLLM, identity: DevIdentity
-) -> AsyncIterator[Fleet]:
+    tmp_path: Path, milvus: MilvusProcess, valkey: ValkeyProcess, llm: MockLLM,
+    identity: DevIdentity,
+) -> AsyncIterator[Fleet]:  # fmt: skip
     # One turn per batch, nothing idle-flushed: every turn stays in the spool until learned.
     memory = llm_settings(llm.port, idle_flush_seconds=3600, drain_seconds=1,
                           job_timeout_seconds=60, spool_dir=str(tmp_path / "spool"))  # fmt: skip
@@ -52,6 +55,9 @@ async def fleet(
     memory["retrieval"] = {"time_budget_ms": 2000}
     memory["external_models"][0]["llm_timeout_seconds"] = 60
     memory["milvus"] = {"address": f"127.0.0.1:{milvus.port}", "collection": COLLECTION}
+    memory["valkey"] = {"url": valkey.url}
+    with valkey_client.Valkey(port=valkey.port) as client:
+        client.flushdb()  # a new fleet
     started: list[tuple[ProcessorProcess, Path, int]] = []
     envoy = None
     try:
@@ -157,7 +163,7 @@ async def test_envoy_stops_sending_requests_to_a_dead_replica(fleet: Fleet, user
 
 
 async def test_a_responses_chain_keeps_its_earlier_turns_on_another_replica(
-    fleet: Fleet, llm: MockLLM, user: str
+    fleet: Fleet, llm: MockLLM, valkey: ValkeyProcess, user: str
 ) -> None:
     prompts: list[str] = []
 
@@ -172,7 +178,7 @@ async def test_a_responses_chain_keeps_its_earlier_turns_on_another_replica(
         "/v1/responses", {"model": "m", "input": "My sister is called Anna"}, user=user
     )
     assert status == 200
-    await until(lambda: _files(fleet.spool / "conversations", "*/r-*.json", 1))
+    await until(lambda: _shared_keys(valkey, "memory-extproc:*:r:*", 1))  # which conversation
     status, _, _ = await first.post(
         "/v1/responses",
         {
@@ -196,6 +202,11 @@ async def test_a_responses_chain_keeps_its_earlier_turns_on_another_replica(
 
 async def _files(folder: Path, pattern: str, count: int) -> bool:
     return len(await asyncio.to_thread(lambda: list(folder.glob(pattern)))) == count
+
+
+async def _shared_keys(valkey: ValkeyProcess, pattern: str, count: int) -> bool:
+    with valkey_client.Valkey(port=valkey.port) as client:
+        return len(client.keys(pattern)) == count
 
 
 async def _asked(prompts: list[str], times: int) -> bool:

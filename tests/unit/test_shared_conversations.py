@@ -6,14 +6,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import os
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from memory_extproc.learning import shared as shared_module
-from memory_extproc.learning.shared import KEEP_S, SharedConversations
+from memory_extproc.learning.shared import KEEP_S, Conversations, SharedConversations
 from memory_extproc.learning.turns import CapturedTurn, Reads, TurnTracker
 from memory_extproc.llm_api.requests import Turn
 from memory_extproc.worker.inbox import Batch
@@ -26,93 +28,146 @@ def responses_turn(n: int, user: str = "alice", project: str = "") -> CapturedTu
                         previous_response_id=f"resp-{n - 1}" if n > 1 else "")  # fmt: skip
 
 
-def replicas(root: Path, count: int, every: int) -> tuple[SharedConversations, list[TurnTracker]]:
-    shared = SharedConversations(root)
+Shared = Callable[[], Conversations]  # a new store of the state replicas share, each call
+
+
+@pytest.fixture
+def conversations(tmp_path: Path) -> Shared:
+    """The spool directory's (tests/integration/test_shared_valkey.py: Valkey's)."""
+    made = itertools.count()
+    return lambda: SharedConversations(tmp_path / f"spool-{next(made)}")
+
+
+def replicas(
+    shared: Conversations, count: int, every: int
+) -> tuple[Conversations, list[TurnTracker]]:
     return shared, [TurnTracker(every, shared=shared) for _ in range(count)]
 
 
 async def record(
-    shared: SharedConversations, tracker: TurnTracker, turn: CapturedTurn, now: float
+    shared: Conversations, tracker: TurnTracker, turn: CapturedTurn, now: float
 ) -> Batch | None:
     """As the processor records a turn (learning/service.py): what other replicas left first."""
     return tracker.record(turn, now, await shared.elsewhere(tracker.reads(turn)))
 
 
-async def idle(shared: SharedConversations, tracker: TurnTracker) -> list[Batch]:
+async def idle(shared: Conversations, tracker: TurnTracker) -> list[Batch]:
     return tracker.idle(1e9, 1.0, await shared.states(tracker.idle_keys(1e9, 1.0)))
 
 
-async def chain_of(shared: SharedConversations, user: str, response_id: str) -> str | None:
+async def chain_of(shared: Conversations, user: str, response_id: str) -> str | None:
     return (await shared.elsewhere(Reads(user, response_id, ()))).chain
 
 
 async def spread(
-    shared: SharedConversations, trackers: list[TurnTracker], turns: list[CapturedTurn]
-):  # type: ignore[no-untyped-def]
+    shared: Conversations, trackers: list[TurnTracker], turns: list[CapturedTurn]
+) -> list[Batch]:
     """Round robin, as Envoy gives ext_proc streams to replicas; then every idle flush."""
     batches: list[Batch] = []
     for i, turn in enumerate(turns):
         batch = await record(shared, trackers[i % len(trackers)], turn, now=float(i))
         batches += [batch] if batch is not None else []
-        shared.flush()  # the next request reaches the other replica after this one's answer
+        await shared.flushed()  # the next request reaches the other replica after this answer
     for tracker in trackers:
         batches += await idle(shared, tracker)
     return batches
 
 
-async def test_a_responses_chain_spread_over_replicas_is_learned_as_on_one(tmp_path: Path) -> None:
+# Every store of shared state: these run against Valkey too (test_shared_valkey.py).
+
+
+async def test_a_responses_chain_spread_over_replicas_is_learned_as_on_one(
+    conversations: Shared,
+) -> None:
     chain = [responses_turn(n) for n in range(1, 21)]
-    alone = await spread(*replicas(tmp_path / "one", 1, every=10), chain)
-    batches = await spread(*replicas(tmp_path / "three", 3, every=10), chain)
+    alone = await spread(*replicas(conversations(), 1, every=10), chain)
+    batches = await spread(*replicas(conversations(), 3, every=10), chain)
     assert [(b.reason, b.new_turns) for b in batches] == [("every_n", 10), ("every_n", 10)]
     assert [b.messages for b in batches] == [b.messages for b in alone]
     assert batches[1].messages[0].text == "answer 8"  # the context before turn 11 came along
 
 
-async def test_a_conversation_spread_over_replicas_is_extracted_once(tmp_path: Path) -> None:
-    shared, trackers = replicas(tmp_path, 2, every=10)
+async def test_a_conversation_spread_over_replicas_is_extracted_once(
+    conversations: Shared,
+) -> None:
+    shared, trackers = replicas(conversations(), 2, every=10)
     batches = await spread(shared, trackers, [captured(n) for n in range(1, 14)])
     assert [(b.reason, b.new_turns) for b in batches] == [("every_n", 10), ("idle", 3)]
     assert batches[1].last_exchange == ("question 13", "answer 13")
 
 
 async def test_an_idle_flush_leaves_the_turns_to_the_replica_that_saw_a_later_one(
-    tmp_path: Path,
+    conversations: Shared,
 ) -> None:
-    shared, (first, second) = replicas(tmp_path, 2, every=10)
+    shared, (first, second) = replicas(conversations(), 2, every=10)
     await record(shared, first, captured(1), now=1)
     await record(shared, first, captured(2), now=2)
-    shared.flush()
+    await shared.flushed()
     await record(shared, second, captured(3), now=3)
-    shared.flush()
+    await shared.flushed()
     assert await idle(shared, first) == []
     (batch,) = await idle(shared, second)
     assert batch.new_turns == 3
 
 
-async def test_a_forget_removes_the_users_shared_state_before_it_returns(tmp_path: Path) -> None:
-    shared, (tracker,) = replicas(tmp_path, 1, every=10)
-    await record(shared, tracker, responses_turn(1, "alice", "p1"), now=1)
-    await record(shared, tracker, responses_turn(1, "alice", "p2"), now=1)
-    await record(shared, tracker, responses_turn(1, "bob"), now=1)
-    shared.flush()
+async def test_a_forget_removes_the_users_shared_state_before_it_returns(
+    conversations: Shared,
+) -> None:
+    shared, (tracker,) = replicas(conversations(), 1, every=10)
+    held = [responses_turn(1, "alice", "p1"), responses_turn(1, "alice", "p2"),
+            responses_turn(1, "bob")]  # fmt: skip
+    for turn in held:
+        await record(shared, tracker, turn, now=1)
+    await shared.flushed()
+    keys = [(t.user_id, k) for t, k in zip(held, tracker._conversations, strict=True)]
 
-    def states() -> int:
-        return len(list((tmp_path / "conversations").glob("*/c-*.json")))
+    async def states() -> list[str]:
+        found = await shared.states(keys)
+        return [
+            t.project_id or t.user_id for t, (_, k) in zip(held, keys, strict=True) if k in found
+        ]
 
-    assert states() == 3
+    assert await states() == ["p1", "p2", "bob"]
     await shared.forget("alice", "p1")
-    assert states() == 2
+    assert await states() == ["p2", "bob"]
     assert await chain_of(shared, "alice", "resp-1") is not None  # p2's chain still continues
     await shared.forget("alice", None)
-    assert states() == 1  # bob's
+    assert await states() == ["bob"]
     assert await chain_of(shared, "alice", "resp-1") is None
+
+
+async def test_a_restarted_processor_does_not_extract_again_what_its_predecessor_flushed(
+    conversations: Shared,
+) -> None:
+    shared, (before,) = replicas(conversations(), 1, every=10)
+    for n in (1, 2, 3):
+        await record(shared, before, captured(n), now=n)
+    (flushed,) = before.flush_all()  # SIGTERM: the pending turns go to the worker
+    assert flushed.new_turns == 3
+    await shared.flushed()
+    after = TurnTracker(10, shared=shared)  # the next processor, same spool
+    await record(shared, after, captured(4), now=4)
+    (batch,) = await idle(shared, after)
+    assert batch.new_turns == 1  # turn 4 only
+
+
+async def test_an_older_state_never_replaces_a_newer_one(conversations: Shared) -> None:
+    shared, (late, early) = replicas(conversations(), 2, every=10)
+    await record(shared, late, captured(6), now=6)
+    await shared.flushed()
+    await record(shared, early, captured(5), now=5)  # recorded before, written after
+    await shared.flushed()
+    key = next(iter(late._conversations))
+    assert (await shared.states([("alice", key)]))[key]["turn"] == 6
+
+
+# The spool directory's own.
 
 
 async def test_a_forget_whose_caller_stops_waiting_still_removes_the_state(
     tmp_path: Path,
 ) -> None:
-    shared, (tracker,) = replicas(tmp_path, 1, every=10)
+    shared, (tracker,) = replicas(SharedConversations(tmp_path), 1, every=10)
     await record(shared, tracker, responses_turn(1, "alice"), now=1)
     busy = threading.Event()
     shared._io.submit(busy.wait)  # the writer is busy: the forget waits in its queue
@@ -127,7 +182,7 @@ async def test_a_forget_whose_caller_stops_waiting_still_removes_the_state(
 
 
 async def test_state_nobody_touched_for_a_day_is_pruned(tmp_path: Path) -> None:
-    shared, (tracker,) = replicas(tmp_path, 1, every=10)
+    shared, (tracker,) = replicas(SharedConversations(tmp_path), 1, every=10)
     await record(shared, tracker, responses_turn(1), now=1)
     shared.flush()
     files = list((tmp_path / "conversations").glob("*/*.json"))
@@ -142,23 +197,8 @@ async def test_state_nobody_touched_for_a_day_is_pruned(tmp_path: Path) -> None:
     assert list((tmp_path / "conversations").iterdir()) == []
 
 
-async def test_a_restarted_processor_does_not_extract_again_what_its_predecessor_flushed(
-    tmp_path: Path,
-) -> None:
-    shared, (before,) = replicas(tmp_path, 1, every=10)
-    for n in (1, 2, 3):
-        await record(shared, before, captured(n), now=n)
-    (flushed,) = before.flush_all()  # SIGTERM: the pending turns go to the worker
-    assert flushed.new_turns == 3
-    shared.flush()
-    after = TurnTracker(10, shared=shared)  # the next processor, same spool
-    await record(shared, after, captured(4), now=4)
-    (batch,) = await idle(shared, after)
-    assert batch.new_turns == 1  # turn 4 only
-
-
 async def test_damaged_shared_state_is_ignored_and_the_turn_still_counted(tmp_path: Path) -> None:
-    shared, (first, second) = replicas(tmp_path, 2, every=10)
+    shared, (first, second) = replicas(SharedConversations(tmp_path), 2, every=10)
     await record(shared, first, captured(1), now=1)
     shared.flush()
     (state,) = (tmp_path / "conversations").glob("*/c-*.json")
@@ -171,22 +211,12 @@ async def test_damaged_shared_state_is_ignored_and_the_turn_still_counted(tmp_pa
     assert batch.new_turns == 2
 
 
-async def test_an_older_state_never_replaces_a_newer_one(tmp_path: Path) -> None:
-    shared, (late, early) = replicas(tmp_path, 2, every=10)
-    await record(shared, late, captured(6), now=6)
-    shared.flush()
-    await record(shared, early, captured(5), now=5)  # recorded before, written after
-    shared.flush()
-    key = next(iter(late._conversations))
-    assert (await shared.states([("alice", key)]))[key]["turn"] == 6
-
-
 async def test_shared_state_is_read_off_the_event_loop(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The volume may be a network one: a slow read must not stall every stream of the
     processor, only the recording of the turn that needs it."""
-    shared, (first, second) = replicas(tmp_path, 2, every=10)
+    shared, (first, second) = replicas(SharedConversations(tmp_path), 2, every=10)
     await record(shared, first, responses_turn(1), now=1)
     shared.flush()
     read_on: list[threading.Thread] = []

@@ -1,0 +1,216 @@
+"""Conversation state every replica can read, in Valkey (``memory.valkey.url``): what
+learning/shared.py keeps in the spool directory, for a fleet with no shared volume.
+
+Per user (``u``, a digest of the user id; braces keep a user's keys in one cluster slot):
+
+* ``memory-extproc:{u}:c:<conversation>``: a hash, ``turn`` and ``entry`` (the state and its
+  project, JSON), written by a script that never puts an older turn over a newer one;
+* ``memory-extproc:{u}:r:<response id digest>``: the conversation a Responses API answer
+  belongs to;
+* ``memory-extproc:{u}:index``: the set of the user's keys, for a forget.
+
+Each expires ``KEEP_S`` after its last write (no pruning of ours). Calls go out one at a time,
+in order, from one task: a read sees this process's writes before it, and a write never
+overtakes an earlier one of the same turn. Valkey down or slow: a read finds nothing (the turn
+is counted from the request alone, as with no state) and a write is skipped, each counted and
+logged once; the next call after a pause tries again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import hashlib
+import logging
+import time
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any, TypeVar
+
+import orjson
+import valkey.asyncio as valkey
+from valkey.exceptions import ValkeyError
+
+from memory_extproc import metrics
+from memory_extproc.learning.shared import KEEP_S
+from memory_extproc.learning.turns import Elsewhere, Reads
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+PAUSE_S = 5.0  # after a failed call, calls wait this long before trying Valkey again
+
+# KEYS: the conversation's hash, the user's index; ARGV: turn, entry, seconds to keep
+_SAVE = """
+local held = redis.call('HGET', KEYS[1], 'turn')
+if held and tonumber(held) > tonumber(ARGV[1]) then return 0 end
+redis.call('HSET', KEYS[1], 'turn', ARGV[1], 'entry', ARGV[2])
+redis.call('EXPIRE', KEYS[1], ARGV[3])
+redis.call('SADD', KEYS[2], KEYS[1])
+redis.call('EXPIRE', KEYS[2], ARGV[3])
+return 1
+"""
+
+
+def _user(user_id: str) -> str:
+    digest = hashlib.sha256(user_id.encode("utf-8", "surrogateescape")).hexdigest()[:32]
+    return f"memory-extproc:{{{digest}}}"
+
+
+def _response(user_id: str, response_id: str) -> str:
+    digest = hashlib.sha256(response_id.encode("utf-8", "surrogateescape")).hexdigest()[:32]
+    return f"{_user(user_id)}:r:{digest}"
+
+
+class ValkeyConversations:
+    def __init__(self, url: str, timeout_s: float) -> None:
+        self._client = valkey.Valkey.from_url(
+            url, socket_timeout=timeout_s, socket_connect_timeout=timeout_s
+        )
+        self._save = self._client.register_script(_SAVE)
+        self._calls: asyncio.Queue[Callable[[], Awaitable[None]]] | None = None
+        self._caller: asyncio.Task[None] | None = None
+        self._paused_until = 0.0
+
+    def save(
+        self, user_id: str, project_id: str, key: str, state: dict[str, Any], response_id: str
+    ) -> None:
+        entry = orjson.dumps({"project_id": project_id, "state": state})
+        user = _user(user_id)
+        keys = [f"{user}:c:{key}", f"{user}:index"]
+        written = functools.partial(self._write, keys, state["turn"], entry, user_id, key)
+        self._submit("write", functools.partial(written, response_id))
+
+    async def _write(
+        self, keys: list[str], turn: int, entry: bytes, user_id: str, key: str, response_id: str
+    ) -> None:
+        await self._save(keys=keys, args=[turn, entry, int(KEEP_S)])
+        if response_id:
+            named = _response(user_id, response_id)
+            async with self._client.pipeline(transaction=True) as pipe:
+                pipe.set(named, key, ex=int(KEEP_S)).sadd(keys[1], named)
+                await pipe.expire(keys[1], int(KEEP_S)).execute()
+
+    async def elsewhere(self, reads: Reads) -> Elsewhere:
+        """What recording a turn wants to know (``TurnTracker.reads``)."""
+        return await self._call("read", lambda: self._elsewhere(reads), Elsewhere())
+
+    async def states(self, wanted: Iterable[tuple[str, str]]) -> dict[str, dict[str, Any]]:
+        """The states held of these conversations (user id, key), by key."""
+        asked = list(wanted)
+        return await self._call("read", lambda: self._states(asked), {})
+
+    async def _elsewhere(self, reads: Reads) -> Elsewhere:
+        chain = None
+        if reads.response_id:
+            found = await self._client.get(_response(reads.user_id, reads.response_id))
+            chain = found.decode() if found is not None else None
+        keys = [*reads.keys, chain] if chain is not None else list(reads.keys)
+        return Elsewhere(chain, await self._states([(reads.user_id, k) for k in keys]))
+
+    async def _states(self, wanted: list[tuple[str, str]]) -> dict[str, dict[str, Any]]:
+        if not wanted:
+            return {}
+        async with self._client.pipeline(transaction=False) as pipe:
+            for user_id, key in wanted:
+                pipe.hget(f"{_user(user_id)}:c:{key}", "entry")
+            entries = await pipe.execute()
+        found = {key: _state(entry) for (_, key), entry in zip(wanted, entries, strict=True)}
+        return {key: state for key, state in found.items() if state is not None}
+
+    async def forget(self, user_id: str, project_id: str | None) -> None:
+        """The user's state (of one project, or all), removed before it returns; carried
+        through if the caller stops waiting."""
+        await self._call("forget", lambda: self._forget(user_id, project_id), None)
+
+    async def _forget(self, user_id: str, project_id: str | None) -> None:
+        index = f"{_user(user_id)}:index"
+        members = [m.decode() for m in await self._client.smembers(index)]
+        if project_id is None:
+            await self._client.delete(index, *members)
+            return
+        states = [m for m in members if ":c:" in m]
+        async with self._client.pipeline(transaction=False) as pipe:
+            for name in states:
+                pipe.hget(name, "entry")
+            entries = await pipe.execute()
+        gone = [n for n, e in zip(states, entries, strict=True) if _project(e) == project_id]
+        if gone:
+            await self._client.delete(*gone)
+            await self._client.srem(index, *gone)
+
+    async def flushed(self) -> None:
+        """Every call asked for so far is done."""
+        if self._calls is not None:
+            await self._calls.join()
+
+    def prune(self) -> None:
+        """Nothing to do: every key expires by itself."""
+
+    async def aclose(self) -> None:
+        await self.flushed()
+        if self._caller is not None:
+            self._caller.cancel()
+        await self._client.aclose()
+
+    async def _call(self, operation: str, call: Callable[[], Awaitable[T]], failed: T) -> T:
+        """``call`` in its turn after every call asked before it; ``failed`` if Valkey is
+        down or paused. The caller giving up does not take the call back."""
+        future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+
+        async def run() -> None:
+            result = await self._guarded(operation, call, failed)
+            if not future.done():
+                future.set_result(result)
+
+        self._queue().put_nowait(run)
+        return await asyncio.shield(future)
+
+    def _submit(self, operation: str, call: Callable[[], Awaitable[None]]) -> None:
+        self._queue().put_nowait(lambda: self._guarded(operation, call, None))
+
+    async def _guarded(self, operation: str, call: Callable[[], Awaitable[T]], failed: T) -> T:
+        if time.monotonic() < self._paused_until:
+            metrics.SHARED_STATE_ERRORS.labels(operation).inc()
+            return failed
+        try:
+            return await call()
+        except (ValkeyError, OSError) as exc:  # once per pause: then calls skip it a while
+            metrics.SHARED_STATE_ERRORS.labels(operation).inc()
+            log.error("Valkey unreachable: conversation state not shared for %.0f s",
+                      PAUSE_S, extra={"operation": operation, "error": str(exc)})  # fmt: skip
+            self._paused_until = time.monotonic() + PAUSE_S
+            return failed
+
+    def _queue(self) -> asyncio.Queue[Callable[[], Awaitable[None]]]:
+        if self._calls is None:
+            self._calls = asyncio.Queue()
+            self._caller = asyncio.get_running_loop().create_task(self._take_calls())
+        return self._calls
+
+    async def _take_calls(self) -> None:
+        assert self._calls is not None
+        while True:
+            call = await self._calls.get()
+            try:
+                await call()
+            except Exception:  # a bug in one call must not stop the others
+                log.exception("Shared conversation state call failed")
+            finally:
+                self._calls.task_done()
+
+
+def _state(entry: bytes | None) -> dict[str, Any] | None:
+    try:
+        held = orjson.loads(entry) if entry is not None else None
+    except orjson.JSONDecodeError:
+        return None
+    state = held.get("state") if isinstance(held, dict) else None
+    return state if isinstance(state, dict) else None
+
+
+def _project(entry: bytes | None) -> str | None:
+    try:
+        held = orjson.loads(entry) if entry is not None else None
+    except orjson.JSONDecodeError:
+        return None
+    project = held.get("project_id") if isinstance(held, dict) else None
+    return project if isinstance(project, str) else None
