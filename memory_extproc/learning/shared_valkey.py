@@ -157,7 +157,12 @@ class ValkeyConversations:
         future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
 
         async def run() -> None:
-            result = await self._guarded(operation, call, failed)
+            try:
+                result = await self._guarded(operation, call, failed)
+            except Exception as exc:  # a bug of ours: told to the caller, who must not hang
+                if not future.done():
+                    future.set_exception(exc)
+                raise
             if not future.done():
                 future.set_result(result)
 
