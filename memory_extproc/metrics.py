@@ -68,7 +68,7 @@ STORE_ERRORS = Counter(
 SHARED_STATE_ERRORS = Counter(
     "memory_shared_state_errors_total",
     "Calls to the conversation state replicas share (Valkey) that failed or were skipped while "
-    "it was unreachable, by operation (read, write, forget)",
+    "it was unreachable, by operation (read, write, forget, listen)",
     ["operation"],
 )
 STORE_SECONDS = Histogram(

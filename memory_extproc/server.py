@@ -87,6 +87,7 @@ class Processor:
                 on_forget=supervisor.forget,
                 on_texts_forgotten=supervisor.forget_cached_texts,
             )
+            supervisor.when_forgotten_elsewhere(memory_api.forget_cached_texts_here)
         else:
             log.warning("memory.enabled is false: every request passes through unchanged")
         learning = supervisor if memory.auto_store else None

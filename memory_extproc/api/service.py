@@ -191,11 +191,16 @@ class MemoryApi:
         return deleted
 
     def _forget_cached_texts(self) -> None:
-        """Every cache of memory texts, here and in the worker, is emptied: no cache tells
-        which texts were whose, and a forget is rare enough to read the rest again."""
-        self._writer.forget_cached_texts()
+        """Every cache of memory texts, here, in the worker and in the other replicas, is
+        emptied: no cache tells which texts were whose, and a forget is rare enough to read the
+        rest again."""
+        self.forget_cached_texts_here()
         if self._on_texts_forgotten is not None:
             self._on_texts_forgotten()
+
+    def forget_cached_texts_here(self) -> None:
+        """This process's caches only (another replica forgot memories)."""
+        self._writer.forget_cached_texts()
 
     async def _active(self, user_id: str, memory_id: str) -> Memory:
         memory = await get_live(self._store, user_id, memory_id)

@@ -70,12 +70,14 @@ class LearningService:
         # captured turns and everything else that changes the conversations, in order
         self._steps: asyncio.Queue[Callable[[], Awaitable[None]]] = asyncio.Queue()
         self._recorder: asyncio.Task[None] | None = None  # takes them
+        self._clear_here: Callable[[], None] = lambda: None
 
     async def start(self) -> None:
         recovered = self._spool.open()
         self._spawn()
         for batch in recovered:
             self._delivery.deliver(batch)
+        self._shared.on_forgotten_elsewhere(self._forgotten_elsewhere)
         loop = asyncio.get_running_loop()
         self._recorder = loop.create_task(self._in_order())
         self._tasks = [
@@ -127,7 +129,18 @@ class LearningService:
         await done
 
     def forget_cached_texts(self) -> None:
-        """A memory was forgotten: the worker empties its caches of memory texts too."""
+        """A memory was forgotten: the worker empties its caches of memory texts too, and so do
+        the other replicas and their workers (when they share Valkey)."""
+        self._delivery.forget_cached_texts()
+        self._shared.announce_forget()
+
+    def when_forgotten_elsewhere(self, clear: Callable[[], None]) -> None:
+        """``clear`` empties this process's caches of memory texts when another replica forgot
+        memories (the worker's are emptied here)."""
+        self._clear_here = clear
+
+    def _forgotten_elsewhere(self) -> None:
+        self._clear_here()
         self._delivery.forget_cached_texts()
 
     async def forget(self, user_id: str, project_id: str | None) -> None:

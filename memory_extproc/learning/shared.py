@@ -25,7 +25,7 @@ import os
 import shutil
 import time
 import uuid
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Protocol
@@ -55,6 +55,10 @@ class Conversations(Protocol):
     async def forget(self, user_id: str, project_id: str | None) -> None: ...
 
     async def flushed(self) -> None: ...
+
+    def announce_forget(self) -> None: ...
+
+    def on_forgotten_elsewhere(self, clear: Callable[[], None]) -> None: ...
 
     def prune(self) -> None: ...
 
@@ -108,6 +112,12 @@ class SharedConversations:
 
     async def flushed(self) -> None:
         await asyncio.wrap_future(self._io.submit(lambda: None))
+
+    def announce_forget(self) -> None:
+        """Nothing: replicas sharing a volume do not hear each other's forgets (Valkey's do)."""
+
+    def on_forgotten_elsewhere(self, clear: Callable[[], None]) -> None:
+        """Nothing is heard of other replicas' forgets here (see ``announce_forget``)."""
 
     def prune(self, now: float | None = None) -> None:
         """Remove what nobody touched for ``KEEP_S`` (on the writer thread, in order)."""

@@ -9,6 +9,11 @@ Per user (``u``, a digest of the user id; braces keep a user's keys in one clust
   belongs to;
 * ``memory-extproc:{u}:index``: the set of the user's keys, for a forget.
 
+And a channel, ``memory-extproc:forgotten``: a replica that forgot memories says so there, and
+every other empties its caches of memory texts (and its worker's). Pub/sub keeps nothing for a
+replica cut off meanwhile, so one that (re)subscribes empties its caches too: it may have
+missed a forget.
+
 Each expires ``KEEP_S`` after its last write (no pruning of ours). Calls go out one at a time,
 in order, from one task: a read sees this process's writes before it, and a write never
 overtakes an earlier one of the same turn. Valkey down or slow: a read finds nothing (the turn
@@ -23,6 +28,7 @@ import functools
 import hashlib
 import logging
 import time
+import uuid
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, TypeVar
 
@@ -37,6 +43,7 @@ from memory_extproc.learning.turns import Elsewhere, Reads
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 PAUSE_S = 5.0  # after a failed call, calls wait this long before trying Valkey again
+FORGOTTEN = "memory-extproc:forgotten"
 
 # KEYS: the conversation's hash, the user's index; ARGV: turn, entry, seconds to keep
 _SAVE = """
@@ -69,6 +76,34 @@ class ValkeyConversations:
         self._calls: asyncio.Queue[Callable[[], Awaitable[None]]] | None = None
         self._caller: asyncio.Task[None] | None = None
         self._paused_until = 0.0
+        self._me = uuid.uuid4().hex  # our own announcements come back to us: not a forget
+        self._listener: asyncio.Task[None] | None = None
+
+    def announce_forget(self) -> None:
+        """Tell every other replica that memories were forgotten (their caches go)."""
+        self._submit("forget", functools.partial(self._client.publish, FORGOTTEN, self._me))
+
+    def on_forgotten_elsewhere(self, clear: Callable[[], None]) -> None:
+        """``clear`` runs when another replica forgot memories, and after any gap in hearing
+        them (Valkey down or restarted)."""
+        self._listener = asyncio.get_running_loop().create_task(self._listen(clear))
+
+    async def _listen(self, clear: Callable[[], None]) -> None:
+        while True:
+            try:
+                async with self._client.pubsub() as channel:
+                    await channel.subscribe(FORGOTTEN)
+                    clear()  # what was forgotten before we listened may be cached here
+                    async for message in channel.listen():
+                        if forgotten_elsewhere(message, self._me):
+                            clear()
+            except (ValkeyError, OSError) as exc:
+                metrics.SHARED_STATE_ERRORS.labels("listen").inc()
+                log.error("Valkey unreachable: forgets of other replicas not heard for %.0f s",
+                          PAUSE_S, extra={"error": str(exc)})  # fmt: skip
+            except Exception:  # a bug of ours: listen again all the same
+                log.exception("Listening for other replicas' forgets failed")
+            await asyncio.sleep(PAUSE_S)  # then subscribe again
 
     def save(
         self, user_id: str, project_id: str, key: str, state: dict[str, Any], response_id: str
@@ -147,8 +182,9 @@ class ValkeyConversations:
 
     async def aclose(self) -> None:
         await self.flushed()
-        if self._caller is not None:
-            self._caller.cancel()
+        for task in (self._caller, self._listener):
+            if task is not None:
+                task.cancel()
         await self._client.aclose()
 
     async def _call(self, operation: str, call: Callable[[], Awaitable[T]], failed: T) -> T:
@@ -201,6 +237,12 @@ class ValkeyConversations:
                 log.exception("Shared conversation state call failed")
             finally:
                 self._calls.task_done()
+
+
+def forgotten_elsewhere(message: dict[str, Any], me: str) -> bool:
+    """A forget another replica announced: ours come back to us too, and so do the channel's
+    confirmations of our subscription."""
+    return message.get("type") == "message" and message.get("data") != me.encode()
 
 
 def _state(entry: bytes | None) -> dict[str, Any] | None:

@@ -4,6 +4,8 @@ server, and what Valkey adds: keys that expire by themselves, and a Valkey that 
 
 from __future__ import annotations
 
+import asyncio
+import functools
 from collections.abc import AsyncIterator
 
 import pytest
@@ -14,7 +16,7 @@ from devstack.ports import free_port
 from devstack.valkey import ValkeyProcess
 from memory_extproc.learning import shared_valkey
 from memory_extproc.learning.shared import KEEP_S
-from memory_extproc.learning.shared_valkey import ValkeyConversations
+from memory_extproc.learning.shared_valkey import ValkeyConversations, forgotten_elsewhere
 from tests.unit.test_shared_conversations import (  # noqa: F401  (run here on Valkey)
     Shared,
     captured,
@@ -105,3 +107,28 @@ async def test_valkey_down_the_turn_is_counted_from_the_request_and_sharing_come
             server.stop()
     finally:
         await shared.aclose()
+
+
+async def test_a_forget_on_one_replica_empties_the_caches_of_the_others(
+    conversations: Shared,
+) -> None:
+    """Caches of memory texts hold no owner: every other replica empties its own when one
+    forgets, and each empties them when it starts listening, as it may have missed a forget
+    meanwhile."""
+    first, second = conversations(), conversations()
+    heard: dict[str, asyncio.Queue[None]] = {"first": asyncio.Queue(), "second": asyncio.Queue()}
+    for name, replica in (("first", first), ("second", second)):
+        replica.on_forgotten_elsewhere(functools.partial(heard[name].put_nowait, None))
+    for name in heard:
+        await asyncio.wait_for(heard[name].get(), 10)  # listening: emptied once
+    first.announce_forget()
+    await asyncio.wait_for(heard["second"].get(), 10)
+    second.announce_forget()
+    await asyncio.wait_for(heard["first"].get(), 10)
+
+
+def test_a_replica_does_not_take_its_own_announcement_for_a_forget() -> None:
+    me, other = "a1", "b2"
+    assert forgotten_elsewhere({"type": "message", "data": other.encode()}, me)
+    assert not forgotten_elsewhere({"type": "message", "data": me.encode()}, me)
+    assert not forgotten_elsewhere({"type": "subscribe", "data": 1}, me)
