@@ -6,9 +6,9 @@ message carries a marker (``u3t0042``) that the stand-in extraction model turns 
 Meanwhile, one after another: Milvus paused (SIGSTOP/SIGCONT), the extraction model slow, then
 answering garbage, then down; huge and broken answers (40 MiB JSON, a 40 MiB SSE event, SSE cut
 short, invalid JSON); the worker killed; a second processor replica (both behind the one Envoy,
-sharing the spool) killed outright with turns queued and never restarted; the processor
-SIGTERMed with turns queued and killed outright (each restarted); Milvus killed after more than
-30 s up and restarted.
+sharing the spool and conversation state in Valkey) killed outright with turns queued and never
+restarted; Valkey killed and restarted; the processor SIGTERMed with turns queued and killed
+outright (each restarted); Milvus killed after more than 30 s up and restarted.
 
 What counts, in the last line's JSON object:
 * ``non_2xx_caused_by_memory``: chats not answered 2xx (the stand-in answers every chat 200, so
@@ -24,7 +24,9 @@ What counts, in the last line's JSON object:
   turns queued behind a slow model, then sat in the spool across a SIGTERM) that are in their
   memories at the end: a forget must cancel every pending turn;
 * ``replica_kills``: replicas killed and not restarted; their turns count in ``turns_lost``
-  unless the surviving processor adopts their spool and learns them.
+  unless the surviving processor adopts their spool and learns them;
+* ``shared_state_errors``: calls to Valkey that failed or were skipped while it was down
+  (``memory_shared_state_errors_total``): learning goes on without it, ``turns_lost`` says so.
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ from devstack.mock_llm import MockLLM, Reply, memory_lines
 from devstack.ports import free_port
 from devstack.processor import ProcessorProcess, write_config
 from devstack.tokens import DevIdentity
+from devstack.valkey import ValkeyProcess
 
 USERS = 6
 FORGETFUL = 5  # the user who forgets everything while turns are pending
@@ -139,9 +142,12 @@ class Stack:
         self.milvus_started = 0.0
         self.milvus_ready_s = -1.0  # after the restart: Milvus' own part of the recovery
         self.milvus = self.start_milvus()
+        self.valkey_port = free_port()
+        self.valkey = self.start_valkey()
         self.settings = {
             "memory": {
                 "milvus": {"address": f"127.0.0.1:{self.milvus_port}", "collection": "chaos"},
+                "valkey": {"url": self.valkey.url},
                 "extraction_batch_size": 1,
                 "external_models": [{
                     "model_role": "memory_extraction",
@@ -185,6 +191,11 @@ class Stack:
         self.milvus_started = time.monotonic()
         return milvus
 
+    def start_valkey(self) -> ValkeyProcess:
+        valkey = ValkeyProcess(self.workdir / "valkey", self.valkey_port)
+        valkey.wait_ready()
+        return valkey
+
     def start_processor(self) -> ProcessorProcess:
         self.runs += 1
         processor = ProcessorProcess(
@@ -220,7 +231,7 @@ class Stack:
         for line in text.splitlines():
             if line.startswith(
                 ("memory_turns_total{", "memory_extraction_dropped_total{",
-                 "memory_turns_forgotten_total{")
+                 "memory_turns_forgotten_total{", "memory_shared_state_errors_total{")
             ):  # fmt: skip
                 name, value = line.rsplit(" ", 1)
                 seen[name] = int(float(value))
@@ -235,6 +246,7 @@ class Stack:
         if self.replica is not None:
             self.replica.stop()
         self.milvus.stop()
+        self.valkey.stop()
 
 
 class Traffic:
@@ -415,6 +427,12 @@ async def main() -> int:
             os.kill(stack.worker_pid(), signal.SIGKILL)
             await phase("worker killed", 10, stack, http)
 
+            log("Valkey kill -9, restarted after 5 s")
+            await asyncio.to_thread(stack.valkey.kill)
+            await phase("Valkey down", 5, stack, http)
+            stack.valkey = await asyncio.to_thread(stack.start_valkey)
+            await phase("Valkey back", 10, stack, http)
+
             chaos.extraction = "slow"
             await phase("turns queue up behind a slow model", 6, stack, http)
             await stack.read_metrics(http)
@@ -485,6 +503,8 @@ async def main() -> int:
         "replica_kills": replica_kills,
         "forgotten_turns_said": len(forgotten),
         "turns_cancelled_by_the_forget": stack.total("memory_turns_forgotten_total"),
+        "valkey_kills": 1,
+        "shared_state_errors": stack.total("memory_shared_state_errors_total"),
         "seconds": round(time.monotonic() - started),
         "logs": str(workdir),
     }  # fmt: skip

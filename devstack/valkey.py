@@ -43,3 +43,6 @@ class ValkeyProcess:
 
     def stop(self) -> None:
         self._process.stop(signal.SIGTERM, grace_s=5)
+
+    def kill(self) -> None:
+        self._process.stop(signal.SIGKILL, grace_s=0)

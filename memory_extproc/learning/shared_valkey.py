@@ -43,6 +43,7 @@ from memory_extproc.learning.turns import Elsewhere, Reads
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 PAUSE_S = 5.0  # after a failed call, calls wait this long before trying Valkey again
+QUIET_S = 30.0  # a listener that heard nothing for this long checks its connection
 FORGOTTEN = "memory-extproc:forgotten"
 
 # KEYS: the conversation's hash, the user's index; ARGV: turn, entry, seconds to keep
@@ -78,6 +79,8 @@ class ValkeyConversations:
         self._paused_until = 0.0
         self._me = uuid.uuid4().hex  # our own announcements come back to us: not a forget
         self._listener: asyncio.Task[None] | None = None
+        # a subscriber waits for messages as long as none come: no read timeout of its own
+        self._subscriber = valkey.Valkey.from_url(url, socket_connect_timeout=timeout_s)
 
     def announce_forget(self) -> None:
         """Tell every other replica that memories were forgotten (their caches go)."""
@@ -91,11 +94,14 @@ class ValkeyConversations:
     async def _listen(self, clear: Callable[[], None]) -> None:
         while True:
             try:
-                async with self._client.pubsub() as channel:
+                async with self._subscriber.pubsub() as channel:
                     await channel.subscribe(FORGOTTEN)
                     clear()  # what was forgotten before we listened may be cached here
-                    async for message in channel.listen():
-                        if forgotten_elsewhere(message, self._me):
+                    while True:
+                        message = await channel.get_message(timeout=QUIET_S)
+                        if message is None:
+                            await channel.ping()  # a connection gone quietly fails here
+                        elif forgotten_elsewhere(message, self._me):
                             clear()
             except (ValkeyError, OSError) as exc:
                 metrics.SHARED_STATE_ERRORS.labels("listen").inc()
@@ -186,6 +192,7 @@ class ValkeyConversations:
             if task is not None:
                 task.cancel()
         await self._client.aclose()
+        await self._subscriber.aclose()
 
     async def _call(self, operation: str, call: Callable[[], Awaitable[T]], failed: T) -> T:
         """``call`` in its turn after every call asked before it; ``failed`` if Valkey is

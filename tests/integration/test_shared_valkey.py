@@ -132,3 +132,21 @@ def test_a_replica_does_not_take_its_own_announcement_for_a_forget() -> None:
     assert forgotten_elsewhere({"type": "message", "data": other.encode()}, me)
     assert not forgotten_elsewhere({"type": "message", "data": me.encode()}, me)
     assert not forgotten_elsewhere({"type": "subscribe", "data": 1}, me)
+
+
+async def test_a_quiet_channel_is_not_a_lost_connection(valkey: ValkeyProcess) -> None:
+    """Forgets are rare: one that comes long after the last is heard, and the quiet meanwhile
+    is no error (the deadline of Valkey calls is not how long a listener waits)."""
+    first, second = (ValkeyConversations(valkey.url, timeout_s=0.1) for _ in range(2))
+    heard: asyncio.Queue[None] = asyncio.Queue()
+    before = errors("listen")
+    try:
+        second.on_forgotten_elsewhere(functools.partial(heard.put_nowait, None))
+        await asyncio.wait_for(heard.get(), 10)  # listening
+        await asyncio.sleep(0.5)  # the condition under test: quiet for 5 deadlines
+        first.announce_forget()
+        await asyncio.wait_for(heard.get(), 10)
+        assert errors("listen") == before
+    finally:
+        await first.aclose()
+        await second.aclose()
