@@ -65,7 +65,8 @@ class Conversations(Protocol):
     async def aclose(self) -> None: ...
 
 
-def _digest(text: str) -> str:
+def digest(text: str) -> str:
+    """What a user or response id is kept under, here and in Valkey: never the id itself."""
     return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:32]
 
 
@@ -77,11 +78,11 @@ class SharedConversations:
     def save(
         self, user_id: str, project_id: str, key: str, state: dict[str, Any], response_id: str
     ) -> None:
-        folder = self._root / _digest(user_id)
+        folder = self._root / digest(user_id)
         entry = orjson.dumps({"project_id": project_id, "state": state})
         self._io.submit(_write_state, folder, f"c-{key}.json", entry, state["turn"])
         if response_id:
-            self._io.submit(_write, folder, f"r-{_digest(response_id)}.json", orjson.dumps(key))
+            self._io.submit(_write, folder, f"r-{digest(response_id)}.json", orjson.dumps(key))
 
     async def elsewhere(self, reads: Reads) -> Elsewhere:
         """What recording a turn wants to know (``TurnTracker.reads``), in one read."""
@@ -92,22 +93,22 @@ class SharedConversations:
         return await asyncio.wrap_future(self._io.submit(self._states, list(wanted)))
 
     def _elsewhere(self, reads: Reads) -> Elsewhere:
-        folder = self._root / _digest(reads.user_id)
+        folder = self._root / digest(reads.user_id)
         chain = None
         if reads.response_id:
-            found = _read(folder / f"r-{_digest(reads.response_id)}.json")
+            found = _read(folder / f"r-{digest(reads.response_id)}.json")
             chain = found if isinstance(found, str) else None
         keys = [*reads.keys, chain] if chain is not None else reads.keys
         return Elsewhere(chain, self._states([(reads.user_id, k) for k in keys]))
 
     def _states(self, wanted: list[tuple[str, str]]) -> dict[str, dict[str, Any]]:
-        found = {key: _state(_read(self._root / _digest(u) / f"c-{key}.json")) for u, key in wanted}
+        found = {key: _state(_read(self._root / digest(u) / f"c-{key}.json")) for u, key in wanted}
         return {key: state for key, state in found.items() if state is not None}
 
     async def forget(self, user_id: str, project_id: str | None) -> None:
         """Queued behind the writes before it; returns once done (off the event loop). Queued
         first, then waited for: a caller that gives up waiting does not cancel it."""
-        self._io.submit(_forget, self._root / _digest(user_id), project_id)
+        self._io.submit(_forget, self._root / digest(user_id), project_id)
         await self.flushed()
 
     async def flushed(self) -> None:

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import hashlib
 import logging
 import time
 import uuid
@@ -37,7 +36,7 @@ import valkey.asyncio as valkey
 from valkey.exceptions import ValkeyError
 
 from memory_extproc import metrics
-from memory_extproc.learning.shared import KEEP_S
+from memory_extproc.learning.shared import KEEP_S, digest
 from memory_extproc.learning.turns import Elsewhere, Reads
 
 log = logging.getLogger(__name__)
@@ -59,13 +58,11 @@ return 1
 
 
 def _user(user_id: str) -> str:
-    digest = hashlib.sha256(user_id.encode("utf-8", "surrogateescape")).hexdigest()[:32]
-    return f"memory-extproc:{{{digest}}}"
+    return f"memory-extproc:{{{digest(user_id)}}}"
 
 
 def _response(user_id: str, response_id: str) -> str:
-    digest = hashlib.sha256(response_id.encode("utf-8", "surrogateescape")).hexdigest()[:32]
-    return f"{_user(user_id)}:r:{digest}"
+    return f"{_user(user_id)}:r:{digest(response_id)}"
 
 
 class ValkeyConversations:
@@ -117,8 +114,8 @@ class ValkeyConversations:
         entry = orjson.dumps({"project_id": project_id, "state": state})
         user = _user(user_id)
         keys = [f"{user}:c:{key}", f"{user}:index"]
-        written = functools.partial(self._write, keys, state["turn"], entry, user_id, key)
-        self._submit("write", functools.partial(written, response_id))
+        write = functools.partial(self._write, keys, state["turn"], entry, user_id, key)
+        self._submit("write", functools.partial(write, response_id=response_id))
 
     async def _write(
         self, keys: list[str], turn: int, entry: bytes, user_id: str, key: str, response_id: str
@@ -154,8 +151,8 @@ class ValkeyConversations:
             for user_id, key in wanted:
                 pipe.hget(f"{_user(user_id)}:c:{key}", "entry")
             entries = await pipe.execute()
-        found = {key: _state(entry) for (_, key), entry in zip(wanted, entries, strict=True)}
-        return {key: state for key, state in found.items() if state is not None}
+        found = {key: _entry(e).get("state") for (_, key), e in zip(wanted, entries, strict=True)}
+        return {key: state for key, state in found.items() if isinstance(state, dict)}
 
     async def forget(self, user_id: str, project_id: str | None) -> None:
         """The user's state (of one project, or all), removed before it returns; carried
@@ -173,7 +170,10 @@ class ValkeyConversations:
             for name in states:
                 pipe.hget(name, "entry")
             entries = await pipe.execute()
-        gone = [n for n, e in zip(states, entries, strict=True) if _project(e) == project_id]
+        gone = [
+            n for n, e in zip(states, entries, strict=True)
+            if _entry(e).get("project_id") == project_id
+        ]  # fmt: skip
         if gone:
             await self._client.delete(*gone)
             await self._client.srem(index, *gone)
@@ -252,19 +252,10 @@ def forgotten_elsewhere(message: dict[str, Any], me: str) -> bool:
     return message.get("type") == "message" and message.get("data") != me.encode()
 
 
-def _state(entry: bytes | None) -> dict[str, Any] | None:
+def _entry(raw: bytes | None) -> dict[str, Any]:
+    """A conversation's entry as written, or {} when there is none or it is damaged."""
     try:
-        held = orjson.loads(entry) if entry is not None else None
+        held = orjson.loads(raw) if raw is not None else None
     except orjson.JSONDecodeError:
-        return None
-    state = held.get("state") if isinstance(held, dict) else None
-    return state if isinstance(state, dict) else None
-
-
-def _project(entry: bytes | None) -> str | None:
-    try:
-        held = orjson.loads(entry) if entry is not None else None
-    except orjson.JSONDecodeError:
-        return None
-    project = held.get("project_id") if isinstance(held, dict) else None
-    return project if isinstance(project, str) else None
+        return {}
+    return held if isinstance(held, dict) else {}
