@@ -70,8 +70,9 @@ async def test_a_forget_drops_turns_pending_in_the_processor(
     tmp_path: Path, milvus: MilvusProcess, llm: MockLLM, identity: DevIdentity, user: str
 ) -> None:
     """Turns not yet cut into a batch (every 3 turns here) leave memory and the spool at once,
-    even one whose answer came back a moment before (the forget waits for what was captured
-    before it), and the conversation's later turns are learned without them."""
+    even one whose answer came back just before the forget, and the conversation's later turns
+    are learned without them. (That a forget waits for turns still being recorded is shown
+    with a slow read in tests/unit/test_learning_service.py: here they are recorded first.)"""
     extractor = HeldExtractor(TEAL)
     extractor.gate.set()
     llm.on_model(EXTRACTOR, extractor)
