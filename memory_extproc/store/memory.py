@@ -22,6 +22,7 @@ from memory_extproc.store.model import (
     is_alive,
     newest_first,
     renewed,
+    same_version,
     validate_scope_value,
 )
 
@@ -38,8 +39,15 @@ class InMemoryStore:
     async def store(self, memory: Memory, vector: np.ndarray) -> None:
         self._rows[memory.id] = (memory, np.asarray(vector, dtype=np.float32))
 
-    async def update(self, memory: Memory, vector: np.ndarray) -> None:
-        await self.store(memory, vector)
+    async def stored_under(self, user_id: str) -> list[tuple[Memory, np.ndarray]]:
+        return [(m, v) for m, v in self._rows.values() if self._in_scope(m, user_id, None, ())]
+
+    async def rekey(self, memory: Memory, vector: np.ndarray) -> bool:
+        current = await self.get(memory.user_id, memory.id)
+        if current is None or not same_version(current, memory):
+            return False
+        await self.store(current, vector)
+        return True
 
     async def retrieve_many(self, requests: Sequence[SearchRequest]) -> list[list[ScoredMemory]]:
         return [await self.retrieve(r) for r in requests]

@@ -40,6 +40,7 @@ from memory_extproc.store.model import (
     is_memory_id,
     newest_first,
     renewed,
+    same_version,
 )
 
 _HEX = re.compile(r"[0-9a-f]{64}")
@@ -163,14 +164,25 @@ class MilvusStore:
         else:  # bulk loads (bench, eval): new ids only, nothing to race with
             await self._call("insert", op)
 
-    async def update(self, memory: Memory, vector: np.ndarray) -> None:
-        row = schema.row(memory, vector)
+    async def stored_under(self, user_id: str) -> list[tuple[Memory, np.ndarray]]:
+        expr = filters.user_scope(user_id, alive_at=now_ms())
 
-        async def op(client: AsyncMilvusClient) -> None:
-            await self._replace(client, row)
-            await self._visible(client, memory.id)
+        async def op(client: AsyncMilvusClient) -> list[dict[str, Any]]:
+            fields = [*OUTPUT_FIELDS, "embedding"]
+            return await self._query(client, expr, fields, limit=LIST_SCAN_LIMIT)
 
-        await self._write(memory.user_id, "update", op, [memory.id])
+        rows = schema.one_per_id(await self._call("stored_under", op), user_id)
+        return [(schema.memory_of(r), np.asarray(r["embedding"], np.float32)) for r in rows]
+
+    async def rekey(self, memory: Memory, vector: np.ndarray) -> bool:
+        async def op(client: AsyncMilvusClient) -> bool:
+            current = await self._with_vector(client, memory.user_id, memory.id)
+            if current is None or not same_version(current[0], memory):
+                return False
+            await self._replace(client, schema.row(current[0], vector))  # its uses since, kept
+            return True
+
+        return await self._write(memory.user_id, "rekey", op, [memory.id])
 
     async def retrieve(self, request: SearchRequest) -> list[ScoredMemory]:
         return (await self.retrieve_many([request]))[0]

@@ -134,6 +134,11 @@ def is_alive(memory: Memory, at_ms: int) -> bool:
     return not memory.superseded_by and (memory.expires_at == 0 or memory.expires_at > at_ms)
 
 
+def same_version(current: Memory, read: Memory) -> bool:
+    """Not revised since ``read`` was read (a renewal of its use is not a revision)."""
+    return current.content == read.content and current.updated_at == read.updated_at
+
+
 def last_used(memory: Memory) -> int:
     """When the memory was last written or injected (renewals record the latter in meta)."""
     return max(memory.updated_at, int(memory.meta.get("last_used_at", 0)))
@@ -224,7 +229,14 @@ class Store(Protocol):
 
     async def get(self, user_id: str, memory_id: str) -> Memory | None: ...
 
-    async def update(self, memory: Memory, vector: np.ndarray) -> None: ...
+    async def stored_under(self, user_id: str) -> list[tuple[Memory, np.ndarray]]:
+        """The user's active memories, each with the vector it is stored under."""
+        ...
+
+    async def rekey(self, memory: Memory, vector: np.ndarray) -> bool:
+        """Store ``memory`` under another vector, if it is still as read (not revised or
+        forgotten meanwhile): the same memory, found in other ways. No audit row."""
+        ...
 
     async def list(
         self,

@@ -109,6 +109,36 @@ async def test_revise_keeps_id_and_creation_and_leaves_an_audit_row(
     assert [h.memory.content for h in hits] == [new_text]
 
 
+async def test_a_memory_is_rekeyed_only_as_it_was_read(store: Store, vectors: Vectors) -> None:
+    """Another vector for the same memory (its e5 part read again, memories/writer.py): no
+    audit row, its uses kept, and never over a revision or a forget that came meanwhile."""
+    user = f"u-{uuid.uuid4().hex[:6]}"
+    cello = await put(store, vectors, user, "User plays the cello")
+    kiwi = await put(store, vectors, user, "User is allergic to kiwi")
+    gone = await put(store, vectors, user, "User lives in Lisbon")
+    await put(store, vectors, f"x{user}", "User plays the cello")
+    held = {m.id: v for m, v in await store.stored_under(user)}
+    assert held.keys() == {cello.id, kiwi.id, gone.id}  # theirs, with the vectors stored
+    assert np.allclose(held[cello.id], vectors.stored(cello.content), atol=1e-6)
+    await store.record_use([(user, cello.id, 2)], now_ms(), 0)
+    lisbon = vectors.stored("User lives in Lisbon")
+    assert await store.rekey(cello, lisbon)  # used since it was read: still the same memory
+    (found,) = await store.retrieve(search(vectors, user, "Where does the user live?", limit=1))
+    assert (found.memory.id, found.memory.content) == (cello.id, cello.content)
+    current = await store.get(user, cello.id)
+    assert current is not None
+    assert current.access_count == 2
+    assert await store.history(user, cello.id) == []
+    text = "User is allergic to kiwi and mango"
+    await store.revise(dataclasses.replace(kiwi, content=text, content_hash=content_hash(text),
+                                           updated_at=kiwi.updated_at + 1),
+                       vectors.stored(text), "updated")  # fmt: skip
+    assert not await store.rekey(kiwi, lisbon)  # revised meanwhile
+    await store.forget(user, gone.id)
+    assert not await store.rekey(gone, lisbon)  # forgotten meanwhile
+    assert await store.get(user, gone.id) is None
+
+
 async def test_many_at_once(store: Store, vectors: Vectors) -> None:
     user = f"u-{uuid.uuid4().hex[:6]}"
     texts = ["User lives in Lisbon", "User plays the cello", "User is allergic to kiwi"]
