@@ -20,7 +20,12 @@ language (languages.py), and placed so the inner product is that model's score:
 
 A memory in another language than English has no MiniLM reading worth the name: its MiniLM
 part is e5's reading carried into MiniLM's space (bridge.py), so an English question finds it
-with MiniLM alone.
+with MiniLM alone. An English memory of a user who writes English only has its e5 part carried
+the other way, from MiniLM's (``carried``): e5 costs ~5 times MiniLM per text, and English
+memories read by it cost English requests +4 ms p50 under mixed load (`make bench`), for
+questions in other languages that user does not ask. Carried parts are told by the vector
+alone (``is_carried``), so whatever wrote them, they are read again by e5 when the user writes
+another language (memories/writer.py).
 """
 
 from __future__ import annotations
@@ -45,6 +50,7 @@ DIMENSION = _EN + _ML + 1
 # (memories/reconcile.py) were set on for other languages; centred scores are fitted onto it
 PLAIN_SCALE = 4.32
 PLAIN_OFFSET = -3.06
+_SAME = 0.9999  # a carried part against its MiniLM part carried again: float32 rounding only
 # per language (ISO 639-1; "other": the average, for a language without its own)
 MEANS = Path(__file__).with_name("e5_language_means.npz")
 
@@ -75,6 +81,22 @@ def memory_vector(english: np.ndarray, other: np.ndarray) -> np.ndarray:
     return vector
 
 
+def carried(english: np.ndarray) -> np.ndarray:
+    """An English memory under MiniLM's reading, its e5 part carried from it (bridge.py)."""
+    return memory_vector(english, bridge.to_e5(english))
+
+
+def is_carried(memory: np.ndarray) -> bool:
+    """Whether the e5 part of a stored memory is carried from its MiniLM part, not e5's own."""
+    other = np.asarray(memory[_EN:-1], dtype=np.float32)
+    return bool(other.any()) and float(np.dot(other, bridge.to_e5(memory[:_EN]))) > _SAME
+
+
+def with_other_part(memory: np.ndarray, read: np.ndarray) -> np.ndarray:
+    """``memory`` with the e5 part of ``read``: a carried part replaced by e5's own reading."""
+    return memory_vector(memory[:_EN], read[_EN:-1])
+
+
 def english_query(english: np.ndarray) -> np.ndarray:
     vector = np.zeros(DIMENSION, dtype=np.float32)
     vector[:_EN] = english
@@ -102,8 +124,10 @@ def blend(parts: list[tuple[np.ndarray, float]]) -> np.ndarray:
         return parts[0][0]
     mixed = np.sum([weight * vector for vector, weight in parts], axis=0)
     english, other = mixed[:_EN], mixed[_EN:-1]
-    length = np.linalg.norm(parts[0][0][:_EN])
-    return memory_vector(length * english / np.linalg.norm(english), other / np.linalg.norm(other))
+    english = np.linalg.norm(parts[0][0][:_EN]) * english / np.linalg.norm(english)
+    if is_carried(parts[0][0]):  # carried again from the mix: still told as carried
+        return carried(english)
+    return memory_vector(english, other / np.linalg.norm(other))
 
 
 def score(query: np.ndarray, memory: np.ndarray) -> float:
@@ -120,20 +144,23 @@ class Embeddings:
         self._english = english
         self._other = other
 
-    async def memory(self, text: str) -> np.ndarray:
+    async def memory(self, text: str, *, by_e5: bool = True) -> np.ndarray:
         """An English memory under both models' readings; one in another language under e5's,
         twice: as it is and carried into MiniLM's space (bridge.py), where English questions
-        look, as MiniLM cannot read it."""
+        look, as MiniLM cannot read it. Not ``by_e5``: an English memory's e5 part is carried
+        from MiniLM's (a user who writes English only)."""
         if not is_english(text):
             other = await self._other.embed(multilingual.PASSAGE + text)
             return memory_vector(bridge.to_minilm(other), other)
+        if not by_e5:
+            return carried(await self._english.embed(text))
         english, other = await asyncio.gather(
             self._english.embed(text), self._other.embed(multilingual.PASSAGE + text)
         )
         return memory_vector(english, other)
 
-    async def memories(self, texts: list[str]) -> list[np.ndarray]:
-        return list(await asyncio.gather(*(self.memory(t) for t in texts)))
+    async def memories(self, texts: list[str], *, by_e5: bool = True) -> list[np.ndarray]:
+        return list(await asyncio.gather(*(self.memory(t, by_e5=by_e5) for t in texts)))
 
     async def context(self, text: str, *, of_english: bool) -> np.ndarray:
         """The sentence a memory was said in, which its key leans toward (memories/writer.py).

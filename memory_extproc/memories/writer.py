@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
+from collections import OrderedDict
 from collections.abc import Sequence
 from enum import StrEnum
 
@@ -18,7 +19,13 @@ import numpy as np
 
 from memory_extproc import metrics
 from memory_extproc.clock import now_ms
-from memory_extproc.embedding.spaces import Embeddings, blend, score
+from memory_extproc.embedding.spaces import (
+    Embeddings,
+    blend,
+    is_carried,
+    score,
+    with_other_part,
+)
 from memory_extproc.languages import is_english
 from memory_extproc.llm_client import ChatClient, LlmError
 from memory_extproc.memories import changes, retention
@@ -47,6 +54,8 @@ from memory_extproc.store.model import (
 )
 
 log = logging.getLogger(__name__)
+# users this process has seen write another language than English, the most recent kept
+_WRITERS_OF_OTHER_LANGUAGES = 65536
 
 
 def _requests(fact: Fact) -> tuple[str, ...]:
@@ -80,6 +89,7 @@ class MemoryWriter:
         self._judge = judge
         self._ttl_ms = ttl_ms
         self._max_per_user = max_per_user
+        self._other_languages: OrderedDict[str, None] = OrderedDict()
 
     def forget_cached_texts(self) -> None:
         """After a forget, what this process read of memory texts goes too: their vectors in
@@ -87,6 +97,36 @@ class MemoryWriter:
         forget, in memory as on disk; what is still stored is read again when it comes back."""
         self._embedder.clear_cache()
         changes.clear_caches()
+        self._other_languages.clear()
+
+    async def heard(self, user_id: str, said: Sequence[str]) -> int:
+        """What the user wrote, before anything learned from it is written. A user who writes
+        another language than English has every memory read by e5 (embedding/spaces.py): the
+        ones held with a carried e5 part are read again now (how many is returned), and what
+        they say in English from now on is read by both models. Each time, not once: a memory
+        written meanwhile elsewhere (the API, another replica) may be carried."""
+        if all(is_english(text) for text in said if text.strip()):
+            return 0
+        self._other_languages[user_id] = None
+        self._other_languages.move_to_end(user_id)
+        if len(self._other_languages) > _WRITERS_OF_OTHER_LANGUAGES:
+            self._other_languages.popitem(last=False)
+        held = [(m, v) for m, v in await self._store.stored_under(user_id) if is_carried(v)]
+        own = await self._embedder.memories([unframed(m.content) for m, _ in held])
+        kinds = [", ".join(_requests(Fact(m.type, m.content))) for m, _ in held]
+        bears_on = list(dict.fromkeys(k for k in kinds if k))
+        requests = dict(zip(bears_on, await self._embedder.memories(bears_on), strict=True))
+        read = 0
+        for (memory, vector), words, kind in zip(held, own, kinds, strict=True):
+            parts = [(words, 1.0), *([(requests[kind], POLICY.requests_weight)] if kind else [])]
+            read += await self._store.rekey(memory, with_other_part(vector, blend(parts)))
+        return read
+
+    def _by_e5(self, user_id: str) -> bool:
+        """Whether the user's English memories are read by e5 too (``heard``). What is added or
+        edited through the API always is: those calls are few, and this process may not have
+        heard the user (the API runs in the processor, learning in the worker)."""
+        return user_id in self._other_languages
 
     async def write(
         self,
@@ -127,9 +167,14 @@ class MemoryWriter:
         results: list[tuple[Written, str]] = [(Written.DEDUPED, "")] * len(facts)
         todo = [i for i, d in enumerate(digests) if d not in existing]
         texts = [unframed(facts[i].content) for i in todo]
-        vectors = await self._embedder.memories(texts)
+        if not self._by_e5(user_id):
+            await self.heard(user_id, texts)  # a fact in another language: its user writes it
+        by_e5 = self._by_e5(user_id)
+        vectors = await self._embedder.memories(texts, by_e5=by_e5)
         queries = await self._embedder.statements(texts)
-        keys = dict(zip(todo, await self._keys([facts[i] for i in todo], vectors), strict=True))
+        keys = dict(
+            zip(todo, await self._keys([facts[i] for i in todo], vectors, by_e5), strict=True)
+        )
         kept: list[tuple[int, np.ndarray]] = []
         for i, vector, query in zip(todo, vectors, queries, strict=True):
             # the same fact twice in one job, reworded: keep the first
@@ -175,7 +220,9 @@ class MemoryWriter:
             await retention.enforce_cap(self._store, user_id, self._max_per_user)
         return results
 
-    async def _keys(self, facts: Sequence[Fact], vectors: Sequence[np.ndarray]) -> list[np.ndarray]:
+    async def _keys(
+        self, facts: Sequence[Fact], vectors: Sequence[np.ndarray], by_e5: bool
+    ) -> list[np.ndarray]:
         """What each fact is stored under: its own words' vector, leaning toward the words it was
         said in (``Fact.context``) and, for a preference, toward the kinds of request it bears on
         (``_requests``). Decisions stay with its own words."""
@@ -186,7 +233,8 @@ class MemoryWriter:
         read = [self._embedder.context(c, of_english=e) for c, e in said_in]
         sentences = dict(zip(said_in, await asyncio.gather(*read), strict=True))
         bears_on = list(dict.fromkeys(k for k in kinds if k))
-        requests = dict(zip(bears_on, await self._embedder.memories(bears_on), strict=True))
+        read_requests = await self._embedder.memories(bears_on, by_e5=by_e5)
+        requests = dict(zip(bears_on, read_requests, strict=True))
         keys = []
         for vector, context, kind, of in zip(vectors, contexts, kinds, english, strict=True):
             parts = [(vector, 1.0)]
@@ -368,8 +416,9 @@ class MemoryWriter:
             return None
         if revision.content != fact.content:
             kept = dataclasses.replace(fact, content=revision.content)
-            words = await self._embedder.memory(unframed(revision.content))
-            (vector,) = await self._keys([kept], [words])
+            by_e5 = self._by_e5(target.user_id)
+            words = await self._embedder.memory(unframed(revision.content), by_e5=by_e5)
+            (vector,) = await self._keys([kept], [words], by_e5)
         new = revised(current, revision.content, max(at_ms, current.updated_at), fact.type)
         ok = await self._store.revise(new, vector, revision.reason, wait_visible=wait_visible)
         return new if ok else None

@@ -168,6 +168,9 @@ class LearningJobs:
             return Counter({"skipped_forgotten": batch.new_turns})
         if live.new_turns < batch.new_turns:
             metrics.TURNS_FORGOTTEN.labels("job").inc(batch.new_turns - live.new_turns)
+        said = [t.text for t in live.messages if t.role == "user"]
+        if read := await self._writer.heard(user, said):
+            log.info("Memory: memories read again by e5", extra={"memories": read})
         if self._extractor is None:
             outcomes, written = await self._notes(live)
         else:

@@ -12,7 +12,7 @@ from memory_extproc.embedding import EmbeddingBatcher, ModelIntegrityError, Onnx
 from memory_extproc.embedding.model import ModelFiles, model_files
 from memory_extproc.embedding.multilingual import MultilingualEmbedder
 from memory_extproc.embedding.quantize import int8_model
-from memory_extproc.embedding.spaces import Embeddings, score
+from memory_extproc.embedding.spaces import Embeddings, blend, is_carried, score
 from memory_extproc.memories.reconcile import POLICY
 from tests.unit.reference_minilm import ReferenceMiniLM
 
@@ -228,6 +228,27 @@ async def test_a_question_in_another_language_finds_the_english_memory_that_answ
     scored = {m: score(asked, await embeddings.memory(m)) for m in (about, *others)}
     assert max(scored, key=scored.__getitem__) == about
     assert scored[about] >= 0.45  # the threshold: it is injected
+
+
+async def test_an_english_memory_read_by_minilm_alone_is_told_by_its_vector(
+    embeddings: Embeddings,
+) -> None:
+    """A user who writes English only has their memories' e5 part carried from MiniLM's (one
+    product, not a 12-layer model); the vector alone tells it, so whatever wrote it, it is read
+    again by e5 when the user writes another language (memories/writer.py)."""
+    text = "User plays the trombone in a brass band."
+    own, carried = await embeddings.memory(text), await embeddings.memory(text, by_e5=False)
+    assert is_carried(carried)
+    assert not is_carried(own)
+    assert np.allclose(carried[:384], own[:384])  # MiniLM's reading, as before
+    assert not is_carried(await embeddings.memory("用户最近在学做面包。"))  # e5's own, bridged
+    sentence = await embeddings.context("I play trombone, mostly jazz.", of_english=True)
+    kinds = "concerts, music recommendations"
+    mixed = blend([(carried, 1.0), (sentence, 0.6),
+                   (await embeddings.memory(kinds, by_e5=False), 0.6)])  # fmt: skip
+    assert is_carried(mixed)  # a key leaning toward its sentence and requests: still told
+    own_kinds = await embeddings.memory(kinds)
+    assert not is_carried(blend([(own, 1.0), (sentence, 0.6), (own_kinds, 0.6)]))
 
 
 async def test_a_new_statement_meets_the_memories_held_on_the_plain_scale(

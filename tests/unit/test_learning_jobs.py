@@ -8,7 +8,13 @@ import numpy as np
 import orjson
 
 from memory_extproc.embedding import OnnxEmbedder
-from memory_extproc.embedding.spaces import Embeddings, english_query, score
+from memory_extproc.embedding.spaces import (
+    Embeddings,
+    carried,
+    english_query,
+    is_carried,
+    score,
+)
 from memory_extproc.llm_api.requests import Turn
 from memory_extproc.llm_client import JsonSchema, LlmError
 from memory_extproc.memories.facts import Fact, FactLimits
@@ -129,7 +135,7 @@ async def test_a_preference_the_model_lists_nothing_usable_for_is_kept_as_it_is(
 ) -> None:
     store = await learn(embeddings, PreferenceModel("no idea"), "I have a fear of heights.")
     (vector,) = [v for m, v in store._rows.values() if m.content == HEIGHTS]
-    assert np.allclose(vector, stored_vector(HEIGHTS), atol=1e-5)
+    assert np.allclose(vector, carried(stored_vector(HEIGHTS)[:384]), atol=1e-5)  # English only
 
 
 async def test_a_food_constraint_is_stored_toward_what_eating_shapes_without_asking(
@@ -237,3 +243,27 @@ async def test_a_name_the_change_left_out_is_asked_for_again(embeddings: Embeddi
     model = ChangeOnlyModel("")
     await learn(embeddings, model, "Actually, my Hawaii budget is now $15,000.")
     assert len(model.prompts) == 1  # nothing said was left out
+
+
+async def test_a_question_in_another_language_has_the_users_memories_read_by_e5(
+    embeddings: Embeddings,
+) -> None:
+    """A question teaches nothing and no model is asked, but it says the user writes Chinese:
+    their English memories, until then read by MiniLM alone, are read by e5 before the next
+    question (memories/writer.py)."""
+    store = InMemoryStore()
+    jobs = LearningJobs(
+        pool=WorkerPool(queue_size=4, concurrency=1, job_timeout_s=30),
+        writer=MemoryWriter(store, embeddings, None),
+        store=None,
+        extractor=None,
+        limits=FactLimits(),
+    )
+    said = (Turn("user", "My sister Anna lives in Oslo."), Turn("assistant", "Noted."))
+    assert await jobs.run(Batch("alice", "", said, 1, T0, "idle"))
+    ((memory_id, (_, learned)),) = store._rows.items()
+    asked = (Turn("user", "我姐姐住在哪里？"), Turn("assistant", "在奥斯陆。"))
+    assert await jobs.run(Batch("alice", "", asked, 1, T0 + 1, "idle"))
+    _, read = store._rows[memory_id]
+    assert is_carried(learned)
+    assert not is_carried(read)

@@ -10,7 +10,7 @@ import pytest
 from memory_extproc.clock import now_ms
 from memory_extproc.embedding import OnnxEmbedder
 from memory_extproc.embedding import model as english_model
-from memory_extproc.embedding.spaces import Embeddings, english_query, score
+from memory_extproc.embedding.spaces import Embeddings, english_query, is_carried, score
 from memory_extproc.llm_client import JsonSchema, LlmError
 from memory_extproc.memories.facts import Fact
 from memory_extproc.memories.writer import MemoryWriter, Written
@@ -437,6 +437,7 @@ async def test_an_english_memory_is_read_by_e5_in_its_own_words_only(
     still leans toward it). A Chinese memory's e5 part, where Chinese questions look, leans as
     before."""
     w = writer(store, embeddings, None)
+    await w.heard("en", ["我也说中文。"])  # a user who writes another language too
     said = {
         "en": ("User made chocolate swirl ice cream", "I made my friend a chocolate swirl."),
         "zh": ("用户做了巧克力旋涡冰淇淋", "我给朋友做了巧克力旋涡口味的冰淇淋，她很喜欢。"),
@@ -457,3 +458,49 @@ async def test_an_english_memory_is_read_by_e5_in_its_own_words_only(
     (english,) = [v for m, v in store._rows.values() if m.user_id == "en"]
     minilm = slice(0, english_model.DIMENSION)
     assert score(english[minilm], stored_vector(said["en"][0])[minilm]) < 0.99
+
+
+async def test_a_user_who_writes_english_only_has_no_memory_read_by_e5(
+    store: InMemoryStore, embeddings: Embeddings
+) -> None:
+    """Only a question in another language reads an English memory's e5 part, and e5 costs ~5
+    times MiniLM per text (+4 ms p50 on English requests under mixed load): until its user
+    writes another language, that part is carried from MiniLM's (spaces.py)."""
+    w = writer(store, embeddings, None)
+    facts = [fact("User plays the trombone in a brass band"),
+             Fact(MemoryType.PREFERENCE, "User has a severe peanut allergy")]  # fmt: skip
+    await w.write_batch("alice", "", facts, T0, source="conversation")
+    assert await w.heard("alice", ["What should I cook tonight?", ""]) == 0  # English
+    assert [is_carried(v) for _, v in store._rows.values()] == [True, True]
+
+
+async def test_a_user_heard_in_another_language_has_every_memory_read_by_e5(
+    store: InMemoryStore, embeddings: Embeddings, stored_vector: Callable[[str], np.ndarray]
+) -> None:
+    """The first question in Chinese finds an English memory by its carried part among a few
+    (spaces.py); from then on e5 reads them all, as it would have from the start: what was
+    held, again (the same memories, no history), and what comes next in English."""
+    w = writer(store, embeddings, None)
+    trombone = "User plays the trombone in a brass band"
+    facts = [fact(trombone), Fact(MemoryType.PREFERENCE, "User has a severe peanut allergy")]
+    await w.write_batch("alice", "", facts, T0, source="conversation")
+    await w.write_batch("bob", "", [fact(trombone)], T0, source="conversation")
+    before = {m.id: (m, v) for m, v in store._rows.values()}
+    question = "我在乐队里吹什么乐器？"
+
+    assert await w.heard("alice", [question]) == 2
+    after = {m.id: (m, v) for m, v in store._rows.values()}
+    assert after.keys() == before.keys()  # no audit rows
+    for memory_id, (memory, vector) in after.items():
+        old, old_vector = before[memory_id]
+        assert memory == old
+        assert np.allclose(vector[: english_model.DIMENSION], old_vector[: english_model.DIMENSION])
+        assert is_carried(vector) is (memory.user_id == "bob")
+    (kept,) = [v for m, v in store._rows.values() if (m.user_id, m.content) == ("alice", trombone)]
+    e5 = slice(english_model.DIMENSION, -1)
+    assert np.allclose(kept[e5], stored_vector(trombone)[e5], atol=1e-5)  # e5's own reading
+    assert score(await embeddings.query(question), kept) >= 0.45  # found, as from the start
+    assert await w.heard("alice", [question]) == 0  # nothing left to read
+
+    await w.write_batch("alice", "", [fact("User's sister lives in Berlin")], T0, source="c")
+    assert not any(is_carried(v) for m, v in store._rows.values() if m.user_id == "alice")
