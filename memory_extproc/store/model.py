@@ -235,7 +235,8 @@ class Store(Protocol):
 
     async def rekey(self, memory: Memory, vector: np.ndarray) -> bool:
         """Store ``memory`` under another vector, if it is still as read (not revised or
-        forgotten meanwhile): the same memory, found in other ways. No audit row."""
+        forgotten meanwhile): the same memory, found in other ways. No audit row; not waited
+        for (a user's memories are rekeyed together): a search sees it a moment later."""
         ...
 
     async def list(

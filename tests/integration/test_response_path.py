@@ -19,6 +19,7 @@ import pytest
 from devstack.milvus import MilvusProcess
 from devstack.mock_llm import MockLLM, Reply
 from devstack.tokens import DevIdentity
+from memory_extproc.embedding.spaces import is_carried
 from memory_extproc.store.milvus import MilvusStore
 from memory_extproc.store.model import Memory
 from tests.integration.conftest import Stack, open_store, running_stack, until
@@ -180,6 +181,30 @@ async def _audit_rows(store: MilvusStore, user: str, memory_id: str) -> list[dic
         )
     finally:
         client.close()
+
+
+async def test_a_question_in_chinese_finds_an_english_memory_then_has_it_read_by_e5(
+    learning: Stack, extractor: Extractor, memories: MilvusStore, user: str, llm: MockLLM
+) -> None:
+    """Learned from English, a memory's e5 part is carried from MiniLM's (spaces.py); the first
+    question in Chinese finds it by that part, and once that turn is learned, e5 reads it."""
+    fact = "User's sister Anna lives in Berlin"
+    extractor.facts = {"sister Anna": [fact]}
+    llm.script(Reply(text="Noted!"))
+    await chat(learning, user, [{"role": "user", "content": "My sister Anna lives in Berlin."}])
+    (stored,) = await until(lambda: active(memories, user))
+    [(_, vector)] = await memories.stored_under(user)
+    assert is_carried(vector)
+
+    llm.script(Reply(text="她住在柏林。"))
+    assert any(fact in line for line in await learning.ask("我姐姐住在哪里？", user))
+
+    async def read_by_e5() -> bool:
+        [(memory, vector)] = await memories.stored_under(user)
+        return memory == stored and not is_carried(vector)
+
+    assert await until(read_by_e5)
+    assert any(fact in line for line in await learning.ask("我姐姐住在哪里？", user))
 
 
 async def test_every_second_turn_triggers_extraction_from_the_request_history(

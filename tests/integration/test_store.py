@@ -22,7 +22,7 @@ from memory_extproc.store.milvus import MilvusStore
 from memory_extproc.store.milvus_schema import SchemaMismatchError
 from memory_extproc.store.model import Memory, MemoryType, SearchRequest, Store, content_hash
 from tests.conftest import Vectors
-from tests.integration.conftest import open_store
+from tests.integration.conftest import open_store, until
 from tests.integration.reviser import revise
 
 pytestmark = pytest.mark.integration
@@ -121,10 +121,15 @@ async def test_a_memory_is_rekeyed_only_as_it_was_read(store: Store, vectors: Ve
     assert held.keys() == {cello.id, kiwi.id, gone.id}  # theirs, with the vectors stored
     assert np.allclose(held[cello.id], vectors.stored(cello.content), atol=1e-6)
     await store.record_use([(user, cello.id, 2)], now_ms(), 0)
-    lisbon = vectors.stored("User lives in Lisbon")
-    assert await store.rekey(cello, lisbon)  # used since it was read: still the same memory
-    (found,) = await store.retrieve(search(vectors, user, "Where does the user live?", limit=1))
-    assert (found.memory.id, found.memory.content) == (cello.id, cello.content)
+    stamps = vectors.stored("User collects vintage stamps")
+    assert await store.rekey(cello, stamps)  # used since it was read: still the same memory
+    asked = search(vectors, user, "What does the user collect?", limit=1, threshold=0.0)
+
+    async def found_by_its_new_key() -> bool:  # visible a Milvus time tick later (not waited for)
+        (found,) = await store.retrieve(asked)
+        return (found.memory.id, found.memory.content) == (cello.id, cello.content)
+
+    assert await until(found_by_its_new_key)
     current = await store.get(user, cello.id)
     assert current is not None
     assert current.access_count == 2
@@ -133,9 +138,9 @@ async def test_a_memory_is_rekeyed_only_as_it_was_read(store: Store, vectors: Ve
     await store.revise(dataclasses.replace(kiwi, content=text, content_hash=content_hash(text),
                                            updated_at=kiwi.updated_at + 1),
                        vectors.stored(text), "updated")  # fmt: skip
-    assert not await store.rekey(kiwi, lisbon)  # revised meanwhile
+    assert not await store.rekey(kiwi, stamps)  # revised meanwhile
     await store.forget(user, gone.id)
-    assert not await store.rekey(gone, lisbon)  # forgotten meanwhile
+    assert not await store.rekey(gone, stamps)  # forgotten meanwhile
     assert await store.get(user, gone.id) is None
 
 
