@@ -113,20 +113,20 @@ class MemoryWriter:
             self._other_languages.popitem(last=False)
         held = [(m, v) for m, v in await self._store.stored_under(user_id) if is_carried(v)]
         own = await self._embedder.memories([unframed(m.content) for m, _ in held])
-        kinds = [", ".join(_requests(Fact(m.type, m.content))) for m, _ in held]
-        bears_on = list(dict.fromkeys(k for k in kinds if k))
-        requests = dict(zip(bears_on, await self._embedder.memories(bears_on), strict=True))
         read = 0
-        for (memory, vector), words, kind in zip(held, own, kinds, strict=True):
-            parts = [(words, 1.0), *([(requests[kind], POLICY.requests_weight)] if kind else [])]
-            read += await self._store.rekey(memory, with_other_part(vector, blend(parts)))
+        for (memory, vector), words in zip(held, own, strict=True):
+            # a carried memory is not a preference, so its e5 part is its own words' (_keys)
+            read += await self._store.rekey(memory, with_other_part(vector, words))
         return read
 
-    def _by_e5(self, user_id: str) -> bool:
-        """Whether the user's English memories are read by e5 too (``heard``). What is added or
-        edited through the API always is: those calls are few, and this process may not have
-        heard the user (the API runs in the processor, learning in the worker)."""
-        return user_id in self._other_languages
+    def _by_e5(self, user_id: str, kind: MemoryType) -> bool:
+        """Whether an English memory is read by e5 too: a user's who writes another language
+        (``heard``), and every preference: a standing instruction, given to the requests it
+        bears on in whatever language they come (a nut allergy missed by the first request in
+        Chinese is one too many), and few. What is added or edited through the API always is:
+        those calls are few, and this process may not have heard the user (the API runs in the
+        processor, learning in the worker)."""
+        return kind is MemoryType.PREFERENCE or user_id in self._other_languages
 
     async def write(
         self,
@@ -167,14 +167,14 @@ class MemoryWriter:
         results: list[tuple[Written, str]] = [(Written.DEDUPED, "")] * len(facts)
         todo = [i for i, d in enumerate(digests) if d not in existing]
         texts = [unframed(facts[i].content) for i in todo]
-        if not self._by_e5(user_id):
+        if user_id not in self._other_languages:
             await self.heard(user_id, texts)  # a fact in another language: its user writes it
-        by_e5 = self._by_e5(user_id)
-        vectors = await self._embedder.memories(texts, by_e5=by_e5)
+        vectors = await asyncio.gather(*(
+            self._embedder.memory(t, by_e5=self._by_e5(user_id, facts[i].type))
+            for i, t in zip(todo, texts, strict=True)
+        ))  # fmt: skip
         queries = await self._embedder.statements(texts)
-        keys = dict(
-            zip(todo, await self._keys([facts[i] for i in todo], vectors, by_e5), strict=True)
-        )
+        keys = dict(zip(todo, await self._keys([facts[i] for i in todo], vectors), strict=True))
         kept: list[tuple[int, np.ndarray]] = []
         for i, vector, query in zip(todo, vectors, queries, strict=True):
             # the same fact twice in one job, reworded: keep the first
@@ -220,9 +220,7 @@ class MemoryWriter:
             await retention.enforce_cap(self._store, user_id, self._max_per_user)
         return results
 
-    async def _keys(
-        self, facts: Sequence[Fact], vectors: Sequence[np.ndarray], by_e5: bool
-    ) -> list[np.ndarray]:
+    async def _keys(self, facts: Sequence[Fact], vectors: Sequence[np.ndarray]) -> list[np.ndarray]:
         """What each fact is stored under: its own words' vector, leaning toward the words it was
         said in (``Fact.context``) and, for a preference, toward the kinds of request it bears on
         (``_requests``). Decisions stay with its own words."""
@@ -233,8 +231,7 @@ class MemoryWriter:
         read = [self._embedder.context(c, of_english=e) for c, e in said_in]
         sentences = dict(zip(said_in, await asyncio.gather(*read), strict=True))
         bears_on = list(dict.fromkeys(k for k in kinds if k))
-        read_requests = await self._embedder.memories(bears_on, by_e5=by_e5)
-        requests = dict(zip(bears_on, read_requests, strict=True))
+        requests = dict(zip(bears_on, await self._embedder.memories(bears_on), strict=True))
         keys = []
         for vector, context, kind, of in zip(vectors, contexts, kinds, english, strict=True):
             parts = [(vector, 1.0)]
@@ -416,9 +413,9 @@ class MemoryWriter:
             return None
         if revision.content != fact.content:
             kept = dataclasses.replace(fact, content=revision.content)
-            by_e5 = self._by_e5(target.user_id)
+            by_e5 = self._by_e5(target.user_id, kept.type)
             words = await self._embedder.memory(unframed(revision.content), by_e5=by_e5)
-            (vector,) = await self._keys([kept], [words], by_e5)
+            (vector,) = await self._keys([kept], [words])
         new = revised(current, revision.content, max(at_ms, current.updated_at), fact.type)
         ok = await self._store.revise(new, vector, revision.reason, wait_visible=wait_visible)
         return new if ok else None

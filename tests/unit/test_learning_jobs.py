@@ -8,13 +8,7 @@ import numpy as np
 import orjson
 
 from memory_extproc.embedding import OnnxEmbedder
-from memory_extproc.embedding.spaces import (
-    Embeddings,
-    carried,
-    english_query,
-    is_carried,
-    score,
-)
+from memory_extproc.embedding.spaces import Embeddings, english_query, is_carried, score
 from memory_extproc.llm_api.requests import Turn
 from memory_extproc.llm_client import JsonSchema, LlmError
 from memory_extproc.memories.facts import Fact, FactLimits
@@ -135,7 +129,7 @@ async def test_a_preference_the_model_lists_nothing_usable_for_is_kept_as_it_is(
 ) -> None:
     store = await learn(embeddings, PreferenceModel("no idea"), "I have a fear of heights.")
     (vector,) = [v for m, v in store._rows.values() if m.content == HEIGHTS]
-    assert np.allclose(vector, carried(stored_vector(HEIGHTS)[:384]), atol=1e-5)  # English only
+    assert np.allclose(vector, stored_vector(HEIGHTS), atol=1e-5)
 
 
 async def test_a_food_constraint_is_stored_toward_what_eating_shapes_without_asking(
