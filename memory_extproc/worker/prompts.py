@@ -84,7 +84,8 @@ _EXAMPLES: tuple[tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]], ...] 
 # A user who writes another language than English keeps it: a fact in English would not be
 # theirs to the grounding check, and the 1.5B model translated without being shown how. Said
 # and shown only to such a conversation: shown to every one, the model wrote English users'
-# facts in Spanish ("El usuario vive con Anna en Oslo").
+# facts in Spanish ("El usuario vive con Anna en Oslo"). Said after the English examples, not in
+# the system message (extraction_messages: the prompt prefix every language shares).
 _IN_THEIR_LANGUAGE = """\
 The user writes in another language than English: write each fact in their language, starting \
 with the word for "User" ("用户…" in Chinese, "El usuario …" in Spanish); never translate what \
@@ -193,24 +194,28 @@ def extraction_messages(
     """Facts from a conversation (``transcript`` lines) on ``date``, knowing ``known``.
     ``context``: the conversation's other words, which tell the user's language when their
     lines are too short to ("Soy vegetariano.")."""
-    system, examples, reminder = EXTRACTION_SYSTEM, _EXAMPLES, ""
+    examples, reminder = _EXAMPLES, ""
     stated = " ".join(line.removeprefix("user: ") for line in lines if line.startswith("user: "))
     language = language_of(stated, context) if stated else "en"
     if language != "en":
         # the examples in the user's language last: the ones the model follows most closely
         own = "zh" if CJK.search(stated) else "es"
         others = [e for name, shown in _LANGUAGE_EXAMPLES.items() if name != own for e in shown]
-        system = f"{system}\n{_IN_THEIR_LANGUAGE}"
         examples = (*examples, *others, *_LANGUAGE_EXAMPLES[own])
         # …and said again above the conversation: without it, the 1.5B model wrote "我是吃蛋奶素的"
         # as "User eats egg-free and dairy-free food" (diets, in zh and es alike); said below
         # it, the model kept the old value of a correction ("Dije Boston, pero quise decir…")
         reminder = f"(The facts in {NAMES.get(language, 'their language')}.)\n"
-    messages = [{"role": "system", "content": system}]
-    for example_known, example_lines, facts in examples:
+    # Every prompt begins as an English one, the system message and the English examples alike:
+    # the local model's server reuses the longest prefix it last evaluated, and the language's
+    # instruction in the system message cost the whole prompt again at every change of language
+    # (~20 s instead of ~2 s on a CPU). The instruction heads the first language example instead.
+    messages = [{"role": "system", "content": EXTRACTION_SYSTEM}]
+    for shown, (example_known, example_lines, facts) in enumerate(examples):
+        said = f"{_IN_THEIR_LANGUAGE}\n\n" if shown == len(_EXAMPLES) else ""
         answer = {"facts": list(facts)}
         messages += [
-            {"role": "user", "content": _task(example_known, example_lines, _EXAMPLE_DATE)},
+            {"role": "user", "content": said + _task(example_known, example_lines, _EXAMPLE_DATE)},
             {"role": "assistant", "content": orjson.dumps(answer).decode()},
         ]
     messages.append({"role": "user", "content": reminder + _task(known, lines, date)})
