@@ -159,8 +159,8 @@ class Embeddings:
         )
         return memory_vector(english, other)
 
-    async def memories(self, texts: list[str], *, by_e5: bool = True) -> list[np.ndarray]:
-        return list(await asyncio.gather(*(self.memory(t, by_e5=by_e5) for t in texts)))
+    async def memories(self, texts: list[str]) -> list[np.ndarray]:
+        return list(await asyncio.gather(*(self.memory(t) for t in texts)))
 
     async def context(self, text: str, *, of_english: bool) -> np.ndarray:
         """The sentence a memory was said in, which its key leans toward (memories/writer.py).

@@ -46,15 +46,20 @@ class CopyingModel:
         return None
 
 
-async def learn(embeddings: Embeddings, model: CopyingModel, said: str) -> InMemoryStore:
-    store = InMemoryStore()
-    jobs = LearningJobs(
+def jobs_on(store: InMemoryStore, embeddings: Embeddings, model: object) -> LearningJobs:
+    """The worker's jobs on an in-memory store; ``model`` None: notes."""
+    return LearningJobs(
         pool=WorkerPool(queue_size=4, concurrency=1, job_timeout_s=30),
         writer=MemoryWriter(store, embeddings, None),
         store=None,
         extractor=model,  # type: ignore[arg-type]
         limits=FactLimits(),
     )
+
+
+async def learn(embeddings: Embeddings, model: CopyingModel, said: str) -> InMemoryStore:
+    store = InMemoryStore()
+    jobs = jobs_on(store, embeddings, model)
     turns = (Turn("user", said), Turn("assistant", "Noted."))
     assert await jobs.run(Batch("alice", "", turns, 1, T0, "idle", recalled=KNOWN))
     return store
@@ -246,13 +251,7 @@ async def test_a_question_in_another_language_has_the_users_memories_read_by_e5(
     their English memories, until then read by MiniLM alone, are read by e5 before the next
     question (memories/writer.py)."""
     store = InMemoryStore()
-    jobs = LearningJobs(
-        pool=WorkerPool(queue_size=4, concurrency=1, job_timeout_s=30),
-        writer=MemoryWriter(store, embeddings, None),
-        store=None,
-        extractor=None,
-        limits=FactLimits(),
-    )
+    jobs = jobs_on(store, embeddings, None)
     said = (Turn("user", "My sister Anna lives in Oslo."), Turn("assistant", "Noted."))
     assert await jobs.run(Batch("alice", "", said, 1, T0, "idle"))
     ((memory_id, (_, learned)),) = store._rows.items()
