@@ -39,6 +39,15 @@ def _norm(text: str) -> str:
     return " ".join(text.split())
 
 
+_QUOTES = str.maketrans("", "", "\"'\u2033")
+
+
+def _key(text: str) -> str:
+    """A turn's text as matched: without quote marks, since the extraction prompt shows the
+    user's double quotes as single ones (worker/prompts.py)."""
+    return _norm(text.translate(_QUOTES))
+
+
 @dataclass(frozen=True)
 class Session:
     number: int
@@ -90,7 +99,7 @@ class ObservationReplay:
             for session in sessions(sample):
                 for turn in session.turns:
                     dia = f"{prefix}/{turn['dia_id']}"
-                    self._by_text[_norm(turn["text"])].add(dia)
+                    self._by_text[_key(turn["text"])].add(dia)
                     self._speaker[dia] = turn["speaker"]
             for about, text, evidence in observations(sample):
                 for dia in evidence:
@@ -118,7 +127,7 @@ class ObservationReplay:
             return Reply(text='{"requests": []}')
         transcript = payload["messages"][-1]["content"]
         shown = [line.partition(": ") for line in transcript.splitlines()]
-        turns = [(role, self._turns(_norm(text))) for role, _, text in shown]
+        turns = [(role, self._turns(_key(text))) for role, _, text in shown]
         said = {role: {self._speaker[d] for r, dias in turns if r == role for d in dias}
                 for role in ("user", "assistant")}  # fmt: skip
         # a short line ("Good to see you!") can match both speakers' turns: the user is who

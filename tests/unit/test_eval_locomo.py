@@ -10,6 +10,8 @@ from eval.answer_recall import content, recalled
 from eval.locomo import Asked, Provenance, chats, first_person, questions, score
 from eval.replay import ObservationReplay
 from eval.tokens import token_counter
+from memory_extproc.llm_api.requests import Turn
+from memory_extproc.worker.prompts import transcript
 
 SAMPLE = {
     "sample_id": "conv-x",
@@ -142,20 +144,34 @@ def test_questions_no_observation_of_their_speaker_covers_are_left_out() -> None
     assert report["all"]["questions"] == 1
 
 
+def _replayed(replay: ObservationReplay, lines: str) -> list[str]:
+    payload = {"messages": [{"role": "system", "content": "x"},
+                            {"role": "user", "content": lines}]}  # fmt: skip
+    answer = orjson.loads(replay(payload).text)
+    return [f["content"] for f in answer["facts"]]
+
+
 def test_the_replayed_extractor_learns_only_about_the_user() -> None:
     replay = ObservationReplay([SAMPLE])
 
-    def facts(transcript: str) -> list[str]:
-        payload = {"messages": [{"role": "system", "content": "x"},
-                                {"role": "user", "content": transcript}]}  # fmt: skip
-        answer = orjson.loads(replay(payload).text)
-        return [f["content"] for f in answer["facts"]]
+    def facts(lines: str) -> list[str]:
+        return _replayed(replay, lines)
 
     cat, cello = "I adopted a cat called Miso last week.", "Lovely! I started learning the cello."
     both = f"user: {cat}\nassistant: {cello}"
     assert facts(both) == ["User adopted a cat called Miso."]  # Ann's memory, in its words
     as_bo = f"assistant: {cat}\nuser: {cello}"
     assert facts(as_bo) == ["User is learning the cello."]
+
+
+def test_the_replayed_extractor_finds_a_quoted_turn_as_the_prompt_shows_it() -> None:
+    quoted = 'I adopted a cat called "Miso" last week.'  # shown to the model in single quotes
+    turns = [{**t, "text": quoted} if t["dia_id"] == "D1:2" else t
+             for t in SAMPLE["conversation"]["session_1"]]  # fmt: skip
+    sample = {**SAMPLE, "conversation": {**SAMPLE["conversation"], "session_1": turns}}
+    lines = "\n".join(transcript([Turn(role="user", text=quoted)]))
+    assert "'Miso'" in lines
+    assert _replayed(ObservationReplay([sample]), lines) == ["User adopted a cat called Miso."]
 
 
 def test_answer_content_in_one_normal_form() -> None:
