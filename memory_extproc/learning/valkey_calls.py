@@ -53,7 +53,7 @@ class OrderedCalls:
     def submit(
         self,
         operation: str,
-        call: Callable[[], Awaitable[None]],
+        call: Callable[[], Awaitable[object]],
         failed: Callable[[], None] | None = None,
     ) -> None:
         """``call`` in its turn, not waited for; ``failed()`` then if Valkey was down or paused."""
@@ -105,7 +105,7 @@ class OrderedCalls:
                 self._calls.task_done()
 
 
-def _done(call: Callable[[], Awaitable[None]]) -> Callable[[], Awaitable[bool]]:
+def _done(call: Callable[[], Awaitable[object]]) -> Callable[[], Awaitable[bool]]:
     async def run() -> bool:
         await call()
         return True
