@@ -64,7 +64,12 @@ class LearningService:
             shared=self._shared,
         )
         self._spool: TurnSpool = (
-            ValkeySpool(valkey.url, valkey.timeout_seconds, valkey.claim_idle_seconds)
+            ValkeySpool(
+                valkey.url,
+                timeout_s=valkey.timeout_seconds,
+                claim_idle_s=valkey.claim_idle_seconds,
+                files=extraction.spool_path,  # what runs without Valkey left there
+            )
             if valkey.url
             else Spool(extraction.spool_path, extraction.spool_max_mb * 1024 * 1024)
         )

@@ -25,6 +25,9 @@ An entry delivered more than ``MAX_DELIVERIES`` times (its holders died with it,
 dropped and logged: one batch that kills its processor must not go round the fleet forever.
 A batch delivered twice is harmless: its facts are deduplicated (memories/writer.py).
 
+Turns an earlier run without Valkey left in ``spool_dir`` are moved into the stream at start
+(their files go once the stream has them), so turning Valkey on loses none.
+
 Valkey down or slow (calls in order, learning/valkey_calls.py): a batch is handed to the worker
 from memory only (``not_kept``), as with a full spool, so learning goes on; what is held waits
 for Valkey to be back. Valkey's own crash loses what its persistence had not written: with
@@ -41,6 +44,7 @@ import re
 import uuid
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import replace
+from pathlib import Path
 from typing import Any, TypeVar
 
 import valkey.asyncio as valkey
@@ -48,7 +52,7 @@ from valkey.exceptions import ResponseError
 
 from memory_extproc import metrics
 from memory_extproc.learning.shared import digest
-from memory_extproc.learning.spool import Deliver, decode, encode
+from memory_extproc.learning.spool import Deliver, Spool, decode, encode
 from memory_extproc.learning.valkey_calls import OrderedCalls
 from memory_extproc.worker.inbox import Batch
 
@@ -141,7 +145,10 @@ def _text(value: bytes | str) -> str:
 
 
 class ValkeySpool:
-    def __init__(self, url: str, timeout_s: float, claim_idle_s: float) -> None:
+    def __init__(
+        self, url: str, *, timeout_s: float, claim_idle_s: float, files: Path | None = None
+    ) -> None:
+        """``files``: the ``spool_dir`` of runs without Valkey, whose turns are moved here."""
         self._client = valkey.Valkey.from_url(
             url, socket_timeout=timeout_s, socket_connect_timeout=timeout_s
         )
@@ -158,11 +165,17 @@ class ValkeySpool:
         self._room: Callable[[], int] = lambda: 0
         self._wake = asyncio.Event()  # a batch was kept, or room was made: read now
         self._tasks: list[asyncio.Task[None]] = []
+        self._files = files
 
     async def start(self, deliver: Deliver, room: Callable[[], int]) -> None:
         self._deliver, self._room = deliver, room
         await self._calls.call("start", self._join, None)
         log.info("Captured turns wait in Valkey", extra={"consumer": self.consumer})
+        if self._files is not None:
+            try:
+                await self._move_files(self._files)
+            except OSError as exc:  # they stay there; learning goes on
+                log.error("Spool directory of runs without Valkey not read: %s", exc)
         self.take_over()  # what a predecessor left claimable, at once
         loop = asyncio.get_running_loop()
         self._tasks = [loop.create_task(self._take_loop()), loop.create_task(self._beat_loop())]
@@ -214,6 +227,32 @@ class ValkeySpool:
             if "BUSYGROUP" not in str(exc):
                 raise
         await self._beat_script(keys=[CONSUMERS], args=[self.consumer])
+
+    async def _move_files(self, root: Path) -> None:
+        """What processors without Valkey left in ``root``, into the stream; their files go
+        only once it is there (Valkey down: they stay for the next start)."""
+        files = Spool(root, 1 << 62)  # only what it adopts, and only until appended
+        left = files.open()
+        try:
+            appended = bool(left) and await self._calls.call(
+                "start", functools.partial(self._append, left), False
+            )
+            if appended:
+                for batch in left:
+                    files.done(batch.entry)
+                log.info("Turns a processor without Valkey left in its spool are in the stream",
+                         extra={"turns": sum(b.new_turns for b in left)})  # fmt: skip
+        finally:
+            files.close()
+
+    async def _append(self, batches: list[Batch]) -> bool:
+        async with self._client.pipeline(transaction=True) as pipe:
+            for batch in batches:
+                fields = {"batch": encode(replace(batch, entry="")), "user": digest(batch.user_id)}
+                pipe.xadd(STREAM, fields)
+            await pipe.execute()
+        self._wake.set()
+        return True
 
     async def _grouped(self, call: Callable[[], Awaitable[T]]) -> T:
         """``call``, after the group is made again if Valkey lost it (a restart without its

@@ -6,6 +6,7 @@ claims from the Valkey stream what it held) and Envoy stops sending it requests.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -148,8 +149,8 @@ async def test_a_replica_killed_for_good_loses_no_turn(
     assert await survivor.metric("memory_spool_turns_total", {"event": "replayed"}) == lost
     await until(lambda: _stream_empty(valkey))  # learned, then acknowledged and deleted
     for spool in fleet.spools:  # no turn went through a spool directory
-        assert not list(spool.glob("*/[bp]-*.json"))
-        assert not list(spool.glob("conversations/*"))
+        assert await asyncio.to_thread(lambda s=spool: list(s.glob("*/[bp]-*.json"))) == []
+        assert await asyncio.to_thread(lambda s=spool: list(s.glob("conversations/*"))) == []
 
 
 async def test_envoy_stops_sending_requests_to_a_dead_replica(fleet: Fleet, user: str) -> None:

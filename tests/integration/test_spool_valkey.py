@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -72,7 +73,7 @@ async def start(
     running: list[ValkeySpool] = []
 
     async def new(claim_idle_s: float = 60.0, at_once: int = 10) -> tuple[ValkeySpool, Learner]:
-        spool = ValkeySpool(valkey.url, 1.0, claim_idle_s)
+        spool = ValkeySpool(valkey.url, timeout_s=1.0, claim_idle_s=claim_idle_s)
         learner = Learner(at_once)
         await spool.start(learner.deliver, learner.room)
         running.append(spool)
@@ -222,11 +223,35 @@ async def test_a_clean_stop_leaves_its_batches_claimable_at_once(
     assert (pending["consumer"], pending["times_delivered"]) == (successor.consumer.encode(), 1)
 
 
+async def test_turns_a_run_without_valkey_left_in_its_spool_move_into_the_stream(
+    valkey: ValkeyProcess, client: valkey_client.Valkey, tmp_path: Path
+) -> None:
+    """Turning Valkey on loses none of what the file spool still held."""
+    orphan = tmp_path / "left-by-a-run-without-valkey"
+    orphan.mkdir()
+    (orphan / "b-000000000000.json").write_bytes(encode(batch(said="I play the harp")))
+    (orphan / "p-conversation.json").write_bytes(encode(batch(said="I play the oboe")))
+    spool = ValkeySpool(valkey.url, timeout_s=1.0, claim_idle_s=60, files=tmp_path)
+    learner = Learner(10)
+    await spool.start(learner.deliver, learner.room)
+    try:
+        got = await until(lambda: learner.has(2), 10)
+        assert sorted((b.said, b.reason) for b in got) == [
+            ("I play the harp", "every_n"),
+            ("I play the oboe", "recovered"),
+        ]
+        assert client.xlen(STREAM) == 2
+        left = await asyncio.to_thread(lambda: list(tmp_path.glob("*/*.json")))
+        assert left == []  # gone from disk, once in the stream
+    finally:
+        await spool.aclose()
+
+
 async def test_valkey_down_a_batch_is_learned_from_memory_and_counted(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(spool_valkey, "POLL_S", 0.05)
-    spool = ValkeySpool(f"valkey://127.0.0.1:{free_port()}/0", 0.2, 60.0)  # nobody there
+    spool = ValkeySpool(f"valkey://127.0.0.1:{free_port()}/0", timeout_s=0.2, claim_idle_s=60)
     learner = Learner(10)
     not_kept = sample("memory_spool_turns_total", {"event": "not_kept"})
     errors = sample("memory_shared_state_errors_total", {"operation": "keep"})
@@ -269,7 +294,7 @@ async def test_a_forget_drops_the_users_batches_waiting_for_the_worker(
 ) -> None:
     """Delivery.drop's batches leave the stream; those the worker holds are dropped by it (a
     stack test: test_forget_pending.py)."""
-    spool = ValkeySpool(valkey.url, 1.0, 60.0)
+    spool = ValkeySpool(valkey.url, timeout_s=1.0, claim_idle_s=60)
     delivery = Delivery(lambda item: False, spool)  # the worker's queue is full
     await spool.start(delivery.deliver, lambda: delivery.room(10))
     try:
