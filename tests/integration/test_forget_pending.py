@@ -30,6 +30,7 @@ from tests.integration.test_durable_learning import (
     durable,  # noqa: F401 - fixture
     learned,
     memories,  # noqa: F401 - fixture
+    stream_empty,
 )
 from tests.integration.test_response_path import EXTRACTOR, chat, llm_settings
 
@@ -178,14 +179,9 @@ async def test_turns_a_dead_replica_left_in_valkey_are_not_learned_after_a_forge
     ) as stack:  # fmt: skip
         await until(lambda: forgotten(stack, "job", 2), 60)
         assert await stack.metric("memory_spool_turns_total", {"event": "replayed"}) == 2
-        await until(lambda: _stream_empty(valkey))
+        await until(lambda: stream_empty(valkey))
     assert extractor.asked == 0  # the model never saw what was forgotten
     assert await learned(memories, user) == []
-
-
-async def _stream_empty(valkey: ValkeyProcess) -> bool:
-    with valkey_client.Valkey(port=valkey.port) as client:
-        return bool(client.xlen(STREAM) == 0)
 
 
 async def _asked(extractor: HeldExtractor, times: int) -> bool:

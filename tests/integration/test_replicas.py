@@ -27,7 +27,7 @@ from devstack.valkey import ValkeyProcess
 from memory_extproc.learning.spool_valkey import GROUP, STREAM
 from memory_extproc.store.milvus import MilvusStore
 from tests.integration.conftest import Stack, open_store, until
-from tests.integration.test_durable_learning import HeldExtractor, learned
+from tests.integration.test_durable_learning import HeldExtractor, learned, stream_empty
 from tests.integration.test_response_path import EXTRACTOR, chat, llm_settings
 
 pytestmark = pytest.mark.integration
@@ -147,7 +147,7 @@ async def test_a_replica_killed_for_good_loses_no_turn(
     expected = sorted(f"User plays the {name}" for name in instruments)
     assert await until(lambda: _learned_all(memories, user, expected), 60) == expected
     assert await survivor.metric("memory_spool_turns_total", {"event": "replayed"}) == lost
-    await until(lambda: _stream_empty(valkey))  # learned, then acknowledged and deleted
+    await until(lambda: stream_empty(valkey))  # learned, then acknowledged and deleted
     for spool in fleet.spools:  # no turn went through a spool directory
         assert await asyncio.to_thread(lambda s=spool: list(s.glob("*/[bp]-*.json"))) == []
         assert await asyncio.to_thread(lambda s=spool: list(s.glob("conversations/*"))) == []
@@ -228,11 +228,6 @@ async def _held(valkey: ValkeyProcess, batches: int) -> dict[str, int] | None:
     if found["pending"] != batches:
         return None
     return {c["name"].decode(): int(c["pending"]) for c in found["consumers"]}
-
-
-async def _stream_empty(valkey: ValkeyProcess) -> bool:
-    with valkey_client.Valkey(port=valkey.port) as client:
-        return bool(client.xlen(STREAM) == 0)
 
 
 def _consumer(log: Path) -> str:
