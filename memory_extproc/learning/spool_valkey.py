@@ -30,8 +30,9 @@ Turns an earlier run without Valkey left in ``spool_dir`` are moved into the str
 
 Valkey down or slow (calls in order, learning/valkey_calls.py): a batch is handed to the worker
 from memory only (``not_kept``), as with a full spool, so learning goes on; what is held waits
-for Valkey to be back. Valkey's own crash loses what its persistence had not written: with
-``appendfsync everysec`` (devstack/valkey.py), up to the last second of appends.
+for Valkey to be back, and what was learned meanwhile is acknowledged at the next heartbeat.
+Valkey's own crash loses what its persistence had not written: with ``appendfsync everysec``
+(devstack/valkey.py), up to the last second of appends.
 """
 
 from __future__ import annotations
@@ -161,6 +162,7 @@ class ValkeySpool:
         self._idle_s = claim_idle_s
         self._idle_ms = int(claim_idle_s * 1000)
         self._held: set[str] = set()  # entries of ours not yet done: waiting, running, retried
+        self._unacked: set[str] = set()  # done while Valkey was unreachable: acked at next beat
         self._deliver: Deliver = lambda batch: None
         self._room: Callable[[], int] = lambda: 0
         self._wake = asyncio.Event()  # a batch was kept, or room was made: read now
@@ -203,7 +205,8 @@ class ValkeySpool:
         if not is_stream_id(entry):
             return  # delivered from memory only
         self._held.discard(entry)
-        self._calls.submit("ack", functools.partial(self._remove, entry))
+        self._calls.submit("ack", functools.partial(self._remove, entry),
+                           functools.partial(self._unacked.add, entry))  # fmt: skip
         self._wake.set()
 
     def take_over(self) -> None:
@@ -384,15 +387,23 @@ class ValkeySpool:
 
     async def _beat(self) -> None:
         await self._beat_script(keys=[CONSUMERS], args=[self.consumer])
+        await self._ack_late()
         if self._held:  # their idle time starts again: nobody claims them from us
             await self._client.xclaim(
                 STREAM, GROUP, self.consumer, 0, sorted(self._held), justid=True
             )
         metrics.SPOOL_STREAM_LENGTH.set(await self._client.xlen(STREAM))
 
+    async def _ack_late(self) -> None:
+        """Learned while Valkey was unreachable: gone now, not claimed and learned again."""
+        if self._unacked:
+            await self._remove(*sorted(self._unacked))
+            self._unacked.clear()
+
     async def _release(self) -> None:
         """What we hold, claimable at once, counted as delivered as often as when it came to
         us: a clean handover is no death of its holder."""
+        await self._ack_late()
         held = sorted(self._held)
         if held:
             async with self._client.pipeline(transaction=False) as pipe:

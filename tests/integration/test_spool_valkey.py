@@ -17,7 +17,7 @@ from prometheus_client import REGISTRY
 
 from devstack.ports import free_port
 from devstack.valkey import ValkeyProcess
-from memory_extproc.learning import spool_valkey
+from memory_extproc.learning import spool_valkey, valkey_calls
 from memory_extproc.learning.delivery import Delivery
 from memory_extproc.learning.shared import digest
 from memory_extproc.learning.spool import encode
@@ -267,6 +267,37 @@ async def test_valkey_down_a_batch_is_learned_from_memory_and_counted(
         await spool.aclose()
 
 
+async def test_a_batch_learned_while_valkey_was_down_leaves_the_stream_when_it_is_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not claimed and learned again a claim idle time later: acknowledged at the next beat."""
+    monkeypatch.setattr(valkey_calls, "PAUSE_S", 0.0)
+    monkeypatch.setattr(spool_valkey, "POLL_S", 0.05)
+    port = free_port()
+    server = ValkeyProcess(tmp_path / "valkey", port)
+    server.wait_ready()
+    spool = ValkeySpool(server.url, timeout_s=0.5, claim_idle_s=0.6)  # a beat every 0.1 s
+    learner = Learner(10)
+    await spool.start(learner.deliver, learner.room)
+    try:
+        spool.send(batch())
+        (got,) = await until(lambda: learner.has(1), 10)
+        server.stop()  # its append-only file keeps the entry, and that we hold it
+        errors = sample("memory_shared_state_errors_total", {"operation": "ack"})
+        spool.done(got.entry)
+        await spool.flushed()
+        assert sample("memory_shared_state_errors_total", {"operation": "ack"}) == errors + 1
+
+        server = ValkeyProcess(tmp_path / "valkey", port)
+        server.wait_ready()
+        with valkey_client.Valkey(port=port) as client:
+            assert client.xpending(STREAM, GROUP)["pending"] == 1  # still ours after the restart
+            await until(lambda: _empty(client), 10)
+    finally:
+        await spool.aclose()
+        server.stop()
+
+
 async def test_a_batch_whose_holders_keep_dying_is_dropped(
     start: Start, client: valkey_client.Valkey
 ) -> None:
@@ -309,6 +340,10 @@ async def test_a_forget_drops_the_users_batches_waiting_for_the_worker(
         assert client.xpending(STREAM, GROUP)["pending"] == 1
     finally:
         await spool.aclose()
+
+
+async def _empty(client: valkey_client.Valkey) -> bool:
+    return bool(client.xlen(STREAM) == 0 and client.xpending(STREAM, GROUP)["pending"] == 0)
 
 
 async def _pending(client: valkey_client.Valkey, count: int) -> bool:
