@@ -67,8 +67,9 @@ STORE_ERRORS = Counter(
 )
 SHARED_STATE_ERRORS = Counter(
     "memory_shared_state_errors_total",
-    "Calls to the conversation state replicas share (Valkey) that failed or were skipped while "
-    "it was unreachable, by operation (read, write, forget, listen)",
+    "Calls to what processor replicas share in Valkey that failed or were skipped while it was "
+    "unreachable, by operation: conversation state (read, write, forget, listen), pending turns "
+    "(keep, pending, take, ack, adopt, heartbeat, release, start)",
     ["operation"],
 )
 STORE_SECONDS = Histogram(
@@ -117,16 +118,22 @@ EXTRACTION_BATCHES = Counter(
 EXTRACTION_QUEUE_DEPTH = Gauge("memory_extraction_queue_depth", "Extraction jobs waiting")
 EXTRACTION_DROPPED = Counter(
     "memory_extraction_dropped_total",
-    "Extraction jobs dropped, by reason (queue_full, timeout, shutdown)",
+    "Extraction jobs dropped, by reason (queue_full, timeout, shutdown, failed: given up on)",
     ["reason"],
 )
 SPOOL_TURNS = Counter(
     "memory_spool_turns_total",
-    "Captured turns and the spool: spooled (kept on disk until learned), replayed (delivered "
-    "again after a restart or a worker death), not_kept (spool full), unreadable",
+    "Captured turns and the spool: spooled (kept on disk or in Valkey until learned), replayed "
+    "(delivered again after a restart, a worker death or a dead replica), not_kept (spool full, "
+    "or Valkey unreachable), unreadable",
     ["event"],
 )
 SPOOL_BYTES = Gauge("memory_spool_bytes", "Bytes of captured turns waiting in the spool")
+SPOOL_STREAM_LENGTH = Gauge(
+    "memory_spool_stream_length",
+    "Batches in the Valkey stream of captured turns (memory.valkey.url), read or not, until "
+    "learned: the fleet's backlog, as this replica last saw it",
+)
 EXTRACTION_JOBS = Counter(
     "memory_extraction_jobs_total",
     "Finished extraction jobs: ok, or the failure (llm_error, parse_error, store_error, …)",

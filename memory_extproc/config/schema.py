@@ -60,11 +60,20 @@ class ValkeyConfig:
         default="",
         metadata=_key(
             "valkey://host:port/db (rediss:// for TLS): what processor replicas share lives "
-            "there; empty: in spool_dir (one machine, or a shared volume).",
+            "there (conversation state, captured turns until learned); empty: in spool_dir (one "
+            "machine, or a shared volume).",
         ),
     )
     timeout_seconds: float = field(
         default=0.5, metadata=_key("Deadline of one Valkey call (and to connect).", 0.05, 30)
+    )
+    claim_idle_seconds: float = field(
+        default=60.0,
+        metadata=_key(
+            "A replica silent this long is taken for gone: the others learn the turns it held.",
+            1,
+            3600,
+        ),
     )
 
 

@@ -1,6 +1,7 @@
 """Batches on their way to the worker, until it says each is done: waiting (its queue was
 full), in flight (handed over), or failed and offered again later. A batch kept in the spool
-waits its turn; one the spool could not keep is dropped when the worker's queue is full too."""
+(files, or the Valkey stream) waits its turn; one the spool could not keep is dropped when the
+worker's queue is full too."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import logging
 from collections.abc import Callable, Iterable
 
 from memory_extproc import metrics
-from memory_extproc.learning.spool import Spool, is_spooled, memory_only
+from memory_extproc.learning.spool import TurnSpool, is_spooled, memory_only
 from memory_extproc.worker.inbox import Batch, ForgetCachedTexts
 
 log = logging.getLogger(__name__)
@@ -20,7 +21,7 @@ RETRY_FIRST_S = 5.0
 
 
 class Delivery:
-    def __init__(self, offer: Callable[[object], bool], spool: Spool) -> None:
+    def __init__(self, offer: Callable[[object], bool], spool: TurnSpool) -> None:
         self._offer = offer  # hands an item to the worker's queue; False when it is full
         self._spool = spool
         self._waiting: collections.deque[Batch] = collections.deque()
@@ -53,6 +54,11 @@ class Delivery:
             self._forget_texts = False
         while self._waiting and self._put(self._waiting[0]):
             self._waiting.popleft()
+
+    def room(self, at_once: int) -> int:
+        """How many more batches to take for the worker (from the Valkey stream): none while
+        some wait here, else up to ``at_once`` in flight."""
+        return 0 if self._waiting else max(0, at_once - len(self._in_flight))
 
     def done(self, entry: str) -> None:
         self._in_flight.pop(entry, None)

@@ -2,11 +2,13 @@
 
 ``capture`` queues the turn and returns: the answer never waits for memory. One task then takes
 each in order: what other replicas left of its conversation is read (learning/shared.py), the turn
-counted, maybe a batch cut, kept in the spool and handed to the worker process (worker/main.py).
+counted, maybe a batch cut and kept in the spool — files in ``spool_dir`` (learning/spool.py), or
+with ``memory.valkey.url`` a Valkey stream that every replica's worker takes batches from
+(learning/spool_valkey.py) — and handed to the worker process (worker/main.py).
 Everything that changes the conversations (idle flushes, a forget, the shutdown flush) runs in
 that same order, so none sees a turn half recorded and a forget takes every turn captured before
 it. The worker process is supervised by worker_process.py, batches reach it through delivery.py;
-here are the timers (idle conversations, usage counts, a dead sibling's spool), forget, and the
+here are the timers (idle conversations, usage counts, what a dead sibling left), forget, and the
 shutdown order.
 """
 
@@ -25,14 +27,15 @@ from memory_extproc.config import Config
 from memory_extproc.learning.delivery import Delivery
 from memory_extproc.learning.shared import Conversations, SharedConversations
 from memory_extproc.learning.shared_valkey import ValkeyConversations
-from memory_extproc.learning.spool import Spool, is_spooled
+from memory_extproc.learning.spool import Spool, TurnSpool, is_spooled
+from memory_extproc.learning.spool_valkey import ValkeySpool
 from memory_extproc.learning.turns import CapturedTurn, TurnTracker
 from memory_extproc.learning.worker_process import WorkerProcess
 from memory_extproc.memories.retention import UsageTracker
 from memory_extproc.worker.inbox import Batch
 
 log = logging.getLogger(__name__)
-ADOPT_EVERY_S = 5.0  # how soon a dead sibling's spooled turns are taken over
+ADOPT_EVERY_S = 5.0  # how often what dead siblings left is looked for
 PRUNE_EVERY = 720  # adoption rounds between prunes of the shared conversation state (1 h)
 
 
@@ -60,7 +63,16 @@ class LearningService:
             on_pending=self._on_pending,
             shared=self._shared,
         )
-        self._spool = Spool(extraction.spool_path, extraction.spool_max_mb * 1024 * 1024)
+        self._spool: TurnSpool = (
+            ValkeySpool(
+                valkey.url,
+                timeout_s=valkey.timeout_seconds,
+                claim_idle_s=valkey.claim_idle_seconds,
+                files=extraction.spool_path,  # what runs without Valkey left there
+            )
+            if valkey.url
+            else Spool(extraction.spool_path, extraction.spool_max_mb * 1024 * 1024)
+        )
         self._usage = usage
         self._worker = WorkerProcess(config)
         self._delivery = Delivery(self._worker.offer, self._spool)
@@ -73,10 +85,8 @@ class LearningService:
         self._clear_here: Callable[[], None] = lambda: None
 
     async def start(self) -> None:
-        recovered = self._spool.open()
         self._spawn()
-        for batch in recovered:
-            self._delivery.deliver(batch)
+        await self._spool.start(self._delivery.deliver, self._room)
         self._shared.on_forgotten_elsewhere(self._forgotten_elsewhere)
         loop = asyncio.get_running_loop()
         self._recorder = loop.create_task(self._in_order())
@@ -147,9 +157,10 @@ class LearningService:
         """A forget of the user (or of one project) drops their turns still waiting here, from
         memory and from the spool: in conversations not yet cut into a batch, in batches
         waiting for the worker or for a retry, and the shared conversation state. It returns
-        once those are off the disk too. Batches the worker already holds (their entries leave
-        the spool when it reports them done), and those of other processors, are dropped by the
-        worker (LearningJobs: ``forgotten_at``)."""
+        once those are out of the spool too. Batches the worker already holds (their entries
+        leave the spool when it reports them done), and those of other processors (in their
+        spools, or in the Valkey stream, whoever takes them), are dropped by the worker
+        (LearningJobs: ``forgotten_at``)."""
 
         def covered(batch: Batch) -> bool:
             return batch.user_id == user_id and project_id in (None, batch.project_id)
@@ -166,7 +177,8 @@ class LearningService:
 
     async def stop(self, grace_s: float) -> None:
         """Extract what every conversation still holds, within the grace period; what the
-        worker has not finished by then stays in the spool for the next start."""
+        worker has not finished by then stays in the spool for the next start (with Valkey:
+        for the next processor that has room, at once)."""
         self._stopping = True
         if self._recorder is not None:
             await self._steps.join()  # every turn captured is recorded
@@ -186,7 +198,7 @@ class LearningService:
         if lost:
             metrics.EXTRACTION_DROPPED.labels("shutdown").inc(lost)
             log.error("Turns dropped at shutdown (the spool was full)", extra={"turns": lost})
-        self._spool.close()
+        await self._spool.aclose()
         await self._shared.aclose()
 
     def _on_pending(self, conversation: str, batch: Batch | None) -> None:
@@ -196,9 +208,10 @@ class LearningService:
             self._spool.pending(conversation, batch)
 
     def _send(self, batches: Sequence[Batch]) -> None:
+        """Kept before the turns they took leave the pending state (in this order)."""
         for batch in batches:
             metrics.EXTRACTION_BATCHES.labels(batch.reason).inc()
-            self._delivery.deliver(self._spool.keep(batch))
+            self._spool.send(batch)
         for conversation in self._cleared:
             self._spool.pending(conversation, None)
         self._cleared.clear()
@@ -230,13 +243,12 @@ class LearningService:
         self._send(self._tracker.idle(now, idle_s, elsewhere))
 
     async def _adopt_abandoned(self) -> None:
-        """A replica killed for good leaves its spool to the others (one shared ``spool_dir``);
-        shared conversation state nobody touched for a day goes."""
+        """A replica killed for good leaves its turns to the others (one shared ``spool_dir``,
+        or Valkey); shared conversation state nobody touched for a day goes."""
         for tick in itertools.count(1):
             await asyncio.sleep(ADOPT_EVERY_S)
             try:
-                for batch in self._spool.adopt():
-                    self._delivery.deliver(batch)
+                self._spool.take_over()
                 if tick % PRUNE_EVERY == 0:
                     self._shared.prune()
             except Exception:  # e.g. a sibling adopting the same directory: next round
@@ -251,6 +263,13 @@ class LearningService:
                 log.error("Extraction worker died, restarting", extra={"exit": exit_code})
                 metrics.EXTRACTION_WORKER_RESTARTS.inc()
                 self._spawn()
+
+    def _room(self) -> int:
+        """Batches this processor's worker should be given now, from the Valkey stream: none
+        once stopping (what is left there is for the others)."""
+        if self._stopping:
+            return 0
+        return self._delivery.room(self._config.memory.extraction.queue_size)
 
     def _spawn(self) -> None:
         """A new worker, then everything the old one held, delivered again."""

@@ -15,10 +15,10 @@ replica cut off meanwhile, so one that (re)subscribes empties its caches too: it
 missed a forget.
 
 Each expires ``KEEP_S`` after its last write (no pruning of ours). Calls go out one at a time,
-in order, from one task: a read sees this process's writes before it, and a write never
-overtakes an earlier one of the same turn. Valkey down or slow: a read finds nothing (the turn
-is counted from the request alone, as with no state) and a write is skipped, each counted and
-logged once; the next call after a pause tries again.
+in order, from one task (learning/valkey_calls.py): a read sees this process's writes before
+it, and a write never overtakes an earlier one of the same turn. Valkey down or slow: a read
+finds nothing (the turn is counted from the request alone, as with no state) and a write is
+skipped, each counted and logged once; the next call after a pause tries again.
 """
 
 from __future__ import annotations
@@ -26,10 +26,9 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-import time
 import uuid
-from collections.abc import Awaitable, Callable, Iterable
-from typing import Any, TypeVar
+from collections.abc import Callable, Iterable
+from typing import Any
 
 import orjson
 import valkey.asyncio as valkey
@@ -38,10 +37,9 @@ from valkey.exceptions import ValkeyError
 from memory_extproc import metrics
 from memory_extproc.learning.shared import KEEP_S, digest
 from memory_extproc.learning.turns import Elsewhere, Reads
+from memory_extproc.learning.valkey_calls import PAUSE_S, OrderedCalls
 
 log = logging.getLogger(__name__)
-T = TypeVar("T")
-PAUSE_S = 5.0  # after a failed call, calls wait this long before trying Valkey again
 QUIET_S = 30.0  # a listener that heard nothing for this long checks its connection
 FORGOTTEN = "memory-extproc:forgotten"
 
@@ -71,9 +69,7 @@ class ValkeyConversations:
             url, socket_timeout=timeout_s, socket_connect_timeout=timeout_s
         )
         self._save = self._client.register_script(_SAVE)
-        self._calls: asyncio.Queue[Callable[[], Awaitable[None]]] | None = None
-        self._caller: asyncio.Task[None] | None = None
-        self._paused_until = 0.0
+        self._calls = OrderedCalls("conversation state not shared")
         self._me = uuid.uuid4().hex  # our own announcements come back to us: not a forget
         self._listener: asyncio.Task[None] | None = None
         # a subscriber waits for messages as long as none come: no read timeout of its own
@@ -81,7 +77,7 @@ class ValkeyConversations:
 
     def announce_forget(self) -> None:
         """Tell every other replica that memories were forgotten (their caches go)."""
-        self._submit("forget", functools.partial(self._client.publish, FORGOTTEN, self._me))
+        self._calls.submit("forget", functools.partial(self._client.publish, FORGOTTEN, self._me))
 
     def on_forgotten_elsewhere(self, clear: Callable[[], None]) -> None:
         """``clear`` runs when another replica forgot memories, and after any gap in hearing
@@ -115,7 +111,7 @@ class ValkeyConversations:
         user = _user(user_id)
         keys = [f"{user}:c:{key}", f"{user}:index"]
         write = functools.partial(self._write, keys, state["turn"], entry, user_id, key)
-        self._submit("write", functools.partial(write, response_id=response_id))
+        self._calls.submit("write", functools.partial(write, response_id=response_id))
 
     async def _write(
         self, keys: list[str], turn: int, entry: bytes, user_id: str, key: str, response_id: str
@@ -129,12 +125,12 @@ class ValkeyConversations:
 
     async def elsewhere(self, reads: Reads) -> Elsewhere:
         """What recording a turn wants to know (``TurnTracker.reads``)."""
-        return await self._call("read", lambda: self._elsewhere(reads), Elsewhere())
+        return await self._calls.call("read", lambda: self._elsewhere(reads), Elsewhere())
 
     async def states(self, wanted: Iterable[tuple[str, str]]) -> dict[str, dict[str, Any]]:
         """The states held of these conversations (user id, key), by key."""
         asked = list(wanted)
-        return await self._call("read", lambda: self._states(asked), {})
+        return await self._calls.call("read", lambda: self._states(asked), {})
 
     async def _elsewhere(self, reads: Reads) -> Elsewhere:
         chain = None
@@ -157,7 +153,7 @@ class ValkeyConversations:
     async def forget(self, user_id: str, project_id: str | None) -> None:
         """The user's state (of one project, or all), removed before it returns; carried
         through if the caller stops waiting."""
-        await self._call("forget", lambda: self._forget(user_id, project_id), None)
+        await self._calls.call("forget", lambda: self._forget(user_id, project_id), None)
 
     async def _forget(self, user_id: str, project_id: str | None) -> None:
         index = f"{_user(user_id)}:index"
@@ -180,70 +176,17 @@ class ValkeyConversations:
 
     async def flushed(self) -> None:
         """Every call asked for so far is done."""
-        if self._calls is not None:
-            await self._calls.join()
+        await self._calls.flushed()
 
     def prune(self) -> None:
         """Nothing to do: every key expires by itself."""
 
     async def aclose(self) -> None:
-        await self.flushed()
-        for task in (self._caller, self._listener):
-            if task is not None:
-                task.cancel()
+        await self._calls.aclose()
+        if self._listener is not None:
+            self._listener.cancel()
         await self._client.aclose()
         await self._subscriber.aclose()
-
-    async def _call(self, operation: str, call: Callable[[], Awaitable[T]], failed: T) -> T:
-        """``call`` in its turn after every call asked before it; ``failed`` if Valkey is
-        down or paused. The caller giving up does not take the call back."""
-        future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
-
-        async def run() -> None:
-            try:
-                result = await self._guarded(operation, call, failed)
-            except Exception as exc:  # a bug of ours: told to the caller, who must not hang
-                if not future.done():
-                    future.set_exception(exc)
-                raise
-            if not future.done():
-                future.set_result(result)
-
-        self._queue().put_nowait(run)
-        return await asyncio.shield(future)
-
-    def _submit(self, operation: str, call: Callable[[], Awaitable[None]]) -> None:
-        self._queue().put_nowait(lambda: self._guarded(operation, call, None))
-
-    async def _guarded(self, operation: str, call: Callable[[], Awaitable[T]], failed: T) -> T:
-        if time.monotonic() < self._paused_until:
-            metrics.SHARED_STATE_ERRORS.labels(operation).inc()
-            return failed
-        try:
-            return await call()
-        except (ValkeyError, OSError) as exc:  # once per pause: then calls skip it a while
-            metrics.SHARED_STATE_ERRORS.labels(operation).inc()
-            log.error("Valkey unreachable: conversation state not shared for %.0f s",
-                      PAUSE_S, extra={"operation": operation, "error": str(exc)})  # fmt: skip
-            self._paused_until = time.monotonic() + PAUSE_S
-            return failed
-
-    def _queue(self) -> asyncio.Queue[Callable[[], Awaitable[None]]]:
-        if self._calls is None:
-            self._calls = asyncio.Queue()
-            self._caller = asyncio.get_running_loop().create_task(self._take_calls())
-        return self._calls
-
-    async def _take_calls(self) -> None:
-        assert self._calls is not None
-        while True:
-            call = await self._calls.get()
-            try:
-                await call()
-            except Exception:  # a bug in one call must not stop the others
-                log.exception("Shared conversation state call failed")
-            finally:
-                self._calls.task_done()
 
 
 def forgotten_elsewhere(message: dict[str, Any], me: str) -> bool:

@@ -16,6 +16,10 @@ again. A batch delivered twice is
 harmless: its facts are deduplicated by content hash and by meaning (memories/writer.py).
 The directory is bounded (``spool_max_mb``); when full, a batch is still handed over but not kept,
 and counted.
+
+This is the spool of one machine (or of replicas sharing a volume whose ``flock`` excludes). With
+``memory.valkey.url`` the same turns wait in a Valkey stream instead (learning/spool_valkey.py);
+LearningService sees either as a ``TurnSpool``.
 """
 
 from __future__ import annotations
@@ -27,10 +31,11 @@ import itertools
 import logging
 import os
 import uuid
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import orjson
 
@@ -60,17 +65,50 @@ def decode(raw: bytes) -> Batch:
     return Batch(**data)
 
 
-# A batch's entry says whether it is on disk: a kept batch survives the processor, one the
-# spool could not keep (full) lives in this process's memory only.
+# A batch's entry says whether it is kept (a file here, a stream entry in Valkey): a kept batch
+# survives the processor, one the spool could not keep lives in this process's memory only.
 _KEPT = "b-"
+_MEMORY_ONLY = "m-"
 
 
 def is_spooled(entry: str) -> bool:
-    return entry.startswith(_KEPT)
+    return bool(entry) and not entry.startswith(_MEMORY_ONLY)
 
 
 def memory_only(number: int) -> str:
-    return f"m-{number}"
+    return f"{_MEMORY_ONLY}{number}"
+
+
+Deliver = Callable[[Batch], None]
+
+
+class TurnSpool(Protocol):
+    """Where captured turns wait until the worker has learned them, as LearningService sees
+    it: files in ``spool_dir`` (``Spool``), or a Valkey stream (learning/spool_valkey.py),
+    chosen by ``memory.valkey.url``. Batches to learn reach ``deliver`` (Delivery): kept ones
+    named by their ``entry``, one that could not be kept without."""
+
+    async def start(self, deliver: Deliver, room: Callable[[], int]) -> None:
+        """Deliver what an earlier or dead processor left; from then on, batches as they come.
+        ``room()``: how many more batches this processor's worker should be given now."""
+
+    def send(self, batch: Batch) -> None:
+        """Keep the batch, then have it learned (here, or by another replica)."""
+
+    def pending(self, conversation: str, batch: Batch | None) -> None:
+        """The conversation's turns not yet in a batch (None: all are in one now)."""
+
+    def done(self, entry: str) -> None:
+        """Learned, or given up on: the entry goes."""
+
+    def take_over(self) -> None:
+        """Deliver what processors that are gone left (every few seconds)."""
+
+    async def flushed(self) -> None:
+        """Every change asked for so far is kept."""
+
+    async def aclose(self) -> None:
+        """What is still held here is left for the next processor (or a sibling)."""
 
 
 class Spool:
@@ -85,6 +123,24 @@ class Spool:
         # Files are written and removed by one thread, in order: the response path only
         # encodes (~10 µs); the write and rename (~300 µs here) never hold up an answer.
         self._io = ThreadPoolExecutor(max_workers=1, thread_name_prefix="spool")
+        self._deliver: Deliver = lambda batch: None
+
+    async def start(self, deliver: Deliver, room: Callable[[], int]) -> None:
+        """``TurnSpool.start``: every batch is handed over as it is kept (the worker's queue
+        and Delivery bound what waits), so ``room`` is not asked."""
+        self._deliver = deliver
+        for batch in self.open():
+            deliver(batch)
+
+    def send(self, batch: Batch) -> None:
+        self._deliver(self.keep(batch))
+
+    def take_over(self) -> None:
+        for batch in self.adopt():
+            self._deliver(batch)
+
+    async def aclose(self) -> None:
+        self.close()
 
     def open(self) -> list[Batch]:
         """Claim a directory of our own; return the batches of every abandoned one, each

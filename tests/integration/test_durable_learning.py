@@ -1,7 +1,7 @@
 """Zero lost turns: a captured turn is learned even when the worker is killed mid-job, the
 processor is stopped before it could extract, or the processor is killed outright. The spool
-(learning/spool.py) keeps each turn until the worker says it is done; a new processor delivers
-what an old one left."""
+(learning/spool.py, or with Valkey learning/spool_valkey.py) keeps each turn until the worker
+says it is done; a new processor delivers what an old one left."""
 
 from __future__ import annotations
 
@@ -13,12 +13,15 @@ from typing import Any
 
 import orjson
 import pytest
+import valkey as valkey_client
 
 from devstack.milvus import MilvusProcess
 from devstack.mock_llm import MockLLM, Reply
 from devstack.tokens import DevIdentity
+from devstack.valkey import ValkeyProcess
 from memory_extproc.clock import now_ms
 from memory_extproc.learning import spool
+from memory_extproc.learning.spool_valkey import STREAM
 from memory_extproc.llm_api.requests import Turn
 from memory_extproc.store.milvus import MilvusStore
 from memory_extproc.worker.inbox import Batch
@@ -115,6 +118,44 @@ async def test_turns_not_learned_by_a_sigterm_come_back_on_the_next_start(
     assert await durable.metric("memory_spool_turns_total", {"event": "replayed"}) == 2
 
 
+async def test_with_valkey_turns_not_learned_by_a_sigterm_are_learned_by_the_next_processor(
+    tmp_path: Path, milvus: MilvusProcess, valkey: ValkeyProcess, llm: MockLLM,
+    identity: DevIdentity, memories: MilvusStore, user: str,
+) -> None:  # fmt: skip
+    """What its drain did not finish is left in the Valkey stream, claimable at once: the next
+    processor takes it at start, not after the claim idle time (60 s)."""
+    with valkey_client.Valkey(port=valkey.port) as client:
+        client.flushdb()
+    settings = llm_settings(llm.port, idle_flush_seconds=3600, drain_seconds=1,
+                            job_timeout_seconds=60)  # fmt: skip
+    settings["extraction_batch_size"] = 1
+    settings["external_models"][0]["llm_timeout_seconds"] = 60
+    settings["valkey"] = {"url": valkey.url}
+    extractor = HeldExtractor({"harp": "User plays the harp", "cello": "User plays the cello"})
+    llm.on_model(EXTRACTOR, extractor)
+    async with running_stack(
+        tmp_path, f"127.0.0.1:{milvus.port}", llm, identity, collection=COLLECTION,
+        memory=settings,
+    ) as stack:  # fmt: skip
+        for instrument in ("harp", "cello"):
+            await chat(stack, user, [{"role": "user", "content": f"I play the {instrument}"}])
+        await until(lambda: _asked(extractor, 1))
+
+        stack.processor.stop()  # the drain (1 s) ends with both jobs unfinished
+        log = stack.processor.log_tail(400)
+        assert "left in Valkey for the next processor" in log
+        assert "dropped" not in log.lower()
+        assert await learned(memories, user) == []
+
+        extractor.gate.set()
+        await asyncio.to_thread(stack.restart_processor)
+        expected = ["User plays the cello", "User plays the harp"]
+        assert await until(lambda: _all(memories, user, expected), 30) == expected
+        assert await stack.metric("memory_spool_turns_total", {"event": "replayed"}) == 2
+        await until(lambda: stream_empty(valkey))
+    llm.on_model(EXTRACTOR, None)
+
+
 async def test_turns_of_a_killed_processor_are_learned_by_its_successor(
     durable: Stack, llm: MockLLM, memories: MilvusStore, user: str
 ) -> None:
@@ -170,6 +211,12 @@ async def test_turns_that_met_a_down_model_are_learned_when_it_is_back(
 
     llm.on_model(EXTRACTOR, extractor)  # the model is back: the batch is offered again
     assert await until(lambda: learned(memories, user), 60) == ["User plays the harp"]
+
+
+async def stream_empty(valkey: ValkeyProcess) -> bool:
+    """Every batch in the Valkey stream learned (or given up on) and deleted."""
+    with valkey_client.Valkey(port=valkey.port) as client:
+        return bool(client.xlen(STREAM) == 0)
 
 
 async def _failed(stack: Stack) -> bool:

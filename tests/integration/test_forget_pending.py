@@ -1,7 +1,7 @@
 """Forget means forget, through the real stack: a forget of a user also cancels their turns still
 waiting to be learned — in a job the worker is running, queued behind it, pending in the
-processor before any batch, and in a spool an earlier (or another) processor left behind —
-and nothing said before the forget is learned after it."""
+processor before any batch, and in a spool an earlier (or another) processor left behind, on
+disk or in the Valkey stream — and nothing said before the forget is learned after it."""
 
 from __future__ import annotations
 
@@ -10,12 +10,16 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+import valkey as valkey_client
 
 from devstack.milvus import MilvusProcess
 from devstack.mock_llm import MockLLM
 from devstack.tokens import DevIdentity
+from devstack.valkey import ValkeyProcess
 from memory_extproc.clock import now_ms
 from memory_extproc.learning import spool
+from memory_extproc.learning.shared import digest
+from memory_extproc.learning.spool_valkey import CONSUMERS, GROUP, PENDING, STREAM
 from memory_extproc.llm_api.requests import Turn
 from memory_extproc.store.milvus import MilvusStore
 from memory_extproc.worker.inbox import Batch
@@ -26,6 +30,7 @@ from tests.integration.test_durable_learning import (
     durable,  # noqa: F401 - fixture
     learned,
     memories,  # noqa: F401 - fixture
+    stream_empty,
 )
 from tests.integration.test_response_path import EXTRACTOR, chat, llm_settings
 
@@ -130,6 +135,51 @@ async def test_turns_an_earlier_processor_left_in_the_spool_are_not_learned_afte
     await asyncio.to_thread(durable.restart_processor)
     await until(lambda: forgotten(durable, "job", 2), 60)
     await until(lambda: _gone(orphan))
+    assert extractor.asked == 0  # the model never saw what was forgotten
+    assert await learned(memories, user) == []
+
+
+async def test_turns_a_dead_replica_left_in_valkey_are_not_learned_after_a_forget(
+    tmp_path: Path,
+    milvus: MilvusProcess,
+    valkey: ValkeyProcess,
+    llm: MockLLM,
+    identity: DevIdentity,
+    memories: MilvusStore,  # noqa: F811
+    user: str,
+) -> None:
+    """A replica died holding a batch of the user's (read from the stream, not learned) and a
+    conversation not yet cut; the user forgot meanwhile. The processor that takes them over
+    (the batch claimed, the conversation moved into the stream) learns neither."""
+    extractor = HeldExtractor(TEAL)
+    extractor.gate.set()
+    llm.on_model(EXTRACTOR, extractor)
+    said = (Turn("user", "My favourite colour is teal"), Turn("assistant", "Lovely!"))
+    timed = Batch(user, "", said, 1, now_ms(), "every_n", received=(now_ms(),))
+    untimed = Batch(user, "", (Turn("user", "I like jazz"), Turn("assistant", "Me too")), 1,
+                    now_ms(), "recovered")  # fmt: skip
+    with valkey_client.Valkey(port=valkey.port) as client:
+        client.flushdb()
+        client.xgroup_create(STREAM, GROUP, id="0", mkstream=True)
+        entry = client.xadd(STREAM, {"batch": spool.encode(timed), "user": digest(user)})
+        client.xreadgroup(GROUP, "dead-replica", {STREAM: ">"})
+        # silent longer than the claim idle time (60 s)
+        client.xclaim(STREAM, GROUP, "dead-replica", 0, [entry], idle=10**9, justid=True)
+        uncut = {"conversation": spool.encode(untimed), "conversation:u": digest(user)}
+        client.hset(f"{PENDING}dead-replica", mapping=uncut)
+        client.zadd(CONSUMERS, {"dead-replica": 0})
+    await asyncio.sleep(0.01)  # the forget is later than the turns (ms clock)
+
+    assert await memories.forget_by_scope(user) == 0  # e.g. the CLI, while it was taken over
+    settings = llm_settings(llm.port, idle_flush_seconds=3600)
+    settings["valkey"] = {"url": valkey.url}
+    async with running_stack(
+        tmp_path, f"127.0.0.1:{milvus.port}", llm, identity, collection=COLLECTION,
+        memory=settings,
+    ) as stack:  # fmt: skip
+        await until(lambda: forgotten(stack, "job", 2), 60)
+        assert await stack.metric("memory_spool_turns_total", {"event": "replayed"}) == 2
+        await until(lambda: stream_empty(valkey))
     assert extractor.asked == 0  # the model never saw what was forgotten
     assert await learned(memories, user) == []
 

@@ -1,7 +1,8 @@
 """Replicas: two processors behind one Envoy (the routing of our Envoy configs: round robin with
-gRPC health checks), sharing conversation state in Valkey and one spool directory. Any replica
-may serve any user, since Envoy cannot pin ext_proc streams to one; a replica killed for good
-loses no turn (a sibling adopts its spool while running) and Envoy stops sending it requests."""
+gRPC health checks), sharing conversation state and captured turns in Valkey, each with a spool
+directory of its own (no shared volume holds a turn). Any replica may serve any user, since
+Envoy cannot pin ext_proc streams to one; a replica killed for good loses no turn (a sibling
+claims from the Valkey stream what it held) and Envoy stops sending it requests."""
 
 from __future__ import annotations
 
@@ -23,9 +24,10 @@ from devstack.ports import free_port
 from devstack.processor import ProcessorProcess, write_config
 from devstack.tokens import DevIdentity
 from devstack.valkey import ValkeyProcess
+from memory_extproc.learning.spool_valkey import GROUP, STREAM
 from memory_extproc.store.milvus import MilvusStore
 from tests.integration.conftest import Stack, open_store, until
-from tests.integration.test_durable_learning import HeldExtractor, learned
+from tests.integration.test_durable_learning import HeldExtractor, learned, stream_empty
 from tests.integration.test_response_path import EXTRACTOR, chat, llm_settings
 
 pytestmark = pytest.mark.integration
@@ -37,7 +39,8 @@ REPLICAS = 2
 @dataclass
 class Fleet:
     replicas: list[Stack]  # one Envoy in front of all: each Stack differs by its processor
-    spool: Path
+    spools: list[Path]  # each replica's own spool_dir
+    logs: list[Path]
 
 
 @pytest.fixture
@@ -45,9 +48,9 @@ async def fleet(
     tmp_path: Path, milvus: MilvusProcess, valkey: ValkeyProcess, llm: MockLLM,
     identity: DevIdentity,
 ) -> AsyncIterator[Fleet]:  # fmt: skip
-    # One turn per batch, nothing idle-flushed: every turn stays in the spool until learned.
+    # One turn per batch, nothing idle-flushed: every turn stays in the stream until learned.
     memory = llm_settings(llm.port, idle_flush_seconds=3600, drain_seconds=1,
-                          job_timeout_seconds=60, spool_dir=str(tmp_path / "spool"))  # fmt: skip
+                          job_timeout_seconds=60)  # fmt: skip
     memory["extraction_batch_size"] = 1
     # What is tested is where Envoy sends requests, not the request path's speed: on a machine
     # busy with the rest of the suite, one search over the 100 ms budget passed a request
@@ -55,7 +58,8 @@ async def fleet(
     memory["retrieval"] = {"time_budget_ms": 2000}
     memory["external_models"][0]["llm_timeout_seconds"] = 60
     memory["milvus"] = {"address": f"127.0.0.1:{milvus.port}", "collection": COLLECTION}
-    memory["valkey"] = {"url": valkey.url}
+    # a dead replica's turns are claimed after 3 s of silence (60 s by default)
+    memory["valkey"] = {"url": valkey.url, "claim_idle_seconds": 3}
     with valkey_client.Valkey(port=valkey.port) as client:
         client.flushdb()  # a new fleet
     started: list[tuple[ProcessorProcess, Path, int]] = []
@@ -64,8 +68,10 @@ async def fleet(
         for k in range(REPLICAS):
             grpc_port, admin_port = free_port(), free_port()
             server = {"grpc_port": grpc_port, "admin_port": admin_port, "grace_seconds": 2}
+            own = {**memory["extraction"], "spool_dir": str(tmp_path / f"spool-{k}")}
             config = write_config(
-                tmp_path / f"config-{k}.yaml", {"memory": memory, "server": server}
+                tmp_path / f"config-{k}.yaml",
+                {"memory": {**memory, "extraction": own}, "server": server},
             )
             processor = ProcessorProcess(config, grpc_port, tmp_path / f"processor-{k}.log")
             started.append((processor, config, admin_port))
@@ -99,7 +105,8 @@ async def fleet(
                     )
                     for processor, config, admin_port in started
                 ],
-                tmp_path / "spool",
+                [tmp_path / f"spool-{k}" for k in range(REPLICAS)],
+                [tmp_path / f"processor-{k}.log" for k in range(REPLICAS)],
             )
     finally:
         if envoy is not None:
@@ -117,7 +124,7 @@ async def memories(milvus: MilvusProcess) -> AsyncIterator[MilvusStore]:
 
 
 async def test_a_replica_killed_for_good_loses_no_turn(
-    fleet: Fleet, llm: MockLLM, memories: MilvusStore, user: str
+    fleet: Fleet, llm: MockLLM, memories: MilvusStore, valkey: ValkeyProcess, user: str
 ) -> None:
     instruments = ["harp", "cello", "drums", "flute"]
     extractor = HeldExtractor({name: f"User plays the {name}" for name in instruments})
@@ -125,22 +132,25 @@ async def test_a_replica_killed_for_good_loses_no_turn(
     survivor, victim = fleet.replicas
     for name in instruments:
         await chat(survivor, user, [{"role": "user", "content": f"I play the {name} on Sundays"}])
-    # round robin: both replicas hold some of this user's turns, each kept in its spool
+    # round robin: both replicas captured some of this user's turns; each batch is in the
+    # stream, taken by one replica's worker or the other's (the model's answers are held)
     captured = [
         await r.metric("memory_turns_total", {"outcome": "captured"}) for r in fleet.replicas
     ]
     assert captured == [2, 2]
-    assert await until(lambda: _spooled(fleet.spool, 4))
+    held = await until(lambda: _held(valkey, 4))
+    lost = held.get(_consumer(fleet.logs[1]), 0)
+    assert lost > 0  # each reads what it kept at once; the other only polls (every second)
 
-    victim.processor.kill()  # and not restarted: no successor will open its directory
+    victim.processor.kill()  # and not restarted: nobody takes its name again
     extractor.gate.set()
     expected = sorted(f"User plays the {name}" for name in instruments)
     assert await until(lambda: _learned_all(memories, user, expected), 60) == expected
-    assert await survivor.metric("memory_spool_turns_total", {"event": "replayed"}) == 2
-    owners = [  # not the shared state, nor hidden ones (the store's locks)
-        p for p in fleet.spool.iterdir() if p.name != "conversations" and p.name[0] != "."
-    ]
-    assert len(owners) == 1  # the victim's directory: adopted, then removed
+    assert await survivor.metric("memory_spool_turns_total", {"event": "replayed"}) == lost
+    await until(lambda: stream_empty(valkey))  # learned, then acknowledged and deleted
+    for spool in fleet.spools:  # no turn went through a spool directory
+        assert await asyncio.to_thread(lambda s=spool: list(s.glob("*/[bp]-*.json"))) == []
+        assert await asyncio.to_thread(lambda s=spool: list(s.glob("conversations/*"))) == []
 
 
 async def test_envoy_stops_sending_requests_to_a_dead_replica(fleet: Fleet, user: str) -> None:
@@ -200,10 +210,6 @@ async def test_a_responses_chain_keeps_its_earlier_turns_on_another_replica(
     assert "assistant: Anna is a lovely name." in oslo
 
 
-async def _files(folder: Path, pattern: str, count: int) -> bool:
-    return len(await asyncio.to_thread(lambda: list(folder.glob(pattern)))) == count
-
-
 async def _shared_keys(valkey: ValkeyProcess, pattern: str, count: int) -> bool:
     with valkey_client.Valkey(port=valkey.port) as client:
         return len(client.keys(pattern)) == count
@@ -213,8 +219,25 @@ async def _asked(prompts: list[str], times: int) -> bool:
     return len(prompts) >= times
 
 
-async def _spooled(spool: Path, batches: int) -> bool:
-    return await _files(spool, "*/b-*.json", batches)
+async def _held(valkey: ValkeyProcess, batches: int) -> dict[str, int] | None:
+    """Each consumer's entries read and not yet learned, once there are ``batches`` of them."""
+    with valkey_client.Valkey(port=valkey.port) as client:
+        if client.exists(STREAM) == 0:
+            return None
+        found = client.xpending(STREAM, GROUP)
+    if found["pending"] != batches:
+        return None
+    return {c["name"].decode(): int(c["pending"]) for c in found["consumers"]}
+
+
+def _consumer(log: Path) -> str:
+    """The name a processor reads the stream under, as it logged it at start."""
+    for line in log.read_text().splitlines():
+        if line.startswith("{"):
+            entry = orjson.loads(line)
+            if entry.get("msg") == "Captured turns wait in Valkey":
+                return str(entry["consumer"])
+    raise AssertionError("the processor did not say its consumer name")
 
 
 async def _learned_all(store: MilvusStore, user: str, expected: list[str]) -> list[str] | None:

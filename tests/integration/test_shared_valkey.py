@@ -14,7 +14,7 @@ from prometheus_client import REGISTRY
 
 from devstack.ports import free_port
 from devstack.valkey import ValkeyProcess
-from memory_extproc.learning import shared_valkey
+from memory_extproc.learning import valkey_calls
 from memory_extproc.learning.shared import KEEP_S
 from memory_extproc.learning.shared_valkey import ValkeyConversations, forgotten_elsewhere
 from tests.unit.test_shared_conversations import (  # noqa: F401  (run here on Valkey)
@@ -85,7 +85,7 @@ async def test_valkey_down_the_turn_is_counted_from_the_request_and_sharing_come
 ) -> None:
     """Fail open: with Valkey down a turn is recorded from what its request holds, each call
     counted; once it is back, the next call (after a pause) shares again."""
-    monkeypatch.setattr(shared_valkey, "PAUSE_S", 0.0)
+    monkeypatch.setattr(valkey_calls, "PAUSE_S", 0.0)
     port = free_port()
     shared, (first, second) = replicas(ValkeyConversations(f"valkey://127.0.0.1:{port}/0", 0.2),
                                        2, every=10)  # fmt: skip
