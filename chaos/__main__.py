@@ -6,7 +6,7 @@ message carries a marker (``u3t0042``) that the stand-in extraction model turns 
 Meanwhile, one after another: Milvus paused (SIGSTOP/SIGCONT), the extraction model slow, then
 answering garbage, then down; huge and broken answers (40 MiB JSON, a 40 MiB SSE event, SSE cut
 short, invalid JSON); the worker killed; a second processor replica (both behind the one Envoy,
-sharing the spool and conversation state in Valkey) killed outright with turns queued and never
+sharing captured turns and conversation state in Valkey) killed outright with turns queued and never
 restarted; Valkey killed and restarted; the processor SIGTERMed with turns queued and killed
 outright (each restarted); Milvus killed after more than 30 s up and restarted.
 
@@ -21,10 +21,11 @@ What counts, in the last line's JSON object:
 * ``memory_recovery_seconds_after_milvus_restart``: from restarting a killed Milvus to the first
   chat that gets its memory injected again;
 * ``forgotten_turns_learned``: markers a user said before forgetting everything (while their
-  turns queued behind a slow model, then sat in the spool across a SIGTERM) that are in their
-  memories at the end: a forget must cancel every pending turn;
+  turns queued behind a slow model, then sat in the Valkey stream across a SIGTERM) that are in
+  their memories at the end: a forget must cancel every pending turn;
 * ``replica_kills``: replicas killed and not restarted; their turns count in ``turns_lost``
-  unless the surviving processor adopts their spool and learns them;
+  unless the surviving processor claims them from the Valkey stream (after
+  ``memory.valkey.claim_idle_seconds``) and learns them;
 * ``shared_state_errors``: calls to Valkey that failed or were skipped while it was down
   (``memory_shared_state_errors_total``): learning goes on without it, ``turns_lost`` says so.
 """
@@ -161,7 +162,7 @@ class Stack:
         self.config = self.write_config("config.yaml", self.grpc_port, self.admin_port)
         self.runs = 0
         self.processor = self.start_processor()
-        # A second replica, killed for good in one phase: the first adopts its spool.
+        # A second replica, killed for good in one phase: the first claims its turns from Valkey.
         self.replica_ports = (free_port(), free_port())
         self.replica: ProcessorProcess | None = ProcessorProcess(
             self.write_config("config-replica.yaml", *self.replica_ports), self.replica_ports[0],
@@ -443,7 +444,7 @@ async def main() -> int:
             stack.replica = None
             replica_kills = 1
             chaos.extraction = "ok"
-            await phase("one processor left: it adopts the replica's spool", 10, stack, http)
+            await phase("one processor left: it claims the replica's turns", 10, stack, http)
 
             chaos.extraction = "slow"
             await phase("turns queue up behind a slow model", 10, stack, http)
