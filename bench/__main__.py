@@ -25,6 +25,10 @@ object.
 of the synthetic extractor: the idle and busy phases then run first, and the busy phase leaves
 the model a backlog of hours, so every later phase (latency, saturation, CPU) runs with it
 extracting in the background.
+
+`BENCH_VALKEY=1` keeps captured turns and conversation state in a Valkey of its own, as replicas
+do (`memory.valkey.url`), instead of `spool_dir`: the response phase and the learning CPU then
+include the stream's appends and reads.
 """
 
 from __future__ import annotations
@@ -66,6 +70,7 @@ from devstack.ports import free_port
 from devstack.process import ManagedProcess
 from devstack.processor import ProcessorProcess, serving, write_config
 from devstack.tokens import DevIdentity
+from devstack.valkey import ValkeyProcess
 from memory_extproc import config as config_module
 from memory_extproc.clock import now_ms
 from memory_extproc.embedding.spaces import DIMENSION, english_query
@@ -95,6 +100,8 @@ FLOOR_ROUNDS = max(1, int(os.environ.get("BENCH_FLOOR_ROUNDS", "500")))
 COLLECTION = "bench_memories"
 LOCAL = os.environ.get("BENCH_EXTRACTOR", "synthetic") == "local"
 TRACING = os.environ.get("BENCH_TRACING") == "1"  # every request traced, to a local collector
+# captured turns and conversation state in Valkey, as replicas keep them (not in spool_dir)
+VALKEY = os.environ.get("BENCH_VALKEY") == "1"
 # conversations/s, each at its 10th turn: one extraction job of 10 facts, keeping the pool busy
 BUSY_RATE = float(os.environ.get("BENCH_BUSY_RATE", "2"))
 
@@ -235,8 +242,14 @@ async def main() -> None:
         await asyncio.to_thread(milvus.wait_ready)
 
         otlp_port = await collector.start() if collector is not None else None
+        valkey_url = ""
+        if VALKEY:
+            valkey = ValkeyProcess(workdir / "valkey", free_port())
+            parts.append(valkey)
+            await asyncio.to_thread(valkey.wait_ready)
+            valkey_url = valkey.url
         stack = await start_stack(workdir, milvus.port, COLLECTION, identity, parts, local=LOCAL,
-                                  otlp_port=otlp_port)  # fmt: skip
+                                  otlp_port=otlp_port, valkey_url=valkey_url)  # fmt: skip
         settings, processor, envoy, llm = stack.settings, stack.processor, stack.envoy, stack.llm
         admin_port, grpc_port, llm_port, memory_port = (
             stack.admin_port, stack.grpc_port, stack.llm_port, stack.memory_port,
@@ -486,6 +499,7 @@ def report(
         "retrieval_p99_busy_over_idle": round(busy_p99 / idle_p99, 2),
         "extractor": "local model" if LOCAL else "synthetic",
         "tracing": TRACING,
+        "valkey": VALKEY,
         "busy_extraction_jobs": int(extraction["jobs_ok"]),
         "saturated_requests_per_s": round(throughput),
         "saturated_retrievals_per_s_1_process": round(scaling[1]),

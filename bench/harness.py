@@ -237,9 +237,11 @@ async def start_stack(
     *,
     local: bool = False,
     otlp_port: int | None = None,
+    valkey_url: str = "",
 ) -> Stack:
     """Start the stack in front of a running Milvus; every part joins ``parts`` (to stop).
-    ``otlp_port``: traces on, Envoy and the processor exporting to that collector."""
+    ``otlp_port``: traces on, Envoy and the processor exporting to that collector.
+    ``valkey_url``: captured turns and conversation state kept there, as replicas keep them."""
     if otlp_port is not None:  # read by the processors started from here on
         os.environ["OTEL_EXPORTER_OTLP_ENDPOINT"] = f"http://127.0.0.1:{otlp_port}"
         os.environ["OTEL_EXPORTER_OTLP_INSECURE"] = "true"
@@ -275,6 +277,8 @@ async def start_stack(
         },
         "server": {"grpc_port": grpc_port, "admin_port": admin_port, "log_level": "WARNING"},
     }
+    if valkey_url:
+        settings["memory"]["valkey"] = {"url": valkey_url}
     config = write_config(workdir / "config.yaml", settings)
     processor = ProcessorProcess(config, grpc_port, workdir / "processor.log")
     parts.append(processor)
