@@ -104,7 +104,7 @@ async def test_writes_of_different_memories_and_users_go_side_by_side(take: Take
 
 
 async def test_a_whole_user_write_is_not_starved_by_edits_of_other_processes(
-    take: Take,
+    take: Take, valkey: ValkeyProcess
 ) -> None:
     """Without the gate the edit goes in beside the first one (shared beside shared), and edits
     arriving one after another keep the forget out as long as they come."""
@@ -116,6 +116,9 @@ async def test_a_whole_user_write_is_not_starved_by_edits_of_other_processes(
         forget = asyncio.create_task(entered(forgetter.user("alice"), order, "forget"))
         async with asyncio.timeout(5):
             await waits.get()  # it waits, holding the gate
+        with valkey_client.Valkey(port=valkey.port) as client:
+            left = client.pttl(lock_keys("alice")[2])
+        assert 0 < left <= Leases().lease_s * 1000  # a waiter that dies holds it back no longer
         edit = asyncio.create_task(entered(later.memories("alice", ["mem_2"]), order, "edit"))
         async with asyncio.timeout(5):
             await refused_edits.get()
