@@ -74,8 +74,9 @@ async def _start(
     envoy_port: int, learn: str, replicas: int, started: list[Started], demo: list[MockLLM]
 ) -> None:
     """Start every part; waits run in threads so Ctrl-C is honoured at any moment. Replicas are
-    processors behind the one Envoy, sharing conversation state in Valkey and the spool: replica
-    1 uses config.yaml and processor.log, replica k config-k.yaml and processor-k.log."""
+    processors behind the one Envoy, sharing conversation state, captured turns and the store's
+    write locks in Valkey (none writes to their one spool_dir then): replica 1 uses config.yaml
+    and processor.log, replica k config-k.yaml and processor-k.log."""
     identity = DevIdentity(RUN_DIR / "identity")
     milvus = MilvusProcess(RUN_DIR / "milvus", _port(19530))
     started.append(milvus)

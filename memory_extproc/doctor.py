@@ -124,8 +124,26 @@ async def check_milvus(config: Config) -> Verdict:
     return Verdict("milvus", True, detail)
 
 
+VALKEY_PROTOCOL = (6, 2)  # XAUTOCLAIM (the captured turns' stream); the store's locks need less
+
+
+def valkey_too_old(info: dict[str, Any]) -> str:
+    """What a server's INFO says is missing, or "": the Redis protocol version it speaks
+    (``redis_version``; Valkey's own version is ``valkey_version``)."""
+    spoken = str(info.get("redis_version", ""))
+    try:
+        version = tuple(int(part) for part in spoken.split(".")[:2])
+    except ValueError:
+        return f"unknown protocol version {spoken!r}"
+    if version < VALKEY_PROTOCOL:
+        wanted = ".".join(map(str, VALKEY_PROTOCOL))
+        return f"speaks Redis {spoken}, below {wanted} (no XAUTOCLAIM)"
+    return ""
+
+
 async def check_valkey(config: Config) -> Verdict:
-    """Replicas share conversation state there: reachable, and its version."""
+    """Replicas share conversation state, captured turns and the store's write locks there:
+    reachable, and a version with every command they use."""
     from urllib.parse import urlsplit
 
     import valkey.asyncio as valkey
@@ -145,12 +163,15 @@ async def check_valkey(config: Config) -> Verdict:
             "valkey",
             False,
             f"{shown}: {type(exc).__name__}: {str(exc)[:200]}",
-            "start Valkey or fix memory.valkey.url (the service itself would run, its replicas "
-            "not sharing conversation state until Valkey answers)",
+            "start Valkey or fix memory.valkey.url (the service itself would run, requests "
+            "passing with memory, but no memory written until Valkey answers)",
         )
     finally:
         await client.aclose()
     version = info.get("valkey_version") or info.get("redis_version", "?")
+    missing = valkey_too_old(info)
+    if missing:
+        return Verdict("valkey", False, f"{shown}: {missing}", "run Valkey 7.2 or later")
     return Verdict("valkey", True, f"reachable at {shown} (version {version})")
 
 

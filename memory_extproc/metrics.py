@@ -69,7 +69,8 @@ SHARED_STATE_ERRORS = Counter(
     "memory_shared_state_errors_total",
     "Calls to what processor replicas share in Valkey that failed or were skipped while it was "
     "unreachable, by operation: conversation state (read, write, forget, listen), pending turns "
-    "(keep, pending, take, ack, adopt, heartbeat, release, start)",
+    "(keep, pending, take, ack, adopt, heartbeat, release, start), the store's write locks "
+    "(lock, lock_renew, lock_release)",
     ["operation"],
 )
 STORE_SECONDS = Histogram(

@@ -19,9 +19,11 @@ from memory_extproc.memories.writer import MemoryWriter
 from memory_extproc.retrieval.plan import RetrievalPolicy
 from memory_extproc.retrieval.rank import RankPolicy
 from memory_extproc.retrieval.rewrite import QueryRewriter
+from memory_extproc.store.locks import FileLocks, ProcessLocks
+from memory_extproc.store.locks_valkey import ValkeyLocks
 from memory_extproc.store.milvus import MilvusStore
 
-STORE_LOCKS = ".store-locks"  # in the spool volume every process shares; the spool skips dot names
+STORE_LOCKS = ".store-locks"  # without Valkey, in the spool_dir all processes share; spools skip it
 
 
 def build_embedder(config: Config) -> OnnxEmbedder:
@@ -59,8 +61,18 @@ def build_store(config: Config, client_name: str = "query") -> MilvusStore:
         token=milvus.token,
         timeout_s=milvus.timeout_seconds,
         client_name=client_name,
-        locks_dir=config.memory.extraction.spool_path / STORE_LOCKS,
+        locks=store_locks(config),
     )
+
+
+def store_locks(config: Config) -> ProcessLocks:
+    """Where every process writing the collection takes its write locks: Valkey when replicas
+    share one (no shared volume needed), else the spool directory the processor and its worker
+    share."""
+    valkey = config.memory.valkey
+    if valkey.url:
+        return ValkeyLocks(valkey.url, timeout_s=valkey.timeout_seconds)
+    return FileLocks(config.memory.extraction.spool_path / STORE_LOCKS)
 
 
 def extraction_model(config: Config) -> ChatClient | None:

@@ -60,8 +60,8 @@ class ValkeyConfig:
         default="",
         metadata=_key(
             "valkey://host:port/db (rediss:// for TLS): what processor replicas share lives "
-            "there (conversation state, captured turns until learned); empty: in spool_dir (one "
-            "machine, or a shared volume).",
+            "there (conversation state, captured turns until learned, the store's write locks); "
+            "empty: in spool_dir (one machine, or a shared volume).",
         ),
     )
     timeout_seconds: float = field(
@@ -237,13 +237,15 @@ class ExtractionConfig:
         default="x-memory-date",
         metadata=_key("Optional ISO date of the turn, for replayed history."),
     )
-    # Processors writing one collection share it (one volume): each owns a locked directory
-    # inside and adopts abandoned ones; the store's cross-process write locks live in it.
+    # Without memory.valkey.url, processors writing one collection share it (one volume): each
+    # owns a locked directory inside and adopts abandoned ones; the store's cross-process write
+    # locks live in it. With Valkey, each process may have its own.
     spool_dir: str = field(
         default="",
         metadata=_key(
             'Captured turns wait here until learned; "": $XDG_STATE_HOME/memory-extproc/spool. '
-            "Replicas share one (a volume whose flock excludes)."
+            "Without memory.valkey.url, replicas share one (a volume whose flock excludes); with "
+            "it, each has its own."
         ),
     )
     spool_max_mb: int = field(

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
 import logging
 import os
 import shutil
@@ -32,6 +31,7 @@ from typing import Any, Protocol
 
 import orjson
 
+from memory_extproc.digests import digest
 from memory_extproc.learning.turns import Elsewhere, Reads
 
 log = logging.getLogger(__name__)
@@ -63,11 +63,6 @@ class Conversations(Protocol):
     def prune(self) -> None: ...
 
     async def aclose(self) -> None: ...
-
-
-def digest(text: str) -> str:
-    """What a user or response id is kept under, here and in Valkey: never the id itself."""
-    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:32]
 
 
 class SharedConversations:

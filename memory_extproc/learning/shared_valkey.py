@@ -35,7 +35,8 @@ import valkey.asyncio as valkey
 from valkey.exceptions import ValkeyError
 
 from memory_extproc import metrics
-from memory_extproc.learning.shared import KEEP_S, digest
+from memory_extproc.digests import digest, valkey_user
+from memory_extproc.learning.shared import KEEP_S
 from memory_extproc.learning.turns import Elsewhere, Reads
 from memory_extproc.learning.valkey_calls import PAUSE_S, OrderedCalls
 
@@ -55,12 +56,8 @@ return 1
 """
 
 
-def _user(user_id: str) -> str:
-    return f"memory-extproc:{{{digest(user_id)}}}"
-
-
 def _response(user_id: str, response_id: str) -> str:
-    return f"{_user(user_id)}:r:{digest(response_id)}"
+    return f"{valkey_user(user_id)}:r:{digest(response_id)}"
 
 
 class ValkeyConversations:
@@ -108,7 +105,7 @@ class ValkeyConversations:
         self, user_id: str, project_id: str, key: str, state: dict[str, Any], response_id: str
     ) -> None:
         entry = orjson.dumps({"project_id": project_id, "state": state})
-        user = _user(user_id)
+        user = valkey_user(user_id)
         keys = [f"{user}:c:{key}", f"{user}:index"]
         write = functools.partial(self._write, keys, state["turn"], entry, user_id, key)
         self._calls.submit("write", functools.partial(write, response_id=response_id))
@@ -145,7 +142,7 @@ class ValkeyConversations:
             return {}
         async with self._client.pipeline(transaction=False) as pipe:
             for user_id, key in wanted:
-                pipe.hget(f"{_user(user_id)}:c:{key}", "entry")
+                pipe.hget(f"{valkey_user(user_id)}:c:{key}", "entry")
             entries = await pipe.execute()
         found = {key: _entry(e).get("state") for (_, key), e in zip(wanted, entries, strict=True)}
         return {key: state for key, state in found.items() if isinstance(state, dict)}
@@ -156,7 +153,7 @@ class ValkeyConversations:
         await self._calls.call("forget", lambda: self._forget(user_id, project_id), None)
 
     async def _forget(self, user_id: str, project_id: str | None) -> None:
-        index = f"{_user(user_id)}:index"
+        index = f"{valkey_user(user_id)}:index"
         members = [m.decode() for m in await self._client.smembers(index)]
         if project_id is None:
             await self._client.delete(index, *members)

@@ -52,7 +52,7 @@ import valkey.asyncio as valkey
 from valkey.exceptions import ResponseError
 
 from memory_extproc import metrics
-from memory_extproc.learning.shared import digest
+from memory_extproc.digests import digest
 from memory_extproc.learning.spool import Deliver, Spool, decode, encode
 from memory_extproc.learning.valkey_calls import OrderedCalls
 from memory_extproc.worker.inbox import Batch

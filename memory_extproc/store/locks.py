@@ -9,10 +9,15 @@ user took 10 s in a row, Envoy's API timeout); a write of the whole user (a forg
 trim) waits for all of them and holds the others back until it is done, so nothing it deleted
 is written back.
 
-Across processes (the worker beside the processor, replicas) the same locks are ``flock``s on
-stripe files in a directory they all share, the spool volume (``FileLocks``). A lock not granted
-within a minute, or a lock file that cannot be opened, is the store being unavailable: the
-write fails like one Milvus refused, never waits forever.
+Across processes (the worker beside the processor, replicas) the same locks are held where
+they all see them (``ProcessLocks``, chosen in wiring.py): ``flock``s on stripe files in the
+spool directory they share (``FileLocks``), or, with ``memory.valkey.url``, leases in Valkey
+(store/locks_valkey.py: no shared volume). A lock not granted within a minute, or one that
+cannot be asked for (a lock file that cannot be opened, Valkey unreachable), is the store being
+unavailable: the write fails like one Milvus refused, never waits forever.
+
+A lock held yields a ``Fence``: the store checks it before each insert or delete under it. A
+``flock`` and an in-process lock cannot be lost while the process lives; a Valkey lease can.
 """
 
 from __future__ import annotations
@@ -26,7 +31,9 @@ import os
 import time
 import weakref
 from collections.abc import AsyncIterator, Iterable
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
+from typing import Protocol
 
 from memory_extproc.store.model import StoreUnavailableError
 
@@ -36,6 +43,35 @@ STRIPES = 1024  # lock files per kind: a file per memory could never be removed 
 _POLL_S = (0.001, 0.02)  # first and longest wait between tries of a lock another process holds
 WAIT_S = 60.0  # longest wait for one lock file: a holder stuck that long is a failure
 MANY_MEMORIES = 32  # a write of more memories than this locks the whole user
+
+
+class Fence(Protocol):
+    def check(self) -> None:
+        """Raises StoreUnavailableError when the lock may no longer be ours: no write then."""
+
+
+class _Kept:
+    """A lock nobody can take from this process while it lives (asyncio, flock)."""
+
+    def check(self) -> None:
+        pass
+
+
+KEPT: Fence = _Kept()
+
+
+class ProcessLocks(Protocol):
+    """The locks of WriteLocks for other processes: ``memories`` holds the user shared and each
+    memory exclusively; ``user`` holds the user exclusively, and a taker waiting for it holds
+    later shared ones back (a forget is not starved by a stream of edits of other processes)."""
+
+    def memories(
+        self, user_id: str, memory_ids: Iterable[str]
+    ) -> AbstractAsyncContextManager[Fence]: ...
+
+    def user(self, user_id: str) -> AbstractAsyncContextManager[Fence]: ...
+
+    async def aclose(self) -> None: ...
 
 
 class SharedLock:
@@ -102,22 +138,25 @@ class FileLocks:
         return self._dir / f"{kind}-{int.from_bytes(digest, 'big') % STRIPES:04d}"
 
     @contextlib.asynccontextmanager
-    async def memories(self, user_id: str, memory_ids: Iterable[str]) -> AsyncIterator[None]:
+    async def memories(self, user_id: str, memory_ids: Iterable[str]) -> AsyncIterator[Fence]:
         stripes = sorted({self._stripe("memory", m) for m in memory_ids})
         user = self._stripe("user", user_id)
         async with contextlib.AsyncExitStack() as held:
             async with self._held([(self._gate(user), fcntl.LOCK_EX)]):
                 await held.enter_async_context(self._held([(user, fcntl.LOCK_SH)]))
             await held.enter_async_context(self._held([(s, fcntl.LOCK_EX) for s in stripes]))
-            yield
+            yield KEPT
 
     @contextlib.asynccontextmanager
-    async def user(self, user_id: str) -> AsyncIterator[None]:
+    async def user(self, user_id: str) -> AsyncIterator[Fence]:
         user = self._stripe("user", user_id)
         async with contextlib.AsyncExitStack() as held:
             async with self._held([(self._gate(user), fcntl.LOCK_EX)]):
                 await held.enter_async_context(self._held([(user, fcntl.LOCK_EX)]))
-            yield
+            yield KEPT
+
+    async def aclose(self) -> None:
+        """Nothing to close: each lock's file is closed with it."""
 
     @staticmethod
     def _gate(stripe: Path) -> Path:
@@ -178,41 +217,47 @@ class FileLocks:
 
 class WriteLocks:
     """A SharedLock per user and a lock per memory, each alive while someone holds it; with
-    ``files``, the same locks across processes."""
+    ``across``, the same locks across processes."""
 
-    def __init__(self, files: FileLocks | None = None) -> None:
-        self._files = files
+    def __init__(self, across: ProcessLocks | None = None) -> None:
+        self._across = across
         self._users: weakref.WeakValueDictionary[str, SharedLock] = weakref.WeakValueDictionary()
         self._memories: weakref.WeakValueDictionary[str, asyncio.Lock] = (
             weakref.WeakValueDictionary()
         )
 
     @contextlib.asynccontextmanager
-    async def memories(self, user_id: str, memory_ids: Iterable[str]) -> AsyncIterator[None]:
+    async def memories(self, user_id: str, memory_ids: Iterable[str]) -> AsyncIterator[Fence]:
         """Some memories of a user: beside writes of the user's other memories. Many at once
         (a bulk insert) take the whole user: a lock file per memory stripe would hold up to
         1,024 descriptors at once."""
         ids = sorted(set(memory_ids))
         if len(ids) > MANY_MEMORIES:
-            async with self.user(user_id):
-                yield
+            async with self.user(user_id) as fence:
+                yield fence
             return
         user = self._user(user_id)
         locks = [self._memory(m) for m in ids]  # one order: no deadlock
         async with user.shared(), contextlib.AsyncExitStack() as held:
             for lock in locks:
                 await held.enter_async_context(lock)
-            if self._files is not None:
-                await held.enter_async_context(self._files.memories(user_id, ids))
-            yield
+            fence = KEPT
+            if self._across is not None:
+                fence = await held.enter_async_context(self._across.memories(user_id, ids))
+            yield fence
 
     @contextlib.asynccontextmanager
-    async def user(self, user_id: str) -> AsyncIterator[None]:
+    async def user(self, user_id: str) -> AsyncIterator[Fence]:
         """All of a user's rows: alone."""
         async with self._user(user_id).exclusive(), contextlib.AsyncExitStack() as held:
-            if self._files is not None:
-                await held.enter_async_context(self._files.user(user_id))
-            yield
+            fence = KEPT
+            if self._across is not None:
+                fence = await held.enter_async_context(self._across.user(user_id))
+            yield fence
+
+    async def aclose(self) -> None:
+        if self._across is not None:
+            await self._across.aclose()
 
     def _user(self, user_id: str) -> SharedLock:
         lock = self._users.get(user_id)

@@ -5,7 +5,8 @@
   write ends with a "Strong" read of what it wrote (a visibility barrier, ~one Milvus time tick,
   off the hot path), so a memory stored or forgotten is seen by the very next search, from any
   processor that uses this Milvus.
-* Writes of one memory take turns, in this process and across processes (store/locks.py).
+* Writes of one memory take turns, in this process and across processes (store/locks.py);
+  each insert and delete under a lock first checks it is still held (a Valkey lease can end).
 
 The collection's shape and rows: milvus_schema.py; the client's life: milvus_connection.py.
 """
@@ -16,7 +17,7 @@ import functools
 import re
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
-from pathlib import Path
+from contextvars import ContextVar
 from typing import Any, TypeVar
 
 import numpy as np
@@ -25,7 +26,7 @@ from pymilvus import AsyncMilvusClient
 from memory_extproc.clock import now_ms
 from memory_extproc.store import filters
 from memory_extproc.store import milvus_schema as schema
-from memory_extproc.store.locks import FileLocks, WriteLocks
+from memory_extproc.store.locks import KEPT, Fence, ProcessLocks, WriteLocks
 from memory_extproc.store.milvus_connection import MilvusConnection
 from memory_extproc.store.milvus_schema import OUTPUT_FIELDS, SEARCH_FIELDS
 from memory_extproc.store.model import (
@@ -49,6 +50,8 @@ T = TypeVar("T")
 LIST_SCAN_LIMIT = 16384  # Milvus' largest query window
 DELETE_ATTEMPTS = 3
 _COPIES = 4  # rows read per memory id, so a key stored twice (see one_per_id) is still found
+# the lock of the write under way in this task (``_write``): checked before its inserts, deletes
+_FENCE: ContextVar[Fence] = ContextVar("fence", default=KEPT)
 
 
 class IncompleteDeleteError(RuntimeError):
@@ -67,7 +70,7 @@ class MilvusStore:
         timeout_s: float = 5.0,
         reconnect_interval_s: float = 1.0,
         client_name: str = "query",
-        locks_dir: Path | None = None,  # shared by every process writing this collection
+        locks: ProcessLocks | None = None,  # shared by every process writing this collection
     ) -> None:
         self.connection = MilvusConnection(
             uri, collection, dimension, partitions=partitions, token=token, timeout_s=timeout_s,
@@ -77,7 +80,7 @@ class MilvusStore:
         self._dimension = dimension
         self._timeout = timeout_s
         # who writes which rows at once (store/locks.py)
-        self._locks = WriteLocks(FileLocks(locks_dir) if locks_dir is not None else None)
+        self._locks = WriteLocks(locks)
 
     @property
     def available(self) -> bool:
@@ -91,6 +94,7 @@ class MilvusStore:
 
     async def close(self) -> None:
         await self.connection.close()
+        await self._locks.aclose()
 
     async def _call(self, operation: str, fn: Callable[[AsyncMilvusClient], Awaitable[T]]) -> T:
         return await self.connection.call(operation, fn)
@@ -107,8 +111,23 @@ class MilvusStore:
             if memory_ids is None
             else self._locks.memories(user_id, memory_ids)
         )
-        async with held:
-            return await self._call(operation, fn)
+        async with held as fence:
+            under = _FENCE.set(fence)
+            try:
+                return await self._call(operation, fn)
+            finally:
+                _FENCE.reset(under)
+
+    async def _insert(self, client: AsyncMilvusClient, rows: list[dict[str, Any]]) -> None:
+        """The one way rows are written: not once the write's lock may be someone else's."""
+        _FENCE.get().check()
+        await client.insert(self._collection, rows, timeout=self._timeout)
+
+    async def _delete(self, client: AsyncMilvusClient, **which: Any) -> int:
+        """The one way rows are deleted (``ids=`` or ``filter=``), as ``_insert``."""
+        _FENCE.get().check()
+        result = await client.delete(self._collection, timeout=self._timeout, **which)
+        return int(result.get("delete_count", 0))
 
     async def _query(
         self,
@@ -140,8 +159,8 @@ class MilvusStore:
         """Delete then insert: Milvus 2.3's upsert on this (partition-key) collection drops the
         row it writes (tests/integration/test_store.py). A search between the two calls may miss
         the memory; no search ever sees two versions."""
-        await client.delete(self._collection, ids=[entity["id"]], timeout=self._timeout)
-        await client.insert(self._collection, [entity], timeout=self._timeout)
+        await self._delete(client, ids=[entity["id"]])
+        await self._insert(client, [entity])
 
     async def store(self, memory: Memory, vector: np.ndarray) -> None:
         await self.store_many([(memory, vector)])
@@ -154,7 +173,7 @@ class MilvusStore:
         rows = [schema.row(m, v) for m, v in items]
 
         async def op(client: AsyncMilvusClient) -> None:
-            await client.insert(self._collection, rows, timeout=self._timeout)
+            await self._insert(client, rows)
             if wait_visible:
                 await self._visible(client, rows[-1]["id"])
 
@@ -326,9 +345,7 @@ class MilvusStore:
                 return False  # forgotten meanwhile
             old, old_vector = current
             audit = audit_copy(old, reason)
-            await client.insert(
-                self._collection, [schema.row(audit, np.asarray(old_vector))], timeout=self._timeout
-            )
+            await self._insert(client, [schema.row(audit, np.asarray(old_vector))])
             await self._replace(client, schema.row(memory, vector))
             if wait_visible:
                 await self._visible(client, memory.id)
@@ -377,7 +394,7 @@ class MilvusStore:
         expr = filters.whole_scope(user_id, project_id)
 
         async def op(client: AsyncMilvusClient) -> int:
-            await client.insert(self._collection, [row], timeout=self._timeout)
+            await self._insert(client, [row])
             await self._visible(client, record.id)
             return await self._delete_all(client, expr)
 
@@ -412,8 +429,7 @@ class MilvusStore:
         deleted = 0
         for _ in range(DELETE_ATTEMPTS):
             await self._strong_barrier(client, expr)
-            result = await client.delete(self._collection, filter=expr, timeout=self._timeout)
-            deleted += int(result.get("delete_count", 0))
+            deleted += await self._delete(client, filter=expr)
             left = await self._query(client, expr, ["id"], limit=1, consistency="Strong")
             if not left:
                 return deleted
@@ -459,8 +475,8 @@ class MilvusStore:
                 for r in rows
             ]
             found = [r["id"] for r in rows]
-            await client.delete(self._collection, ids=found, timeout=self._timeout)
-            await client.insert(self._collection, updated, timeout=self._timeout)
+            await self._delete(client, ids=found)
+            await self._insert(client, updated)
             await self._visible(client, found[-1])
             changed += len(rows)
         return changed
@@ -469,9 +485,9 @@ class MilvusStore:
         expr = filters.expired(at_ms)
 
         async def op(client: AsyncMilvusClient) -> int:
-            result = await client.delete(self._collection, filter=expr, timeout=self._timeout)
+            deleted = await self._delete(client, filter=expr)
             await self._strong_barrier(client, expr)
-            return int(result.get("delete_count", 0))
+            return deleted
 
         return await self._call("prune", op)
 
@@ -501,7 +517,7 @@ class MilvusStore:
                 expr = (
                     f"{filters.user_scope(user_id, active_only=False)} and {filters.ids_in(chunk)}"
                 )
-                await client.delete(self._collection, filter=expr, timeout=self._timeout)
+                await self._delete(client, filter=expr)
             if doomed:
                 await self._visible(client, doomed[-1])
             return len(doomed)

@@ -101,7 +101,7 @@ class MilvusConnection:
         started = time.perf_counter()
         try:
             result = await fn(client)
-        except asyncio.CancelledError:
+        except (asyncio.CancelledError, StoreUnavailableError):  # the latter: its lock, not Milvus
             raise
         except Exception as exc:
             metrics.STORE_ERRORS.labels(operation).inc()

@@ -1,5 +1,6 @@
 """Another process revising one memory, for the cross-process write tests:
-``python -m tests.integration.reviser URI COLLECTION LOCKS_DIR USER MEMORY_ID COUNT``."""
+``python -m tests.integration.reviser URI COLLECTION LOCKS USER MEMORY_ID COUNT``, LOCKS a
+directory of lock files, a Valkey URL, or "" for none."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ import numpy as np
 
 from memory_extproc.clock import now_ms
 from memory_extproc.embedding.spaces import DIMENSION
+from memory_extproc.store.locks import FileLocks, ProcessLocks
+from memory_extproc.store.locks_valkey import ValkeyLocks
 from memory_extproc.store.milvus import MilvusStore
 
 
@@ -25,8 +28,14 @@ async def revise(store: MilvusStore, user: str, memory_id: str, count: int, name
         assert await store.revise(revised, vector, "test", wait_visible=False), "not found"
 
 
+def process_locks(where: str) -> ProcessLocks | None:
+    if where.startswith("valkey://"):
+        return ValkeyLocks(where, timeout_s=1.0)
+    return FileLocks(Path(where)) if where else None
+
+
 async def main(uri: str, collection: str, locks: str, user: str, memory_id: str, n: str) -> None:
-    store = MilvusStore(uri, collection, DIMENSION, locks_dir=Path(locks) if locks else None)
+    store = MilvusStore(uri, collection, DIMENSION, locks=process_locks(locks))
     await store.start()
     assert await store.wait_available(60)
     print("ready", flush=True)

@@ -17,8 +17,8 @@ from devstack.mock_llm import MockLLM
 from devstack.tokens import DevIdentity
 from devstack.valkey import ValkeyProcess
 from memory_extproc.clock import now_ms
+from memory_extproc.digests import digest
 from memory_extproc.learning import spool
-from memory_extproc.learning.shared import digest
 from memory_extproc.learning.spool_valkey import CONSUMERS, GROUP, PENDING, STREAM
 from memory_extproc.llm_api.requests import Turn
 from memory_extproc.store.milvus import MilvusStore

@@ -1,8 +1,9 @@
 """Replicas: two processors behind one Envoy (the routing of our Envoy configs: round robin with
-gRPC health checks), sharing conversation state and captured turns in Valkey, each with a spool
-directory of its own (no shared volume holds a turn). Any replica may serve any user, since
-Envoy cannot pin ext_proc streams to one; a replica killed for good loses no turn (a sibling
-claims from the Valkey stream what it held) and Envoy stops sending it requests."""
+gRPC health checks), sharing conversation state, captured turns and the store's write locks in
+Valkey, each with a spool directory of its own (no shared volume holds a turn or a lock). Any
+replica may serve any user, since Envoy cannot pin ext_proc streams to one; a replica killed for
+good loses no turn (a sibling claims from the Valkey stream what it held) and Envoy stops
+sending it requests."""
 
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ from devstack.processor import ProcessorProcess, write_config
 from devstack.tokens import DevIdentity
 from devstack.valkey import ValkeyProcess
 from memory_extproc.learning.spool_valkey import GROUP, STREAM
+from memory_extproc.store.locks_valkey import ValkeyLocks, lock_keys
 from memory_extproc.store.milvus import MilvusStore
 from tests.integration.conftest import Stack, open_store, until
 from tests.integration.test_durable_learning import HeldExtractor, learned, stream_empty
@@ -208,6 +210,33 @@ async def test_a_responses_chain_keeps_its_earlier_turns_on_another_replica(
     (oslo,) = [prompt for prompt in prompts if "Oslo" in prompt]
     # the answer before it, which the other replica captured, shown as what "She" refers to
     assert "assistant: Anna is a lovely name." in oslo
+
+
+async def test_the_replicas_take_the_store_locks_in_valkey(
+    fleet: Fleet, valkey: ValkeyProcess, user: str
+) -> None:
+    """A forget of the user, on either replica, waits for a write lock another process holds in
+    Valkey (waiting, it holds the gate there), not for locks in its own spool_dir. (Racing
+    revisions of one memory through both replicas was tried: it stored one row even with each
+    replica locking in its own spool_dir, so it proved nothing; test_store.py races two
+    processes revising, their locks in Valkey.)"""
+    elsewhere = ValkeyLocks(valkey.url, timeout_s=1.0)
+    gate = lock_keys(user)[2]
+    try:
+        for replica in fleet.replicas:  # round robin: one forget through each
+            async with elsewhere.memories(user, ["mem_elsewhere"]):
+                forget = asyncio.create_task(
+                    replica.api("DELETE", "/v1/memory?scope=user", user=user)
+                )
+                await until(lambda: _shared_keys(valkey, gate, 1), 10)
+                assert not forget.done()
+            async with asyncio.timeout(10):
+                status, _ = await forget
+            assert status == 200
+    finally:
+        await elsewhere.aclose()
+    forgets = {"method": "DELETE", "status": "200"}
+    assert [await r.metric("memory_api_requests_total", forgets) for r in fleet.replicas] == [1, 1]
 
 
 async def _shared_keys(valkey: ValkeyProcess, pattern: str, count: int) -> bool:

@@ -17,9 +17,9 @@ from prometheus_client import REGISTRY
 
 from devstack.ports import free_port
 from devstack.valkey import ValkeyProcess
+from memory_extproc.digests import digest
 from memory_extproc.learning import spool_valkey, valkey_calls
 from memory_extproc.learning.delivery import Delivery
-from memory_extproc.learning.shared import digest
 from memory_extproc.learning.spool import encode
 from memory_extproc.learning.spool_valkey import (
     CONSUMERS,

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import sys
+import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 from pathlib import Path
 
 import numpy as np
@@ -14,16 +16,26 @@ import pytest
 from pymilvus import MilvusClient
 
 from devstack.milvus import MilvusProcess
+from devstack.valkey import ValkeyProcess
 from memory_extproc.clock import now_ms
 from memory_extproc.embedding.spaces import DIMENSION
 from memory_extproc.store.filters import forget_digest
+from memory_extproc.store.locks import Fence
+from memory_extproc.store.locks_valkey import Lease
 from memory_extproc.store.memory import InMemoryStore
 from memory_extproc.store.milvus import MilvusStore
 from memory_extproc.store.milvus_schema import SchemaMismatchError
-from memory_extproc.store.model import Memory, MemoryType, SearchRequest, Store, content_hash
+from memory_extproc.store.model import (
+    Memory,
+    MemoryType,
+    SearchRequest,
+    Store,
+    StoreUnavailableError,
+    content_hash,
+)
 from tests.conftest import Vectors
 from tests.integration.conftest import open_store, until
-from tests.integration.reviser import revise
+from tests.integration.reviser import process_locks, revise
 
 pytestmark = pytest.mark.integration
 
@@ -266,12 +278,50 @@ async def test_trim_keeps_the_most_recently_used(store: Store, vectors: Vectors)
     assert await store.trim(user, 2) == 0
 
 
-async def two_processes_revising(
-    milvus: MilvusProcess, tmp_path: Path, locks: Path | None, count: int
-) -> tuple[int, int]:
+class LostLocks:
+    """Locks granted, then lost before the write (a lease that ended, in Valkey)."""
+
+    @contextlib.asynccontextmanager
+    async def memories(self, user_id: str, memory_ids: Iterable[str]) -> AsyncIterator[Fence]:
+        yield Lease(time.monotonic(), valid_s=10.0, lost=True)
+
+    @contextlib.asynccontextmanager
+    async def user(self, user_id: str) -> AsyncIterator[Fence]:
+        yield Lease(time.monotonic(), valid_s=10.0, lost=True)
+
+    async def aclose(self) -> None:
+        pass
+
+
+async def test_a_write_whose_lock_was_lost_touches_nothing(
+    milvus: MilvusProcess, vectors: Vectors
+) -> None:
+    good = await open_store(milvus, "it_store_contract")
+    lost = MilvusStore(milvus.uri, "it_store_contract", DIMENSION, locks=LostLocks())
+    await lost.start()
+    assert await lost.wait_available(60)
+    user = f"lost-{uuid.uuid4().hex[:6]}"
+    try:
+        kept = await put(good, vectors, user, "User's gym is on Elm St")
+        revised = dataclasses.replace(kept, content="User's gym is on Oak St")
+        with pytest.raises(StoreUnavailableError, match="lost"):
+            await lost.revise(revised, vectors.stored(revised.content), "test")
+        with pytest.raises(StoreUnavailableError, match="lost"):
+            await lost.forget_by_scope(user)
+        with pytest.raises(StoreUnavailableError, match="lost"):
+            await put(lost, vectors, user, "User likes figs")
+        assert await good.list(user) == [kept]
+        assert await good.history(user, kept.id) == []  # no audit row either
+    finally:
+        await lost.close()
+        await good.close()
+
+
+async def two_processes_revising(milvus: MilvusProcess, locks: str, count: int) -> tuple[int, int]:
     """This process and another revise one memory ``count`` times each, at once, while a
-    reader gets it again and again: (rows of the memory id after, gets that found nothing)."""
-    store = MilvusStore(milvus.uri, "it_revisions", DIMENSION, locks_dir=locks)
+    reader gets it again and again: (rows of the memory id after, gets that found nothing).
+    ``locks``: where both take their write locks (tests/integration/reviser.py)."""
+    store = MilvusStore(milvus.uri, "it_revisions", DIMENSION, locks=process_locks(locks))
     await store.start()
     assert await store.wait_available(60)
     user = f"rev-{uuid.uuid4().hex[:6]}"
@@ -279,7 +329,7 @@ async def two_processes_revising(
     await store.store(memory, np.ones(DIMENSION, dtype=np.float32) / np.sqrt(DIMENSION))
     child = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "tests.integration.reviser", milvus.uri, "it_revisions",
-        str(locks or ""), user, memory.id, str(count),
+        locks, user, memory.id, str(count),
         stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
     )  # fmt: skip
     assert child.stdin is not None
@@ -319,5 +369,14 @@ async def test_two_processes_revising_one_memory_keep_one_row_and_never_hide_it(
 ) -> None:
     # without the shared locks, 1 of 3 such rounds stored the memory twice (replicas docs)
     for _ in range(3):
-        rows, misses = await two_processes_revising(milvus, tmp_path, tmp_path / "locks", 20)
+        rows, misses = await two_processes_revising(milvus, str(tmp_path / "locks"), 20)
+        assert (rows, misses) == (1, 0)
+
+
+async def test_two_processes_locking_in_valkey_revise_one_memory_into_one_row(
+    milvus: MilvusProcess, valkey: ValkeyProcess
+) -> None:
+    """Replicas with no shared volume: the same locks as leases in Valkey."""
+    for _ in range(3):
+        rows, misses = await two_processes_revising(milvus, valkey.url, 20)
         assert (rows, misses) == (1, 0)

@@ -39,6 +39,7 @@ from tests.deploy_files import (
 DEPLOY = ROOT / "deploy"
 CONFIG = config_module.load(DEPLOY / "config.yaml", environ={})
 MILVUS_HOST, MILVUS_PORT = CONFIG.memory.milvus.address.split(":")
+VALKEY_HOST, VALKEY_PORT = "valkey", 6379  # the compose service, the Kubernetes Service
 REPO_ENVOY = envoy_configs()["envoy/envoy.yaml"]
 # The newest release whose schemas the pinned kubernetes-validate ships (1.37 for 1.37.0).
 KUBERNETES_VERSION = kubernetes_validate.latest_version()
@@ -70,8 +71,8 @@ def test_compose_wires_processors_envoy_and_milvus() -> None:
     assert endpoints(envoy, "memory_extproc") == {(p, grpc) for p in processors}
     for name in processors:
         service = services[name]
-        assert "./config.yaml:/etc/memory-extproc/config.yaml:ro" in service["volumes"]
-        assert f"spool:{CONFIG.memory.extraction.spool_dir}" in service["volumes"]
+        assert service["volumes"] == ["./config.yaml:/etc/memory-extproc/config.yaml:ro"]
+        assert service["depends_on"][VALKEY_HOST] == {"condition": "service_healthy"}
         assert f"127.0.0.1:{grpc}" in " ".join(service["healthcheck"]["test"])
         assert SERVICE_NAME in " ".join(service["healthcheck"]["test"])
         assert any(p.split(":")[1] == str(CONFIG.server.admin_port) for p in service["ports"])
@@ -80,6 +81,67 @@ def test_compose_wires_processors_envoy_and_milvus() -> None:
     assert "./envoy.yaml:/etc/envoy/envoy.yaml:ro" in services["envoy"]["volumes"]
     listener = envoy["static_resources"]["listeners"][0]["address"]["socket_address"]
     assert f"{listener['port_value']}:{listener['port_value']}" in services["envoy"]["ports"]
+
+
+def _access_modes(node: Any) -> list[str]:
+    """Every access mode asked for anywhere in a manifest (claims, claim templates, volumes)."""
+    if isinstance(node, dict):
+        found = list(node.get("accessModes", []))
+        return found + [m for k, v in node.items() if k != "accessModes" for m in _access_modes(v)]
+    if isinstance(node, list):
+        return [m for item in node for m in _access_modes(item)]
+    return []
+
+
+def test_no_volume_is_shared_between_processors() -> None:
+    """Replicas share through Valkey: no ReadWriteMany claim (an NFS-class volume whose flock
+    excludes, which operators rarely have), no compose volume mounted by two services."""
+    modes = [m for name in MANIFESTS for doc in kubernetes(name) for m in _access_modes(doc)]
+    assert modes
+    assert set(modes) <= {"ReadWriteOnce", "ReadWriteOncePod"}
+    services = yaml.safe_load((DEPLOY / "compose.yaml").read_text())["services"]
+    named = [
+        v.split(":")[0] for s in services.values() for v in s.get("volumes", [])
+        if not v.startswith((".", "/"))
+    ]  # fmt: skip
+    assert len(named) == len(set(named)), named
+
+
+def test_valkey_is_deployed_where_the_processors_look_for_it() -> None:
+    assert CONFIG.memory.valkey.url == f"valkey://{VALKEY_HOST}:{VALKEY_PORT}/0"
+    persistence = ["--appendonly", "yes", "--appendfsync", "everysec"]
+    services = yaml.safe_load((DEPLOY / "compose.yaml").read_text())["services"]
+    valkey = services[VALKEY_HOST]
+    assert re.fullmatch(r"valkey/valkey:\d+\.\d+\.\d+", valkey["image"])  # an official one, pinned
+    assert _contains(valkey["command"], persistence)
+    data = _arg_after(valkey["command"], "--dir")
+    assert any(v.split(":")[1] == data for v in valkey["volumes"])
+    docs = kubernetes("valkey.yaml")
+    stateful = by_kind(docs, "StatefulSet", VALKEY_HOST)
+    assert stateful["spec"]["replicas"] == 1
+    (container,) = stateful["spec"]["template"]["spec"]["containers"]
+    assert container["image"] == valkey["image"]
+    assert _contains(container["args"], persistence)
+    (claim,) = stateful["spec"]["volumeClaimTemplates"]
+    assert claim["spec"]["accessModes"] == ["ReadWriteOnce"]
+    mounts = {m["name"]: m["mountPath"] for m in container["volumeMounts"]}
+    assert mounts[claim["metadata"]["name"]] == _arg_after(container["args"], "--dir")
+    service = by_kind(docs, "Service", VALKEY_HOST)
+    assert service["spec"]["selector"] == stateful["spec"]["selector"]["matchLabels"]
+    assert stateful["spec"]["selector"]["matchLabels"].items() <= (
+        stateful["spec"]["template"]["metadata"]["labels"].items()
+    )
+    (port,) = service["spec"]["ports"]
+    assert port["port"] == VALKEY_PORT
+    assert {p["name"]: p["containerPort"] for p in container["ports"]}[port["targetPort"]] == 6379
+
+
+def _contains(words: list[str], wanted: list[str]) -> bool:
+    return any(words[i : i + len(wanted)] == wanted for i in range(len(words)))
+
+
+def _arg_after(words: list[str], flag: str) -> str:
+    return words[words.index(flag) + 1]
 
 
 def test_kubernetes_manifests_agree() -> None:
@@ -106,10 +168,8 @@ def test_kubernetes_manifests_agree() -> None:
     mounts = {m["name"]: m["mountPath"] for m in container["volumeMounts"]}
     assert volumes["config"]["configMap"]["name"] == config_map["metadata"]["name"]
     assert mounts["config"] == "/etc/memory-extproc"
-    # one spool every replica reaches: a dead pod's turns are learned by another
-    claim = by_kind(processor, "PersistentVolumeClaim", "memory-extproc-spool")
-    assert volumes["spool"]["persistentVolumeClaim"]["claimName"] == claim["metadata"]["name"]
-    assert claim["spec"]["accessModes"] == ["ReadWriteMany"]
+    # each pod's own spool: what the replicas share is in Valkey
+    assert set(volumes["spool"]) == {"name", "emptyDir"}
     assert mounts["spool"] == CONFIG.memory.extraction.spool_dir
     budget = by_kind(processor, "PodDisruptionBudget", "memory-extproc")
     assert budget["spec"]["selector"] == deployment["spec"]["selector"]
