@@ -68,7 +68,8 @@ class LearningService:
                 valkey.url,
                 timeout_s=valkey.timeout_seconds,
                 claim_idle_s=valkey.claim_idle_seconds,
-                files=extraction.spool_path,  # what runs without Valkey left there
+                # this machine's disk, for what Valkey cannot take
+                files=Spool(extraction.spool_path, extraction.spool_max_mb * 1024 * 1024),
             )
             if valkey.url
             else Spool(extraction.spool_path, extraction.spool_max_mb * 1024 * 1024)

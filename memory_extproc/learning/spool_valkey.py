@@ -25,12 +25,15 @@ An entry delivered more than ``MAX_DELIVERIES`` times (its holders died with it,
 dropped and logged: one batch that kills its processor must not go round the fleet forever.
 A batch delivered twice is harmless: its facts are deduplicated (memories/writer.py).
 
-Turns an earlier run without Valkey left in ``spool_dir`` are moved into the stream at start
-(their files go once the stream has them), so turning Valkey on loses none.
-
-Valkey down or slow (calls in order, learning/valkey_calls.py): a batch is handed to the worker
-from memory only (``not_kept``), as with a full spool, so learning goes on; what is held waits
-for Valkey to be back, and what was learned meanwhile is acknowledged at the next heartbeat.
+The file spool on this machine's disk (``spool_dir``, learning/spool.py) stays beside it, for
+when Valkey cannot take a batch. Valkey down or slow (calls in order, learning/valkey_calls.py):
+a batch, and a conversation's uncut turns, are kept there instead and the batch is handed to
+this processor's worker, so learning goes on and a processor that dies meanwhile loses nothing
+(measured by `make chaos`: handed over from memory only, the turns captured while Valkey was
+down were lost with the processors killed soon after). What is held waits for Valkey to be
+back, and what was learned meanwhile is acknowledged at the next heartbeat. What the files hold
+when a processor starts (its own last run's, a dead sibling's sharing the directory, or a run's
+without Valkey) goes into the stream, and the files go once it is there.
 Valkey's own crash loses what its persistence had not written: with ``appendfsync everysec``
 (devstack/valkey.py), up to the last second of appends.
 """
@@ -45,7 +48,6 @@ import re
 import uuid
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import replace
-from pathlib import Path
 from typing import Any, TypeVar
 
 import valkey.asyncio as valkey
@@ -53,7 +55,7 @@ from valkey.exceptions import ResponseError
 
 from memory_extproc import metrics
 from memory_extproc.digests import digest
-from memory_extproc.learning.spool import Deliver, Spool, decode, encode
+from memory_extproc.learning.spool import Deliver, Spool, decode, encode, is_spooled
 from memory_extproc.learning.valkey_calls import OrderedCalls
 from memory_extproc.worker.inbox import Batch
 
@@ -147,9 +149,10 @@ def _text(value: bytes | str) -> str:
 
 class ValkeySpool:
     def __init__(
-        self, url: str, *, timeout_s: float, claim_idle_s: float, files: Path | None = None
+        self, url: str, *, timeout_s: float, claim_idle_s: float, files: Spool | None = None
     ) -> None:
-        """``files``: the ``spool_dir`` of runs without Valkey, whose turns are moved here."""
+        """``files``: the spool on this machine's disk, for what Valkey cannot take (without
+        one, such a batch is learned from memory only)."""
         self._client = valkey.Valkey.from_url(
             url, socket_timeout=timeout_s, socket_connect_timeout=timeout_s
         )
@@ -175,9 +178,10 @@ class ValkeySpool:
         log.info("Captured turns wait in Valkey", extra={"consumer": self.consumer})
         if self._files is not None:
             try:
-                await self._move_files(self._files)
-            except OSError as exc:  # they stay there; learning goes on
-                log.error("Spool directory of runs without Valkey not read: %s", exc)
+                self._to_stream(self._files.open())
+            except OSError as exc:  # learning goes on, from memory only when Valkey is down
+                log.error("Spool directory not usable: %s", exc)
+                self._files = None
         self.take_over()  # what a predecessor left claimable, at once
         loop = asyncio.get_running_loop()
         self._tasks = [loop.create_task(self._take_loop()), loop.create_task(self._beat_loop())]
@@ -188,28 +192,52 @@ class ValkeySpool:
                            functools.partial(self._not_kept, batch))  # fmt: skip
 
     def pending(self, conversation: str, batch: Batch | None) -> None:
+        """In order after the batches sent before: turns leave the disk only once the batch
+        that took them is kept (in the stream, or on disk)."""
         if batch is None:
-            call = functools.partial(
-                self._client.hdel, self._pending, conversation, f"{conversation}{USER}"
+            self._calls.submit(
+                "pending",
+                functools.partial(self._clear_pending, conversation),
+                functools.partial(self._on_disk, conversation, None),
             )
-            self._calls.submit("pending", call)
             return
-        kept = {  # as a sibling would cut it if we died
+        kept: dict[str, bytes | str] = {  # as a sibling would cut it if we died
             conversation: encode(replace(batch, reason="recovered")),
             f"{conversation}{USER}": digest(batch.user_id),
         }
-        call = functools.partial(self._client.hset, self._pending, mapping=kept)
-        self._calls.submit("pending", call, functools.partial(self._count_not_kept, batch))
+        self._calls.submit(
+            "pending",
+            functools.partial(self._keep_pending, conversation, kept),
+            functools.partial(self._on_disk, conversation, batch),
+        )
+
+    async def _keep_pending(self, conversation: str, kept: dict[str, bytes | str]) -> None:
+        await self._client.hset(self._pending, mapping=kept)
+        self._on_disk(conversation, None)  # kept there while Valkey was away: older now
+
+    async def _clear_pending(self, conversation: str) -> None:
+        await self._client.hdel(self._pending, conversation, f"{conversation}{USER}")
+        self._on_disk(conversation, None)
+
+    def _on_disk(self, conversation: str, batch: Batch | None) -> None:
+        if self._files is not None:
+            self._files.pending(conversation, batch)
+        elif batch is not None:
+            self._count_not_kept(batch)
 
     def done(self, entry: str) -> None:
         if not is_stream_id(entry):
-            return  # delivered from memory only
+            if self._files is not None and is_spooled(entry):
+                self._files.done(entry)  # kept on disk while Valkey was away
+            return  # else delivered from memory only
         self._held.discard(entry)
         self._calls.submit("ack", functools.partial(self._remove, entry),
                            functools.partial(self._unacked.add, entry))  # fmt: skip
         self._wake.set()
 
     def take_over(self) -> None:
+        if self._files is not None:  # a dead sibling's files, when it shared the directory
+            self._to_stream(self._files.adopt())
         self._calls.submit("adopt", functools.partial(self._grouped, self._take_over))
 
     async def flushed(self) -> None:
@@ -222,6 +250,8 @@ class ValkeySpool:
         await self._calls.call("release", self._release, None)
         await self._calls.aclose()
         await self._client.aclose()
+        if self._files is not None:
+            self._files.close()  # what it still holds goes into the stream at the next start
 
     async def _join(self) -> None:
         try:
@@ -231,22 +261,28 @@ class ValkeySpool:
                 raise
         await self._beat_script(keys=[CONSUMERS], args=[self.consumer])
 
-    async def _move_files(self, root: Path) -> None:
-        """What processors without Valkey left in ``root``, into the stream; their files go
-        only once it is there (Valkey down: they stay for the next start)."""
-        files = Spool(root, 1 << 62)  # only what it adopts, and only until appended
-        left = files.open()
-        try:
-            appended = bool(left) and await self._calls.call(
-                "start", functools.partial(self._append, left), False
-            )
-            if appended:
-                for batch in left:
-                    files.done(batch.entry)
-                log.info("Turns a processor without Valkey left in its spool are in the stream",
-                         extra={"turns": sum(b.new_turns for b in left)})  # fmt: skip
-        finally:
-            files.close()
+    def _to_stream(self, batches: list[Batch]) -> None:
+        """Batches the files hold (under our name), into the stream, then out of the files;
+        Valkey down: learned here from the files."""
+        if not batches:
+            return
+
+        def appended() -> None:
+            assert self._files is not None
+            for batch in batches:
+                self._files.done(batch.entry)
+            log.info("Turns kept on disk are in the Valkey stream",
+                     extra={"turns": sum(b.new_turns for b in batches)})  # fmt: skip
+
+        async def append() -> None:
+            await self._append(batches)
+            appended()
+
+        def not_appended() -> None:
+            for batch in batches:
+                self._deliver(batch)
+
+        self._calls.submit("keep", append, not_appended)
 
     async def _append(self, batches: list[Batch]) -> bool:
         async with self._client.pipeline(transaction=True) as pipe:
@@ -274,7 +310,11 @@ class ValkeySpool:
         self._wake.set()
 
     def _not_kept(self, batch: Batch) -> None:
-        """Valkey unreachable: learned all the same, from memory (lost if we die first)."""
+        """Valkey unreachable: kept on disk and learned here (from memory only, lost if we die
+        first, when there is no room on disk either)."""
+        if self._files is not None:
+            self._deliver(self._files.keep(batch))  # counts itself, kept or not
+            return
         self._count_not_kept(batch)
         self._deliver(batch)
 

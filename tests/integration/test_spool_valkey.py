@@ -20,7 +20,7 @@ from devstack.valkey import ValkeyProcess
 from memory_extproc.digests import digest
 from memory_extproc.learning import spool_valkey, valkey_calls
 from memory_extproc.learning.delivery import Delivery
-from memory_extproc.learning.spool import encode
+from memory_extproc.learning.spool import Spool, encode
 from memory_extproc.learning.spool_valkey import (
     CONSUMERS,
     GROUP,
@@ -98,6 +98,15 @@ async def kill(spool: ValkeySpool) -> None:
 def batch(user: str = "alice", said: str = "I play the harp", reason: str = "every_n") -> Batch:
     turns = (Turn("user", said), Turn("assistant", "Nice!"))
     return Batch(user, "", turns, 1, 1_700_000_000_000, reason, received=(1_700_000_000_000,))
+
+
+def on_disk(root: Path) -> Spool:
+    return Spool(root, 1 << 30)
+
+
+async def entries(root: Path, pattern: str) -> list[str]:
+    """The spool files under ``root`` (each processor's directory) by name."""
+    return await asyncio.to_thread(lambda: sorted(p.name for p in root.glob(f"*/{pattern}")))
 
 
 def sample(name: str, labels: dict[str, str]) -> float:
@@ -231,7 +240,7 @@ async def test_turns_a_run_without_valkey_left_in_its_spool_move_into_the_stream
     orphan.mkdir()
     (orphan / "b-000000000000.json").write_bytes(encode(batch(said="I play the harp")))
     (orphan / "p-conversation.json").write_bytes(encode(batch(said="I play the oboe")))
-    spool = ValkeySpool(valkey.url, timeout_s=1.0, claim_idle_s=60, files=tmp_path)
+    spool = ValkeySpool(valkey.url, timeout_s=1.0, claim_idle_s=60, files=on_disk(tmp_path))
     learner = Learner(10)
     await spool.start(learner.deliver, learner.room)
     try:
@@ -241,6 +250,63 @@ async def test_turns_a_run_without_valkey_left_in_its_spool_move_into_the_stream
             ("I play the oboe", "recovered"),
         ]
         assert client.xlen(STREAM) == 2
+        left = await asyncio.to_thread(lambda: list(tmp_path.glob("*/*.json")))
+        assert left == []  # gone from disk, once in the stream
+    finally:
+        await spool.aclose()
+
+
+async def test_valkey_down_a_batch_waits_on_disk_and_is_learned_here(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not from memory only: `make chaos` lost the turns captured while Valkey was down with
+    the processors killed before their slow model learned them."""
+    monkeypatch.setattr(spool_valkey, "POLL_S", 0.05)
+    files = on_disk(tmp_path)
+    spool = ValkeySpool(f"valkey://127.0.0.1:{free_port()}/0", timeout_s=0.2, claim_idle_s=60,
+                        files=files)  # fmt: skip
+    learner = Learner(10)
+    await spool.start(learner.deliver, learner.room)
+    try:
+        spool.send(batch())
+        (got,) = await until(lambda: learner.has(1), 10)
+        assert got.said == "I play the harp"
+        files.flush()
+        assert await entries(tmp_path, "b-*.json") == [got.entry]
+        spool.done(got.entry)
+        files.flush()
+        assert await entries(tmp_path, "b-*.json") == []
+    finally:
+        await spool.aclose()
+
+
+async def test_what_waited_on_disk_goes_into_the_stream_at_the_next_start(
+    valkey: ValkeyProcess, client: valkey_client.Valkey, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    """A batch and a conversation's uncut turns kept on disk while Valkey was down, their
+    processor stopped before learning them: the next one learns both through the stream."""
+    monkeypatch.setattr(spool_valkey, "POLL_S", 0.05)
+    down = ValkeySpool(f"valkey://127.0.0.1:{free_port()}/0", timeout_s=0.2, claim_idle_s=60,
+                       files=on_disk(tmp_path))  # fmt: skip
+    await down.start(lambda batch: None, lambda: 0)  # its worker learns nothing
+    down.send(batch())
+    down.pending("conversation", batch(said="I play the oboe"))
+    await down.flushed()
+    await down.aclose()
+    assert len(await entries(tmp_path, "[bp]-*.json")) == 2
+
+    spool = ValkeySpool(valkey.url, timeout_s=1.0, claim_idle_s=60, files=on_disk(tmp_path))
+    learner = Learner(10)
+    await spool.start(learner.deliver, learner.room)
+    try:
+        got = await until(lambda: learner.has(2), 10)
+        assert sorted((b.said, b.reason) for b in got) == [
+            ("I play the harp", "every_n"),
+            ("I play the oboe", "recovered"),
+        ]
+        assert all(b.entry.count("-") == 1 and b.entry[0].isdigit() for b in got)  # stream ids
+        await spool.flushed()
         left = await asyncio.to_thread(lambda: list(tmp_path.glob("*/*.json")))
         assert left == []  # gone from disk, once in the stream
     finally:
