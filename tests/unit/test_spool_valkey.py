@@ -11,7 +11,13 @@ import pytest
 
 from memory_extproc.learning.delivery import Delivery
 from memory_extproc.learning.spool import encode, is_spooled, memory_only
-from memory_extproc.learning.spool_valkey import departed, is_stream_id, read_entry, stale
+from memory_extproc.learning.spool_valkey import (
+    departed,
+    is_stream_id,
+    near_full,
+    read_entry,
+    stale,
+)
 from memory_extproc.llm_api.requests import Turn
 from memory_extproc.worker.inbox import Batch
 from tests.unit.test_delivery import Worker
@@ -84,3 +90,9 @@ class _NoSpool:
 
     def done(self, entry: str) -> None:
         pass
+
+
+def test_the_stream_stops_growing_short_of_valkeys_maxmemory_and_only_when_there_is_one() -> None:
+    assert not near_full(used=10_000_000, maxmemory=0)  # no limit: Valkey's memory, not ours
+    assert not near_full(used=700, maxmemory=1000)
+    assert near_full(used=800, maxmemory=1000)  # room left for locks and acknowledgements
