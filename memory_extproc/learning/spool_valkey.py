@@ -263,11 +263,24 @@ class ValkeySpool:
         for task in self._tasks:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
+        if self._files is not None and not self._full:
+            # a pod's own disk may go with it (an emptyDir): what waits there, to the stream
+            left = self._files.kept()
+            if left:
+                await self._calls.call("keep", functools.partial(self._hand_off, left), None)
         await self._calls.call("release", self._release, None)
         await self._calls.aclose()
         await self._client.aclose()
         if self._files is not None:
             self._files.close()  # what it still holds goes into the stream at the next start
+
+    async def _hand_off(self, batches: list[Batch]) -> None:
+        await self._append(batches)
+        assert self._files is not None
+        for batch in batches:
+            self._files.done(batch.entry)
+        log.info("Turns kept on disk are left in the Valkey stream for the next processor",
+                 extra={"turns": sum(b.new_turns for b in batches)})  # fmt: skip
 
     async def _join(self) -> None:
         try:
@@ -442,13 +455,17 @@ class ValkeySpool:
             self._calls.submit("heartbeat", self._beat)
 
     async def _beat(self) -> None:
-        await self._beat_script(keys=[CONSUMERS], args=[self.consumer])
+        # what frees memory first: at maxmemory the heartbeat's own write is refused
         await self._ack_late()
+        await self._read_memory()
+        await self._beat_script(keys=[CONSUMERS], args=[self.consumer])
         if self._held:  # their idle time starts again: nobody claims them from us
             await self._client.xclaim(
                 STREAM, GROUP, self.consumer, 0, sorted(self._held), justid=True
             )
         metrics.SPOOL_STREAM_LENGTH.set(await self._client.xlen(STREAM))
+
+    async def _read_memory(self) -> None:
         memory = await self._client.info("memory")
         full = near_full(memory.get("used_memory", 0), memory.get("maxmemory", 0))
         if full != self._full:

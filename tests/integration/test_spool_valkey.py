@@ -20,7 +20,7 @@ from devstack.valkey import ValkeyProcess
 from memory_extproc.digests import digest
 from memory_extproc.learning import spool_valkey, valkey_calls
 from memory_extproc.learning.delivery import Delivery
-from memory_extproc.learning.spool import Spool, encode
+from memory_extproc.learning.spool import Spool, decode, encode
 from memory_extproc.learning.spool_valkey import (
     CONSUMERS,
     GROUP,
@@ -316,6 +316,37 @@ async def test_near_valkeys_maxmemory_batches_wait_on_disk_and_go_to_the_stream_
     finally:
         client.config_set("maxmemory", 0)
         await spool.aclose()
+
+
+async def test_a_clean_stop_leaves_what_waited_on_disk_in_the_stream(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A pod's own disk (an emptyDir) may go with it: the next processor is anyone's."""
+    monkeypatch.setattr(valkey_calls, "PAUSE_S", 0.0)
+    monkeypatch.setattr(spool_valkey, "POLL_S", 0.05)
+    port = free_port()
+    server = ValkeyProcess(tmp_path / "valkey", port)
+    server.wait_ready()
+    spool = ValkeySpool(server.url, timeout_s=0.5, claim_idle_s=60,
+                        files=on_disk(tmp_path / "spool"))  # fmt: skip
+    learner = Learner(0)  # its worker takes nothing more: what is kept stays kept
+    await spool.start(learner.deliver, learner.room)
+    try:
+        server.stop()
+        spool.send(batch())  # Valkey down: kept on disk, handed to the worker
+        spool.pending("conversation", batch(said="I play the oboe"))
+        await spool.flushed()
+        assert len(await entries(tmp_path / "spool", "[bp]-*.json")) == 2
+        server = ValkeyProcess(tmp_path / "valkey", port)
+        server.wait_ready()
+        await spool.aclose()
+        assert await entries(tmp_path / "spool", "*.json") == []
+        with valkey_client.Valkey(port=port) as client:
+            kept = client.xrange(STREAM)
+        said = sorted(decode(fields[b"batch"]).said for _, fields in kept)
+        assert said == ["I play the harp", "I play the oboe"]
+    finally:
+        server.stop()
 
 
 async def test_what_waited_on_disk_goes_into_the_stream_at_the_next_start(

@@ -85,6 +85,17 @@ def test_a_processor_takes_from_the_stream_only_what_its_worker_takes_at_once() 
     assert delivery.room(10) == 0
 
 
+def test_a_processor_takes_nothing_while_a_failed_batch_waits_for_its_retry() -> None:
+    """Else an outage of the model pulls the stream through the retries and drops it all."""
+    worker = Worker(room=5)
+    delivery = Delivery(worker.offer, _NoSpool())
+    delivery.deliver(replace(batch(), entry="1-0"))
+    delivery.failed("1-0", now=0.0)  # its place in the worker is free again
+    assert delivery.room(3) == 0
+    delivery.retry_due(now=3600.0)  # offered again
+    assert delivery.room(3) == 2
+
+
 class _NoSpool:
     """Delivery's spool, for ``done`` only."""
 
