@@ -57,8 +57,12 @@ class Delivery:
 
     def room(self, at_once: int) -> int:
         """How many more batches to take for the worker (from the Valkey stream): none while
-        some wait here, else up to ``at_once`` in flight."""
-        return 0 if self._waiting else max(0, at_once - len(self._in_flight))
+        some wait here or for a retry, else up to ``at_once`` in flight. A failed job frees its
+        place at once: counted as room, an outage of the model or Milvus would pull the whole
+        stream through its retries and drop it; this way the backlog waits in Valkey."""
+        if self._waiting or self._later:
+            return 0
+        return max(0, at_once - len(self._in_flight))
 
     def done(self, entry: str) -> None:
         self._in_flight.pop(entry, None)

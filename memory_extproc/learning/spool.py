@@ -169,6 +169,21 @@ class Spool:
                      extra={"turns": turns})  # fmt: skip
         return recovered
 
+    def kept(self) -> list[Batch]:
+        """What this processor's directory holds now, each named by its entry (a
+        conversation's uncut turns as a "recovered" batch); unreadable entries left out."""
+        self.flush()
+        batches = []
+        for name in sorted(self._sizes):
+            try:
+                batch = decode((self._dir / name).read_bytes())
+            except (OSError, ValueError, TypeError):
+                continue  # said when the next processor adopts it
+            if name.startswith("p-"):
+                batch = replace(batch, reason="recovered")
+            batches.append(replace(batch, entry=name))
+        return batches
+
     def close(self) -> None:
         """Release the directory; what is still in it is delivered by the next processor."""
         if self._lock_fd < 0:

@@ -34,6 +34,9 @@ down were lost with the processors killed soon after). What is held waits for Va
 back, and what was learned meanwhile is acknowledged at the next heartbeat. What the files hold
 when a processor starts (its own last run's, a dead sibling's sharing the directory, or a run's
 without Valkey) goes into the stream, and the files go once it is there.
+Near Valkey's ``maxmemory`` (``FULL_SHARE`` of it, read at each heartbeat) batches wait on disk
+too: a backlog never fills Valkey, which (``noeviction``) would then refuse the locks and
+acknowledgements that drain the stream.
 Valkey's own crash loses what its persistence had not written: with ``appendfsync everysec``
 (devstack/valkey.py), up to the last second of appends.
 """
@@ -70,6 +73,9 @@ USER = ":u"  # a pending conversation's field + this: its user's digest
 MAX_DELIVERIES = 5  # an entry whose holders died with it this often is not handed on again
 HEARTBEATS = 6  # per claim idle time: a live consumer's entries are never that idle
 POLL_S = 1.0  # how soon a batch another replica kept is read here, when this one has room
+# Of Valkey's maxmemory, what the stream may fill: the rest stays for what drains it (locks,
+# acknowledgements, conversation state), which a full Valkey (noeviction) would refuse too.
+FULL_SHARE = 0.8
 _STREAM_ID = re.compile(r"\d+-\d+")
 
 # KEYS: consumers; ARGV: consumer. Server time: replicas' clocks may disagree.
@@ -143,6 +149,12 @@ def departed(group: Iterable[Mapping[str, Any]], heard: set[str], me: str) -> li
     return [name for name, held in names if held == 0 and name not in heard and name != me]
 
 
+def near_full(used: int, maxmemory: int) -> bool:
+    """Whether the stream must stop growing (no maxmemory: Valkey's memory is not ours to
+    bound)."""
+    return maxmemory > 0 and used >= FULL_SHARE * maxmemory
+
+
 def _text(value: bytes | str) -> str:
     return value.decode() if isinstance(value, bytes) else value
 
@@ -171,6 +183,7 @@ class ValkeySpool:
         self._wake = asyncio.Event()  # a batch was kept, or room was made: read now
         self._tasks: list[asyncio.Task[None]] = []
         self._files = files
+        self._full = False  # Valkey near its maxmemory (at the last heartbeat)
 
     async def start(self, deliver: Deliver, room: Callable[[], int]) -> None:
         self._deliver, self._room = deliver, room
@@ -187,6 +200,9 @@ class ValkeySpool:
         self._tasks = [loop.create_task(self._take_loop()), loop.create_task(self._beat_loop())]
 
     def send(self, batch: Batch) -> None:
+        if self._full:  # kept on this processor's disk and learned here, as with Valkey down
+            self._not_kept(batch)
+            return
         fields: dict[str, bytes | str] = {"batch": encode(batch), "user": digest(batch.user_id)}
         self._calls.submit("keep", functools.partial(self._add, fields, batch.new_turns),
                            functools.partial(self._not_kept, batch))  # fmt: skip
@@ -247,11 +263,24 @@ class ValkeySpool:
         for task in self._tasks:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
+        if self._files is not None and not self._full:
+            # a pod's own disk may go with it (an emptyDir): what waits there, to the stream
+            left = self._files.kept()
+            if left:
+                await self._calls.call("keep", functools.partial(self._hand_off, left), None)
         await self._calls.call("release", self._release, None)
         await self._calls.aclose()
         await self._client.aclose()
         if self._files is not None:
             self._files.close()  # what it still holds goes into the stream at the next start
+
+    async def _hand_off(self, batches: list[Batch]) -> None:
+        await self._append(batches)
+        assert self._files is not None
+        for batch in batches:
+            self._files.done(batch.entry)
+        log.info("Turns kept on disk are left in the Valkey stream for the next processor",
+                 extra={"turns": sum(b.new_turns for b in batches)})  # fmt: skip
 
     async def _join(self) -> None:
         try:
@@ -426,13 +455,23 @@ class ValkeySpool:
             self._calls.submit("heartbeat", self._beat)
 
     async def _beat(self) -> None:
-        await self._beat_script(keys=[CONSUMERS], args=[self.consumer])
+        # what frees memory first: at maxmemory the heartbeat's own write is refused
         await self._ack_late()
+        await self._read_memory()
+        await self._beat_script(keys=[CONSUMERS], args=[self.consumer])
         if self._held:  # their idle time starts again: nobody claims them from us
             await self._client.xclaim(
                 STREAM, GROUP, self.consumer, 0, sorted(self._held), justid=True
             )
         metrics.SPOOL_STREAM_LENGTH.set(await self._client.xlen(STREAM))
+
+    async def _read_memory(self) -> None:
+        memory = await self._client.info("memory")
+        full = near_full(memory.get("used_memory", 0), memory.get("maxmemory", 0))
+        if full != self._full:
+            log.warning("Valkey near its maxmemory: batches wait on this processor's disk"
+                        if full else "Valkey has room again: batches go to its stream")  # fmt: skip
+        self._full = full
 
     async def _ack_late(self) -> None:
         """Learned while Valkey was unreachable: gone now, not claimed and learned again."""

@@ -20,7 +20,7 @@ from devstack.valkey import ValkeyProcess
 from memory_extproc.digests import digest
 from memory_extproc.learning import spool_valkey, valkey_calls
 from memory_extproc.learning.delivery import Delivery
-from memory_extproc.learning.spool import Spool, encode
+from memory_extproc.learning.spool import Spool, decode, encode
 from memory_extproc.learning.spool_valkey import (
     CONSUMERS,
     GROUP,
@@ -278,6 +278,75 @@ async def test_valkey_down_a_batch_waits_on_disk_and_is_learned_here(
         assert await entries(tmp_path, "b-*.json") == []
     finally:
         await spool.aclose()
+
+
+def logged(caplog: pytest.LogCaptureFixture, words: str) -> Callable[[], Awaitable[bool]]:
+    async def said() -> bool:
+        return words in caplog.text
+
+    return said
+
+
+async def test_near_valkeys_maxmemory_batches_wait_on_disk_and_go_to_the_stream_again_after(
+    valkey: ValkeyProcess, client: valkey_client.Valkey, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture,
+) -> None:  # fmt: skip
+    """A backlog must not fill Valkey: full (noeviction), it would refuse the locks and
+    acknowledgements that drain the stream too."""
+    monkeypatch.setattr(spool_valkey, "POLL_S", 0.05)
+    spool = ValkeySpool(valkey.url, timeout_s=1.0, claim_idle_s=0.3,  # a beat every 0.05 s
+                        files=on_disk(tmp_path))  # fmt: skip
+    learner = Learner(10)
+    await spool.start(learner.deliver, learner.room)
+    used = int(client.info("memory")["used_memory"])
+    try:
+        client.config_set("maxmemory", int(used / 0.9))  # writable, but 90 % used
+        await until(logged(caplog, "near its maxmemory"), 10)
+        spool.send(batch())
+        (on_disk_,) = await until(lambda: learner.has(1), 10)
+        assert on_disk_.entry.startswith("b-")  # this processor's file spool
+        assert client.xlen(STREAM) == 0
+
+        client.config_set("maxmemory", 0)
+        await until(logged(caplog, "has room again"), 10)
+        spool.send(batch(said="I play the oboe"))
+        got = await until(lambda: learner.has(2), 10)
+        assert got[1].said == "I play the oboe"
+        assert got[1].entry[0].isdigit()  # a stream id
+    finally:
+        client.config_set("maxmemory", 0)
+        await spool.aclose()
+
+
+async def test_a_clean_stop_leaves_what_waited_on_disk_in_the_stream(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A pod's own disk (an emptyDir) may go with it: the next processor is anyone's."""
+    monkeypatch.setattr(valkey_calls, "PAUSE_S", 0.0)
+    monkeypatch.setattr(spool_valkey, "POLL_S", 0.05)
+    port = free_port()
+    server = ValkeyProcess(tmp_path / "valkey", port)
+    server.wait_ready()
+    spool = ValkeySpool(server.url, timeout_s=0.5, claim_idle_s=60,
+                        files=on_disk(tmp_path / "spool"))  # fmt: skip
+    learner = Learner(0)  # its worker takes nothing more: what is kept stays kept
+    await spool.start(learner.deliver, learner.room)
+    try:
+        server.stop()
+        spool.send(batch())  # Valkey down: kept on disk, handed to the worker
+        spool.pending("conversation", batch(said="I play the oboe"))
+        await spool.flushed()
+        assert len(await entries(tmp_path / "spool", "[bp]-*.json")) == 2
+        server = ValkeyProcess(tmp_path / "valkey", port)
+        server.wait_ready()
+        await spool.aclose()
+        assert await entries(tmp_path / "spool", "*.json") == []
+        with valkey_client.Valkey(port=port) as client:
+            kept = client.xrange(STREAM)
+        said = sorted(decode(fields[b"batch"]).said for _, fields in kept)
+        assert said == ["I play the harp", "I play the oboe"]
+    finally:
+        server.stop()
 
 
 async def test_what_waited_on_disk_goes_into_the_stream_at_the_next_start(

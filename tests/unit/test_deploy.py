@@ -110,10 +110,12 @@ def test_no_volume_is_shared_between_processors() -> None:
 def test_valkey_is_deployed_where_the_processors_look_for_it() -> None:
     assert CONFIG.memory.valkey.url == f"valkey://{VALKEY_HOST}:{VALKEY_PORT}/0"
     persistence = ["--appendonly", "yes", "--appendfsync", "everysec"]
+    bounded = ["--maxmemory-policy", "noeviction"]  # an evicted entry is a turn never learned
     services = yaml.safe_load((DEPLOY / "compose.yaml").read_text())["services"]
     valkey = services[VALKEY_HOST]
     assert re.fullmatch(r"valkey/valkey:\d+\.\d+\.\d+", valkey["image"])  # an official one, pinned
     assert _contains(valkey["command"], persistence)
+    assert _contains(valkey["command"], bounded)
     data = _arg_after(valkey["command"], "--dir")
     assert any(v.split(":")[1] == data for v in valkey["volumes"])
     docs = kubernetes("valkey.yaml")
@@ -122,6 +124,7 @@ def test_valkey_is_deployed_where_the_processors_look_for_it() -> None:
     (container,) = stateful["spec"]["template"]["spec"]["containers"]
     assert container["image"] == valkey["image"]
     assert _contains(container["args"], persistence)
+    assert _contains(container["args"], bounded)
     (claim,) = stateful["spec"]["volumeClaimTemplates"]
     assert claim["spec"]["accessModes"] == ["ReadWriteOnce"]
     mounts = {m["name"]: m["mountPath"] for m in container["volumeMounts"]}

@@ -11,7 +11,13 @@ import pytest
 
 from memory_extproc.learning.delivery import Delivery
 from memory_extproc.learning.spool import encode, is_spooled, memory_only
-from memory_extproc.learning.spool_valkey import departed, is_stream_id, read_entry, stale
+from memory_extproc.learning.spool_valkey import (
+    departed,
+    is_stream_id,
+    near_full,
+    read_entry,
+    stale,
+)
 from memory_extproc.llm_api.requests import Turn
 from memory_extproc.worker.inbox import Batch
 from tests.unit.test_delivery import Worker
@@ -79,8 +85,25 @@ def test_a_processor_takes_from_the_stream_only_what_its_worker_takes_at_once() 
     assert delivery.room(10) == 0
 
 
+def test_a_processor_takes_nothing_while_a_failed_batch_waits_for_its_retry() -> None:
+    """Else an outage of the model pulls the stream through the retries and drops it all."""
+    worker = Worker(room=5)
+    delivery = Delivery(worker.offer, _NoSpool())
+    delivery.deliver(replace(batch(), entry="1-0"))
+    delivery.failed("1-0", now=0.0)  # its place in the worker is free again
+    assert delivery.room(3) == 0
+    delivery.retry_due(now=3600.0)  # offered again
+    assert delivery.room(3) == 2
+
+
 class _NoSpool:
     """Delivery's spool, for ``done`` only."""
 
     def done(self, entry: str) -> None:
         pass
+
+
+def test_the_stream_stops_growing_short_of_valkeys_maxmemory_and_only_when_there_is_one() -> None:
+    assert not near_full(used=10_000_000, maxmemory=0)  # no limit: Valkey's memory, not ours
+    assert not near_full(used=700, maxmemory=1000)
+    assert near_full(used=800, maxmemory=1000)  # room left for locks and acknowledgements
