@@ -99,23 +99,8 @@ async def test_a_worker_killed_mid_job_loses_no_turn(
 async def test_turns_not_learned_by_a_sigterm_come_back_on_the_next_start(
     durable: Stack, llm: MockLLM, memories: MilvusStore, user: str
 ) -> None:
-    extractor = HeldExtractor({"harp": "User plays the harp", "cello": "User plays the cello"})
-    llm.on_model(EXTRACTOR, extractor)
-    for instrument in ("harp", "cello"):
-        await chat(durable, user, [{"role": "user", "content": f"I play the {instrument}"}])
-    await until(lambda: _asked(extractor, 1))
-
-    durable.processor.stop()  # the drain (1 s) ends with both jobs unfinished
-    log = durable.processor.log_tail(400)
-    assert "kept in the spool for the next start" in log
-    assert "dropped" not in log.lower()
-    assert await learned(memories, user) == []
-
-    extractor.gate.set()
-    await asyncio.to_thread(durable.restart_processor)
-    expected = ["User plays the cello", "User plays the harp"]
-    assert await until(lambda: _all(memories, user, expected), 60) == expected
-    assert await durable.metric("memory_spool_turns_total", {"event": "replayed"}) == 2
+    left = "kept in the spool for the next start"
+    await _sigterm_then_restart(durable, llm, memories, user, left)
 
 
 async def test_with_valkey_turns_not_learned_by_a_sigterm_are_learned_by_the_next_processor(
@@ -131,28 +116,39 @@ async def test_with_valkey_turns_not_learned_by_a_sigterm_are_learned_by_the_nex
     settings["extraction_batch_size"] = 1
     settings["external_models"][0]["llm_timeout_seconds"] = 60
     settings["valkey"] = {"url": valkey.url}
-    extractor = HeldExtractor({"harp": "User plays the harp", "cello": "User plays the cello"})
-    llm.on_model(EXTRACTOR, extractor)
     async with running_stack(
         tmp_path, f"127.0.0.1:{milvus.port}", llm, identity, collection=COLLECTION,
         memory=settings,
     ) as stack:  # fmt: skip
-        for instrument in ("harp", "cello"):
-            await chat(stack, user, [{"role": "user", "content": f"I play the {instrument}"}])
-        await until(lambda: _asked(extractor, 1))
-
-        stack.processor.stop()  # the drain (1 s) ends with both jobs unfinished
-        log = stack.processor.log_tail(400)
-        assert "left in Valkey for the next processor" in log
-        assert "dropped" not in log.lower()
-        assert await learned(memories, user) == []
-
-        extractor.gate.set()
-        await asyncio.to_thread(stack.restart_processor)
-        expected = ["User plays the cello", "User plays the harp"]
-        assert await until(lambda: _all(memories, user, expected), 30) == expected
-        assert await stack.metric("memory_spool_turns_total", {"event": "replayed"}) == 2
+        await _sigterm_then_restart(
+            stack, llm, memories, user, "left in Valkey for the next processor", within_s=30
+        )
         await until(lambda: stream_empty(valkey))
+
+
+async def _sigterm_then_restart(
+    stack: Stack, llm: MockLLM, memories: MilvusStore, user: str, left: str,
+    within_s: float = 60,
+) -> None:  # fmt: skip
+    """Two turns whose jobs the SIGTERM's drain (1 s) does not finish, the log saying ``left``:
+    the next start learns both."""
+    extractor = HeldExtractor({"harp": "User plays the harp", "cello": "User plays the cello"})
+    llm.on_model(EXTRACTOR, extractor)
+    for instrument in ("harp", "cello"):
+        await chat(stack, user, [{"role": "user", "content": f"I play the {instrument}"}])
+    await until(lambda: _asked(extractor, 1))
+
+    stack.processor.stop()
+    log = stack.processor.log_tail(400)
+    assert left in log
+    assert "dropped" not in log.lower()
+    assert await learned(memories, user) == []
+
+    extractor.gate.set()
+    await asyncio.to_thread(stack.restart_processor)
+    expected = ["User plays the cello", "User plays the harp"]
+    assert await until(lambda: _all(memories, user, expected), within_s) == expected
+    assert await stack.metric("memory_spool_turns_total", {"event": "replayed"}) == 2
     llm.on_model(EXTRACTOR, None)
 
 

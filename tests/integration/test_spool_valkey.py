@@ -318,17 +318,26 @@ async def test_near_valkeys_maxmemory_batches_wait_on_disk_and_go_to_the_stream_
         await spool.aclose()
 
 
+def own_valkey(
+    tmp_path: Path, port: int, monkeypatch: pytest.MonkeyPatch | None = None
+) -> ValkeyProcess:
+    """A Valkey of the test's own, to stop and start again on its files; with ``monkeypatch``,
+    the spool tries it again at once after a failure and reads often."""
+    if monkeypatch is not None:
+        monkeypatch.setattr(valkey_calls, "PAUSE_S", 0.0)
+        monkeypatch.setattr(spool_valkey, "POLL_S", 0.05)
+    server = ValkeyProcess(tmp_path / "valkey", port)
+    server.wait_ready()
+    return server
+
+
 async def test_a_clean_stop_leaves_what_waited_on_disk_in_the_stream(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A pod's own disk (an emptyDir) may go with it: the next processor is anyone's."""
-    monkeypatch.setattr(valkey_calls, "PAUSE_S", 0.0)
-    monkeypatch.setattr(spool_valkey, "POLL_S", 0.05)
-    port = free_port()
-    server = ValkeyProcess(tmp_path / "valkey", port)
-    server.wait_ready()
-    spool = ValkeySpool(server.url, timeout_s=0.5, claim_idle_s=60,
-                        files=on_disk(tmp_path / "spool"))  # fmt: skip
+    server = own_valkey(tmp_path, free_port(), monkeypatch)
+    files = on_disk(tmp_path / "spool")
+    spool = ValkeySpool(server.url, timeout_s=0.5, claim_idle_s=60, files=files)
     learner = Learner(0)  # its worker takes nothing more: what is kept stays kept
     await spool.start(learner.deliver, learner.room)
     try:
@@ -336,12 +345,12 @@ async def test_a_clean_stop_leaves_what_waited_on_disk_in_the_stream(
         spool.send(batch())  # Valkey down: kept on disk, handed to the worker
         spool.pending("conversation", batch(said="I play the oboe"))
         await spool.flushed()
+        files.flush()  # its writes are on their own thread
         assert len(await entries(tmp_path / "spool", "[bp]-*.json")) == 2
-        server = ValkeyProcess(tmp_path / "valkey", port)
-        server.wait_ready()
+        server = own_valkey(tmp_path, server.port)  # on its append-only file
         await spool.aclose()
         assert await entries(tmp_path / "spool", "*.json") == []
-        with valkey_client.Valkey(port=port) as client:
+        with valkey_client.Valkey(port=server.port) as client:
             kept = client.xrange(STREAM)
         said = sorted(decode(fields[b"batch"]).said for _, fields in kept)
         assert said == ["I play the harp", "I play the oboe"]
@@ -406,11 +415,7 @@ async def test_a_batch_learned_while_valkey_was_down_leaves_the_stream_when_it_i
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Not claimed and learned again a claim idle time later: acknowledged at the next beat."""
-    monkeypatch.setattr(valkey_calls, "PAUSE_S", 0.0)
-    monkeypatch.setattr(spool_valkey, "POLL_S", 0.05)
-    port = free_port()
-    server = ValkeyProcess(tmp_path / "valkey", port)
-    server.wait_ready()
+    server = own_valkey(tmp_path, free_port(), monkeypatch)
     spool = ValkeySpool(server.url, timeout_s=0.5, claim_idle_s=0.6)  # a beat every 0.1 s
     learner = Learner(10)
     await spool.start(learner.deliver, learner.room)
@@ -423,9 +428,8 @@ async def test_a_batch_learned_while_valkey_was_down_leaves_the_stream_when_it_i
         await spool.flushed()
         assert sample("memory_shared_state_errors_total", {"operation": "ack"}) == errors + 1
 
-        server = ValkeyProcess(tmp_path / "valkey", port)
-        server.wait_ready()
-        with valkey_client.Valkey(port=port) as client:
+        server = own_valkey(tmp_path, server.port)  # on its append-only file
+        with valkey_client.Valkey(port=server.port) as client:
             assert client.xpending(STREAM, GROUP)["pending"] == 1  # still ours after the restart
             await until(lambda: _empty(client), 10)
     finally:
