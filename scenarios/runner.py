@@ -122,13 +122,17 @@ class Run:
     async def learned(self) -> None:
         """Every batch handed to the worker has been learned from, or given up on: a job that
         failed is tried again later, so only finished ones count (failures counted as done let
-        later batches look learned while they waited behind the retries)."""
+        later batches look learned while they waited behind the retries). A turn is cut into
+        its batch just after its answer has passed (one turn per batch here, memory_settings):
+        a turn counted as captured but not yet cut is waited for too (read between the two,
+        the earlier batches alone looked all learned)."""
         deadline = time.monotonic() + LEARN_TIMEOUT_S
         while time.monotonic() < deadline:
+            turns = await self.metric("memory_turns_total", '{outcome="captured"}')
             captured = await self.metric("memory_extraction_batches_total")
             done = await self.metric("memory_extraction_jobs_total", '{outcome="ok"}')
             dropped = await self.metric("memory_extraction_dropped_total")
-            if done + dropped >= captured:
+            if captured >= turns and done + dropped >= captured:
                 return
             await asyncio.sleep(0.2)  # polls another process: no event crosses the boundary
         raise TimeoutError("a turn was not learned from in time")
