@@ -60,6 +60,17 @@ HAWAII = "My budget for the Hawaii trip is $10,000"
         ("My sister Anna is coming with me to Hawaii, and she loves surfing", HAWAII, None),
         # words cannot tell: left to the embedder or a model
         ("I sold my car", "I drive a 2015 Civic", None),
+        # a thin statement's stopwords are what it says: not restated by one that shares its
+        # few content words (LoCoMo conv-30 lost "How is my store doing?" that way)
+        ("User's store is doing well", "User's store is located in a cozy and inviting space",
+         None),
+        ("User wants a dog", "User has a dog", None),
+        # …while the grammar between them is not
+        ("User has a dog", "User has a dog named Rex", Change.RESTATED),
+        ("User is vegan", "User has been vegan since 2020", Change.RESTATED),
+        ("User's son got into an accident during the road trip",
+         "User went on a road trip with her family that began with an accident involving her son",
+         Change.RESTATED),
     ],
 )  # fmt: skip
 def test_compare(new: str, old: str, change: Change | None) -> None:
