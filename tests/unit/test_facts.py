@@ -456,6 +456,12 @@ def test_a_pick_among_the_options_is_told_apart(said: str, picks: bool) -> None:
         # the old value said again is the known fact's, not a fact left out
         ("I said Boston, I meant Austin.", ["User lives in Austin"], set()),
         ("My sister moved to Lisbon. Thanks, Anna!", ["User's sister lives in Lisbon"], {"Anna"}),
+        # a Chinese name is the word "named" (叫) introduces
+        ("我新养了一只猫，叫露娜，另外房租现在是每月5000元。", ["用户的房租现在是每月5000元"],
+         {"露娜"}),
+        ("我新养了一只猫，叫露娜，另外房租现在是每月5000元。",
+         ["用户养了一只叫露娜的猫", "用户的房租现在是每月5000元"], set()),
+        ("我妹妹名叫小雨。", ["用户的妹妹叫小雨"], set()),
     ],
 )  # fmt: skip
 def test_names_the_user_said_that_no_fact_holds(
