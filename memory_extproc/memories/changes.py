@@ -66,6 +66,8 @@ _GRAMMAR = frozenset(
     "our my your them him it this that these those".split()
 )
 _THICK = 3  # content words that say enough alone, whatever the verb between them
+_QUALIFIER = 3  # tokens a changed value may gain or lose beside its slot ("on flights")…
+_VALUE = 2  # …when the slot is a value this short ("window" → "aisle", "窗" → "过道")
 _SLOT_TOKENS = 4  # a replaced slot longer than this is a different statement, not a new value
 
 
@@ -279,14 +281,25 @@ def _amount_changed(a: _Read, b: _Read) -> bool:
     return len((a.content & b.content) - a.numbers - b.numbers) >= 2
 
 
-def _slot(a: _Read, b: _Read) -> tuple[str, tuple[str, ...], tuple[str, ...]] | None:
+def _slot(
+    a: _Read, b: _Read, *, qualified: bool = False
+) -> tuple[str, tuple[str, ...], tuple[str, ...]] | None:
     """The one place where ``a`` differs from ``b`` in the same frame (of at least two tokens):
-    its kind ("replace", "insert", "delete"), the old tokens and the new ones."""
+    its kind ("replace", "insert", "delete"), the old tokens and the new ones. ``qualified``: a
+    replaced slot may come with a few words added or left out elsewhere, in a frame of two
+    content words or more ("prefers window seats" / "prefers aisle seats on flights"; not "pays
+    $1,200 a month for rent" / "earns $5,000 a month")."""
     ops = [
         op
         for op in _opcodes(b.tokens, a.tokens)
         if op[0] != "equal" and not _noise(b.tokens[op[1] : op[2]] + a.tokens[op[3] : op[4]])
     ]
+    replaced = [op for op in ops if op[0] == "replace"]
+    if qualified and len(ops) == 2 and len(replaced) == 1 and len(a.content & b.content) >= 2:
+        _, i1, i2, j1, j2 = next(op for op in ops if op[0] != "replace")
+        _, r1, r2, s1, s2 = replaced[0]
+        if max(i2 - i1, j2 - j1) <= _QUALIFIER and max(r2 - r1, s2 - s1) <= _VALUE:
+            ops = replaced
     if len(ops) != 1:
         return None
     tag, i1, i2, j1, j2 = ops[0]
@@ -306,7 +319,10 @@ def _substituted(a: _Read, b: _Read) -> bool:
 
 
 def _one_slot_changed(a: _Read, b: _Read, change_said: bool) -> bool:
-    slot = _slot(a, b)
+    # said to have changed, one value may come with a qualifier the other was written without
+    # (the 1.5B model wrote "用户喜欢靠窗的座位" for "坐飞机我喜欢靠窗的座位", then
+    # "用户坐飞机更喜欢靠过道的座位": its judge kept both current)
+    slot = _slot(a, b, qualified=change_said)
     if slot is None:
         return False
     tag, before, after = slot

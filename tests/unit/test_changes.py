@@ -77,6 +77,22 @@ def test_compare(new: str, old: str, change: Change | None) -> None:
     assert compare(new, old) == change
 
 
+@pytest.mark.parametrize(
+    ("new", "old"),
+    [
+        ("User prefers aisle seats on flights", "User prefers window seats"),
+        ("用户坐飞机更喜欢靠过道的座位", "用户喜欢靠窗的座位"),
+    ],
+)
+def test_a_changed_value_may_come_with_a_qualifier_the_old_one_lacks(new: str, old: str) -> None:
+    """Said to have changed, one slot replaced and a few words added elsewhere is a new value;
+    not said, both may hold."""
+    assert compare(new, old, change_said=True) is Change.CHANGED
+    assert compare(new, old) is None
+    assert compare("User's sister lives in Lisbon", "User's brother lives in Porto",
+                   change_said=True) is None  # two slots: two facts  # fmt: skip
+
+
 def test_a_change_said_elsewhere_lets_one_word_be_a_new_value() -> None:
     assert compare("User lives in Austin", "User lives in Boston", change_said=True) is (
         Change.CHANGED
