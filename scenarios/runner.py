@@ -22,6 +22,7 @@ from scenarios.catalog import scripted_facts, scripted_requests
 CHAT_MODEL = "scenario-chat"
 SCRIPTED_MODEL = "scripted-extractor"
 LEARN_TIMEOUT_S = 600  # one turn's extraction; the local model takes 3-30 s
+CUT_TIMEOUT_S = 10  # a captured turn is cut into its batch within milliseconds
 
 
 class ChatAnswers:
@@ -71,6 +72,7 @@ class Run:
     ) -> None:
         self.gateway = gateway
         self.http = http
+        self._uncut = 0  # captured turns never cut into a batch (see learned)
         self.identity = identity
         self.llm = llm
         self.answers = chat
@@ -125,14 +127,18 @@ class Run:
         later batches look learned while they waited behind the retries). A turn is cut into
         its batch just after its answer has passed (one turn per batch here, memory_settings):
         a turn counted as captured but not yet cut is waited for too (read between the two,
-        the earlier batches alone looked all learned)."""
-        deadline = time.monotonic() + LEARN_TIMEOUT_S
-        while time.monotonic() < deadline:
+        the earlier batches alone looked all learned), for CUT_TIMEOUT_S at most: a turn the
+        processor never cuts (the same opening sent again) is not waited for again."""
+        started = time.monotonic()
+        while time.monotonic() < started + LEARN_TIMEOUT_S:
             turns = await self.metric("memory_turns_total", '{outcome="captured"}')
             captured = await self.metric("memory_extraction_batches_total")
             done = await self.metric("memory_extraction_jobs_total", '{outcome="ok"}')
             dropped = await self.metric("memory_extraction_dropped_total")
-            if captured >= turns and done + dropped >= captured:
+            cut = captured + self._uncut >= turns
+            if not cut and time.monotonic() > started + CUT_TIMEOUT_S:
+                self._uncut, cut = int(turns - captured), True
+            if cut and done + dropped >= captured:
                 return
             await asyncio.sleep(0.2)  # polls another process: no event crosses the boundary
         raise TimeoutError("a turn was not learned from in time")

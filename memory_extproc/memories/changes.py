@@ -243,21 +243,26 @@ def _restates(a: _Read, b: _Read) -> bool:
         return True
     if a.content and a.content <= b.content and a.numbers <= b.numbers:
         # a thin statement is its few words and what it says of them
-        return len(a.content) >= _THICK or _claims(a) <= b.vocabulary
+        return len(a.content) >= _THICK or _claims(a) == _claims(b)
     if a.numbers != b.numbers or _substituted(a, b):
         return False
     shared, union = a.content & b.content, a.content | b.content
     if a.numbers:  # same amounts, two more words and much of the rest in common
         return len(shared - a.numbers) >= 2 and len(shared) / len(union) >= 0.4
-    return bool(union) and len(shared) / len(union) >= 0.6 and _claims(a) == _claims(b)
+    if not union or len(shared) / len(union) < 0.6:
+        return False
+    return len(union) >= _THICK or _claims(a) == _claims(b)
 
 
 def _claims(read: _Read) -> frozenset[str]:
-    """Its English stopwords that say something: "doing", "want", "like", "more", "has"…
-    Without them, "User's store is doing well" read as "store" and restated "User's store is
-    located in a cozy space" (LoCoMo conv-30: "How is my store doing?" lost its answer), and
-    "User wants a dog" restated "User has a dog"."""
-    return frozenset(t for t in read.vocabulary if t in STOPWORDS) - _GRAMMAR
+    """Its English stopwords that say something, by stem: "doing", "want(s)", "like(s)",
+    "more", "has"… Without them, "User's store is doing well" read as "store" and restated
+    "User's store is located in a cozy space" (LoCoMo conv-30: "How is my store doing?" lost its
+    answer), and "User plays guitar" restated "User would like to play guitar"."""
+    said = {stem(t) for t in read.vocabulary if t in STOPWORDS or stem(t) in STOPWORDS}
+    if "been" in said:  # "has been vegan" says "is vegan"
+        said -= {"has", "have", "had"}
+    return frozenset(said) - _GRAMMAR
 
 
 def same_amount(new: str, other: str) -> bool:
@@ -298,7 +303,12 @@ def _slot(
     if qualified and len(ops) == 2 and len(replaced) == 1 and len(a.content & b.content) >= 2:
         _, i1, i2, j1, j2 = next(op for op in ops if op[0] != "replace")
         _, r1, r2, s1, s2 = replaced[0]
-        if max(i2 - i1, j2 - j1) <= _QUALIFIER and max(r2 - r1, s2 - s1) <= _VALUE:
+        extra = b.tokens[i1:i2] + a.tokens[j1:j2]
+        if (
+            max(i2 - i1, j2 - j1) <= _QUALIFIER
+            and max(r2 - r1, s2 - s1) <= _VALUE
+            and not _about_someone_else(extra, at_subject=max(i1, j1) == 1)
+        ):
             ops = replaced
     if len(ops) != 1:
         return None
@@ -307,6 +317,17 @@ def _slot(
     if len(b.tokens) - len(before) < 2:
         return None
     return tag, before, after
+
+
+def _about_someone_else(extra: tuple[str, ...], *, at_subject: bool) -> bool:
+    """Words beside a changed value that make it another person's, or deny it: "User's wife
+    prefers aisle seats" (English loses the possessive: "wife" right after the user), "用户的
+    妹妹喜欢…", "… not on flights"."""
+    return (
+        extra[:1] == ("的",)
+        or (at_subject and not CJK.match(extra[0]))
+        or any(t in vocabulary.NEGATION for t in extra)
+    )
 
 
 def _substituted(a: _Read, b: _Read) -> bool:

@@ -342,9 +342,10 @@ def ungrounded(fact: str, said: str, known: Sequence[str], others: str = "") -> 
 # A capitalised word inside a sentence: a name ("Luna", "Porto"), not a sentence's first word
 _INNER_NAME = re.compile(r"(?<=[a-z0-9,;:] )[A-Z][a-z]+\b")
 # Chinese has no capitals: a name is what "named" introduces ("一只猫，叫露娜" → 露娜), not a
-# pronoun ("叫他明天来": "told him to come tomorrow")
+# pronoun ("叫他明天来": "told him to come tomorrow"), a question ("叫什么名字") or 叫 as a verb
+# ("叫了外卖", "叫个不停")
 _NAMED_ZH = re.compile(
-    r"(?:名叫|叫做|叫)(?![他她它我你])([\u4e00-\u9fff]{2,4}?)(?=[\s，。、；！？,.;!?的]|$)"
+    r"(?:名叫|叫做|取名|叫)(?![他她它我你了得着过个什啥])([\u4e00-\u9fff]{2,4}?)(?=[\s，。、；！？,.;!?的]|$)"
 )
 
 

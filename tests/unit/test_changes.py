@@ -64,7 +64,8 @@ HAWAII = "My budget for the Hawaii trip is $10,000"
         # few content words (LoCoMo conv-30 lost "How is my store doing?" that way)
         ("User's store is doing well", "User's store is located in a cozy and inviting space",
          None),
-        ("User wants a dog", "User has a dog", None),
+        ("User has a dog", "User wants a dog", None),
+        ("User plays guitar", "User would like to play guitar", None),
         # …while the grammar between them is not
         ("User has a dog", "User has a dog named Rex", Change.RESTATED),
         ("User is vegan", "User has been vegan since 2020", Change.RESTATED),
@@ -91,6 +92,18 @@ def test_a_changed_value_may_come_with_a_qualifier_the_old_one_lacks(new: str, o
     assert compare(new, old) is None
     assert compare("User's sister lives in Lisbon", "User's brother lives in Porto",
                    change_said=True) is None  # two slots: two facts  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("new", "old"),
+    [
+        ("User's wife prefers aisle seats", "User prefers window seats"),
+        ("用户的妹妹喜欢吃香蕉", "用户喜欢吃苹果"),
+        ("User prefers aisle seats, not on flights", "User prefers window seats"),
+    ],
+)
+def test_a_qualifier_that_makes_the_value_someone_elses_is_no_change(new: str, old: str) -> None:
+    assert compare(new, old, change_said=True) is None
 
 
 def test_a_change_said_elsewhere_lets_one_word_be_a_new_value() -> None:

@@ -462,6 +462,8 @@ def test_a_pick_among_the_options_is_told_apart(said: str, picks: bool) -> None:
         ("我新养了一只猫，叫露娜，另外房租现在是每月5000元。",
          ["用户养了一只叫露娜的猫", "用户的房租现在是每月5000元"], set()),
         ("我妹妹名叫小雨。", ["用户的妹妹叫小雨"], set()),
+        # 叫 that names no one: a question, an order, a bark
+        ("我的猫叫什么名字？我昨天叫了外卖，狗一直叫个不停。", [], set()),
     ],
 )  # fmt: skip
 def test_names_the_user_said_that_no_fact_holds(
