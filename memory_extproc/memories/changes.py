@@ -242,8 +242,7 @@ def _restates(a: _Read, b: _Read) -> bool:
     if a.tokens == b.tokens:
         return True
     if a.content and a.content <= b.content and a.numbers <= b.numbers:
-        # a thin statement is its few words and what it says of them
-        return len(a.content) >= _THICK or _claims(a) == _claims(b)
+        return _same_claims(a, b, len(a.content))
     if a.numbers != b.numbers or _substituted(a, b):
         return False
     shared, union = a.content & b.content, a.content | b.content
@@ -251,7 +250,12 @@ def _restates(a: _Read, b: _Read) -> bool:
         return len(shared - a.numbers) >= 2 and len(shared) / len(union) >= 0.4
     if not union or len(shared) / len(union) < 0.6:
         return False
-    return len(union) >= _THICK or _claims(a) == _claims(b)
+    return _same_claims(a, b, len(union))
+
+
+def _same_claims(a: _Read, b: _Read, content_words: int) -> bool:
+    """A thin statement is its few words and what it says of them; a thick one its words."""
+    return content_words >= _THICK or _claims(a) == _claims(b)
 
 
 def _claims(read: _Read) -> frozenset[str]:
