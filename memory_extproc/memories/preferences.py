@@ -77,6 +77,7 @@ _STANDING_ZH = re.compile(
     (?:喜欢|喜爱|热爱|爱吃|爱喝|偏爱|偏好|钟爱|讨厌|厌恶|反感|抵触|受不了|无法忍受|忍受不了
       |避免|避开|回避|远离|拒绝|反对|(?<![恐哪])怕|恐惧|畏惧|过敏|不耐受|素食|吃素|纯素|蛋奶素
       |清真|犹太(?:洁食|教?饮食|食品)|不吃|不喝|不碰|忌口|从不|绝不
+      |(?:不能|无法|没法)(?:吃|喝|食用|饮用|忍受|耐受|消化|碰)
       |只(?:吃|喝|穿|用|使用|买|看|听|住|读|开|坐|去|选)
       |不感兴趣|没(?:有|什么)?兴趣|敏感|无麸质|无乳糖|尽量(?:减少|避免|不|少)
       |(?:遵守|遵循|坚持|奉行)[^，,。；！？]{0,10}饮食
@@ -92,11 +93,13 @@ _STANDING_ES = re.compile(
       me\s+(?:gusta|gustan|encanta|encantan|fascina|horroriza)|no\s+me\s+(?:gusta|gustan|interesa)
       |prefiero|odio|detesto|evito|temo|rechazo|soy\s+(?:vegetarian|vegan|alérgic|celíac|intolerante)
       |no\s+(?:como|bebo|soporto|tolero|uso|consumo)|solo\s+(?:como|bebo|uso|compro|visto)
+      |no\s+puedo\s+(?:comer|beber|consumir|soportar|tolerar|digerir)
       |tengo\s+(?:miedo|fobia|alergia|intolerancia|aversión)|sigo\s+una\s+dieta)\w*
     |(?<!del\s)\busuario\b[^,.;!?]{0,40}?\b(?:
       gusta|gustan|encanta|encantan|prefiere|odia|detesta|evita|teme|rechaza|se\s+opone
       |es\s+(?:vegetarian|vegan|alérgic|celíac|intolerante)|no\s+(?:come|bebe|soporta|tolera|usa
-      |consume)|solo\s+(?:come|bebe|usa|compra|viste)|tiene\s+(?:miedo|fobia|alergia
+      |consume)|no\s+puede\s+(?:comer|beber|consumir|soportar|tolerar|digerir)
+      |solo\s+(?:come|bebe|usa|compra|viste)|tiene\s+(?:miedo|fobia|alergia
       |intolerancia|aversión)|sigue\s+una\s+dieta|favorit|preferid|no\s+le\s+interesa)\w*"""
 )
 _ONE_OFF = re.compile(
@@ -132,12 +135,15 @@ def kind_said(content: str) -> MemoryType:
 _FOOD = re.compile(
     r"""(?ix)\b(?:diet|vegan|vegetarian|pescatarian|kosher|halal|gluten|dairy|lactose|meat|pork
     |(?:nut|peanut|shellfish|seafood|egg|wheat|soy|fish|milk|sesame)s?\s+allerg\w*
+    |can(?:no|['’])?t\s+(?:eat|drink|consume|digest)|can\s+not\s+(?:eat|drink|consume|digest)
     |allerg\w*\s+to\s+(?:\w+\s+)?(?:nuts?|peanuts?|shellfish|seafood|eggs?|wheat|soy|fish|milk
        |sesame)
     )\b
     |(?:素食|吃素|纯素|蛋奶素|清真|犹太洁食|饮食|忌口|麸质|乳糖|乳制品|不吃(?:肉|猪肉|牛肉|海鲜|鱼)
+      |(?:不能|无法|没法)(?:吃|喝|食用|饮用|消化)
       |(?:花生|坚果|海鲜|贝类|鸡蛋|小麦|大豆|鱼|牛奶|芝麻)[^，,。；]{0,8}过敏)
     |\b(?:dieta|vegetarian[oa]s?|vegan[oa]s?|kosher|halal|gluten|lactosa|carne|cerdo|mariscos
+      |no\s+(?:puedo|puede)\s+(?:comer|beber|consumir|digerir)
       |alérgic\w*\s+a\s+(?:(?:los|las|la|el)\s+)?(?:cacahuetes|maní|frutos\s+secos|nueces
         |mariscos|huevos?|trigo|soja|pescado|leche|sésamo))\b"""
 )

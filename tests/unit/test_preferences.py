@@ -157,6 +157,12 @@ def test_what_eating_shapes_is_implied_by_a_food_constraint(text: str, food: boo
         ("No como carne roja.", True),
         ("Prefiero los libros de papel.", True),
         ("Soy alérgico a los cacahuetes.", True),
+        # what the user cannot eat or stand, as English's "I cannot eat spicy food"
+        ("我不能吃辣。", True),
+        ("用户无法食用含麸质的食物", True),
+        ("我没法忍受吵闹的餐厅", True),
+        ("No puedo comer gluten.", True),
+        ("El usuario no puede beber alcohol", True),
         # facts, someone else's, a one-off, small talk
         ("用户住在杭州", False),
         ("用户开一辆白色的丰田卡罗拉", False),
@@ -167,6 +173,13 @@ def test_what_eating_shapes_is_implied_by_a_food_constraint(text: str, food: boo
         ("El usuario vive en Boston", False),
         ("A la hermana del usuario le encanta el jazz", False),
         ("Hoy no como carne.", False),
+        # what one cannot do now, or someone else's
+        ("我今天不能喝酒，要开车", False),
+        ("我不能登录我的账户", False),
+        ("我不能理解这个问题", False),
+        ("用户的妹妹不能吃辣", False),
+        ("Hoy no puedo comer nada.", False),
+        ("No puedo encontrar mis llaves.", False),
     ],
 )
 def test_standing_preferences_in_chinese_and_spanish(text: str, preference: bool) -> None:
@@ -183,6 +196,14 @@ def test_standing_preferences_in_chinese_and_spanish(text: str, preference: bool
         ("El usuario es alérgico a los frutos secos", True),
         ("El usuario sigue una dieta sin gluten", True),
         ("El usuario evita la ropa de lana porque es vegano", False),
+        # what the user cannot eat or drink, in every language
+        ("用户不能吃辣", True),
+        ("我无法喝牛奶", True),
+        ("El usuario no puede comer mariscos", True),
+        ("User can't drink alcohol", True),
+        ("User cannot eat spicy food", True),
+        ("用户无法忍受吵闹的环境", False),
+        ("El usuario no puede soportar el frío", False),
     ],
 )
 def test_food_constraints_in_chinese_and_spanish(text: str, food: bool) -> None:
