@@ -161,6 +161,7 @@ def test_what_eating_shapes_is_implied_by_a_food_constraint(text: str, food: boo
         ("我不能吃辣。", True),
         ("用户无法食用含麸质的食物", True),
         ("我没法忍受吵闹的餐厅", True),
+        ("我不可以喝含咖啡因的饮料", True),
         ("No puedo comer gluten.", True),
         ("El usuario no puede beber alcohol", True),
         # facts, someone else's, a one-off, small talk
