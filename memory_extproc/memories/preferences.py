@@ -47,7 +47,7 @@ _STANDING = re.compile(
          |overwhelming|unappealing|ineffective|difficult|hard|distracting|disorienting|unengaging
          |stressful|annoying)
       |steers?\s+clear|stays?\s+away
-      |can(?:no|')?t\s+(?:stand|bear|tolerate|eat|drink|have|handle|digest|consume)
+      |can(?:no|'|\s+no)?t\s+(?:stand|bear|tolerate|eat|drink|have|handle|digest|consume)
       |(?:doesn't|does\s+not|don't|do\s+not|won't|will\s+not|never)\s+(?:like|enjoy|eat|drink|wear
          |use|buy|watch|read|listen\s+to|fly|drive|travel|stay|consume|want)
       |not\s+(?:a\s+)?fan|(?:has|have)\s+no\s+interest|not\s+interested
@@ -69,43 +69,63 @@ _SUBJECT = re.compile(
     r"(?i)\b(?:user(?!['\u2019]s)|i|i'm|i've|i'd|i'll|we|we're|we've)\b"
     r"|\b(?:user's|my|our)\s+(?:favou?rite|preferred|usual|go-to)\b"
 )
+# Chinese: cannot eat or drink ("不能吃辣", "无法饮酒", "吃不了辣"); not "能不能吃" (a question),
+# "不是不能" (it is not that …), how much ("不能吃太多", "吃不完") or an idiom ("吃亏", "吃苦")
+_CANNOT_ZH = r"(?<!不是)(?:(?<!能)不(?:太|怎么)?能再?|(?<!可)不可以|无法|没法)"
+_INTAKE_ZH = (
+    r"吃(?!太多|多|完|饱|亏|苦|惊|力|醋|透|什么|哪)|喝(?!太多|多|完|什么|哪)|食用|饮|进食|沾"
+)
+_CANNOT_INTAKE_ZH = r"(?:吃|喝|沾)不(?:了|得)(?!这么|那么|太多|多少)"
+# whose the statement is: "我妈妈不能吃辣" is the user's mother's
+_KIN_ZH = (
+    r"妈|爸|母亲|父亲|女儿|儿子|孩子|老婆|老公|妻子|丈夫|太太|先生|朋友|妹|姐|哥|弟|家人|同事"
+    r"|男朋友|女朋友|室友|奶奶|爷爷|外婆|外公"
+)
+# Spanish: cannot eat, drink or stand ("no puedo comer gluten"), not how much ("no puedo comer
+# más") nor "tomar" a decision, a holiday or a train
+_CANNOT_ES = (
+    r"(?:comer|beber|ingerir|consumir|soportar|tolerar|digerir"
+    r"|tomar(?!\s+(?:vacaciones|decisiones|una\s+decisión|el\s+(?:tren|autobús|avión|metro))))"
+    r"\w*(?!\s+(?:más|tanto|nada)\b)"
+)
 # Chinese: the user, not someone of theirs ("用户的妹妹喜欢爵士乐"), then what they like,
 # dislike, avoid, fear, find boring, cannot have or keep as a diet, within the sentence (a
 # clause after a comma keeps its subject: "我深怕高处，强烈避免…")
 _STANDING_ZH = re.compile(
-    r"""(?x)(?:用户|我们?)(?!的)[^。；！？]{0,24}?
+    rf"""(?x)(?:用户|我们?)(?![的们]|{_KIN_ZH})[^。；！？他她]{{0,24}}?
     (?:喜欢|喜爱|热爱|爱吃|爱喝|偏爱|偏好|钟爱|讨厌|厌恶|反感|抵触|受不了|无法忍受|忍受不了
       |避免|避开|回避|远离|拒绝|反对|(?<![恐哪])怕|恐惧|畏惧|过敏|不耐受|素食|吃素|纯素|蛋奶素
       |清真|犹太(?:洁食|教?饮食|食品)|不吃|不喝|不碰|忌口|从不|绝不
-      |(?:不能|不可以|无法|没法)(?:吃|喝|食用|饮用|忍受|耐受|消化|碰)
+      |{_CANNOT_ZH}(?:{_INTAKE_ZH}|忍受|耐受|碰(?![到面头见上]))|{_CANNOT_INTAKE_ZH}
       |只(?:吃|喝|穿|用|使用|买|看|听|住|读|开|坐|去|选)
       |不感兴趣|没(?:有|什么)?兴趣|敏感|无麸质|无乳糖|尽量(?:减少|避免|不|少)
-      |(?:遵守|遵循|坚持|奉行)[^，,。；！？]{0,10}饮食
-      |(?:觉得|发现|认为)[^，,。；！？]{0,20}(?:无聊|乏味|没意思|难受|不舒服|困惑|烦)
-      |(?:选择|选)了?[^，,。；！？]{1,40}(?:而不是|而非))
+      |(?:遵守|遵循|坚持|奉行)[^，,。；！？]{{0,10}}饮食
+      |(?:觉得|发现|认为)[^，,。；！？]{{0,20}}(?:无聊|乏味|没意思|难受|不舒服|困惑|烦)
+      |(?:选择|选)了?[^，,。；！？]{{1,40}}(?:而不是|而非))
     (?!这个?(?:主意|想法|建议|回答)|你的)
     |(?:用户|我们?)的?最(?:喜欢|爱)的"""
 )
 # Spanish drops the pronoun: the user's own verb form ("prefiero", "no como", "me encanta",
 # "soy alérgico"), or "(el/al) usuario" before a third person's, not "… del usuario"
 _STANDING_ES = re.compile(
-    r"""(?ix)\b(?:
+    rf"""(?ix)\b(?:
       me\s+(?:gusta|gustan|encanta|encantan|fascina|horroriza)|no\s+me\s+(?:gusta|gustan|interesa)
       |prefiero|odio|detesto|evito|temo|rechazo|soy\s+(?:vegetarian|vegan|alérgic|celíac|intolerante)
       |no\s+(?:como|bebo|soporto|tolero|uso|consumo)|solo\s+(?:como|bebo|uso|compro|visto)
-      |no\s+puedo\s+(?:comer|beber|consumir|soportar|tolerar|digerir)
+      |(?:no|tampoco|nunca)\s+(?:l[oae]s?\s+)?(?:puedo|podemos)\s+{_CANNOT_ES}
       |tengo\s+(?:miedo|fobia|alergia|intolerancia|aversión)|sigo\s+una\s+dieta)\w*
-    |(?<!del\s)\busuario\b[^,.;!?]{0,40}?\b(?:
+    |(?<!del\s)\busuario\b[^,.;!?]{{0,40}}?\b(?:
       gusta|gustan|encanta|encantan|prefiere|odia|detesta|evita|teme|rechaza|se\s+opone
       |es\s+(?:vegetarian|vegan|alérgic|celíac|intolerante)|no\s+(?:come|bebe|soporta|tolera|usa
-      |consume)|no\s+puede\s+(?:comer|beber|consumir|soportar|tolerar|digerir)
+      |consume)
+      |(?:no|tampoco|nunca)\s+(?:l[oae]s?\s+)?pueden?\s+{_CANNOT_ES}
       |solo\s+(?:come|bebe|usa|compra|viste)|tiene\s+(?:miedo|fobia|alergia
       |intolerancia|aversión)|sigue\s+una\s+dieta|favorit|preferid|no\s+le\s+interesa)\w*"""
 )
 _ONE_OFF = re.compile(
     r"(?i)\b(?:today|tonight|tomorrow|this\s+(?:morning|afternoon|evening|week|weekend)"
     r"|hoy|esta\s+(?:noche|mañana|tarde|semana)|mañana|este\s+fin\s+de\s+semana)\b"
-    r"|今天|今晚|明天|今早|这周|本周|这个周末"
+    r"|今天|今晚|明天|今早|明晚|后天|这周|本周|这个周末|这几天|这两天|待会|等会|一会儿"
 )
 _SENTENCE = re.compile(r"[.;!?]\s+|\s+(?:but|pero)\s+|[。；！？]|[，,]?(?:但是|不过|可是)", re.I)
 
@@ -133,17 +153,18 @@ def kind_said(content: str) -> MemoryType:
 # peanut allergy named recipes, not restaurants ("Thai restaurants" was given the user's
 # shopping preferences instead), and notes have none (eval/RESULTS.md, "Food constraints").
 _FOOD = re.compile(
-    r"""(?ix)\b(?:diet|vegan|vegetarian|pescatarian|kosher|halal|gluten|dairy|lactose|meat|pork
+    rf"""(?ix)\b(?:diet|vegan|vegetarian|pescatarian|kosher|halal|gluten|dairy|lactose|meat|pork
     |(?:nut|peanut|shellfish|seafood|egg|wheat|soy|fish|milk|sesame)s?\s+allerg\w*
-    |can(?:no|['’])?t\s+(?:eat|drink|consume|digest)|can\s+not\s+(?:eat|drink|consume|digest)
+    |can(?:no|['’]|\s+no)?t\s+(?:eat|drink)
     |allerg\w*\s+to\s+(?:\w+\s+)?(?:nuts?|peanuts?|shellfish|seafood|eggs?|wheat|soy|fish|milk
        |sesame)
     )\b
     |(?:素食|吃素|纯素|蛋奶素|清真|犹太洁食|饮食|忌口|麸质|乳糖|乳制品|不吃(?:肉|猪肉|牛肉|海鲜|鱼)
-      |(?:不能|不可以|无法|没法)(?:吃|喝|食用|饮用|消化)
-      |(?:花生|坚果|海鲜|贝类|鸡蛋|小麦|大豆|鱼|牛奶|芝麻)[^，,。；]{0,8}过敏)
+      |{_CANNOT_ZH}(?:{_INTAKE_ZH})|{_CANNOT_INTAKE_ZH}
+      |(?:花生|坚果|海鲜|贝类|鸡蛋|小麦|大豆|鱼|牛奶|芝麻)[^，,。；]{{0,8}}过敏)
     |\b(?:dieta|vegetarian[oa]s?|vegan[oa]s?|kosher|halal|gluten|lactosa|carne|cerdo|mariscos
-      |no\s+(?:puedo|puede)\s+(?:comer|beber|consumir|digerir)
+      |(?:no|tampoco|nunca)\s+(?:l[oae]s?\s+)?(?:puedo|puede|podemos)\s+(?:comer|beber|tomar|ingerir)\w*
+      (?!\s+(?:más|tanto|nada)\b)
       |alérgic\w*\s+a\s+(?:(?:los|las|la|el)\s+)?(?:cacahuetes|maní|frutos\s+secos|nueces
         |mariscos|huevos?|trigo|soja|pescado|leche|sésamo))\b"""
 )

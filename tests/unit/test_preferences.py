@@ -128,6 +128,12 @@ def test_other_requests_are_not_open(text: str) -> None:
         # why it is held is not what it bears on
         ("User only wears clothing free of leather or fur due to their vegan lifestyle", False),
         ("User avoids wool sweaters because they are vegan", False),
+        # what the user cannot eat or drink; not what they cannot take in otherwise
+        ("User can't drink alcohol", True),
+        ("User cannot eat spicy food", True),
+        ("User can not eat gluten", True),
+        ("User can't digest information quickly", False),
+        ("User can't consume horror content", False),
     ],
 )
 def test_what_eating_shapes_is_implied_by_a_food_constraint(text: str, food: bool) -> None:
@@ -162,6 +168,12 @@ def test_what_eating_shapes_is_implied_by_a_food_constraint(text: str, food: boo
         ("用户无法食用含麸质的食物", True),
         ("我没法忍受吵闹的餐厅", True),
         ("我不可以喝含咖啡因的饮料", True),
+        ("我吃不了辣", True),
+        ("我不太能吃辣", True),
+        ("用户因服药不能饮酒", True),
+        ("No puedo tomar lácteos", True),
+        ("Tampoco puedo comer cerdo", True),
+        ("No lo puedo comer", True),
         ("No puedo comer gluten.", True),
         ("El usuario no puede beber alcohol", True),
         # facts, someone else's, a one-off, small talk
@@ -181,6 +193,20 @@ def test_what_eating_shapes_is_implied_by_a_food_constraint(text: str, food: boo
         ("用户的妹妹不能吃辣", False),
         ("Hoy no puedo comer nada.", False),
         ("No puedo encontrar mis llaves.", False),
+        # a question, not that, how much, an idiom, another sense of the verb
+        ("我能不能吃辣", False),
+        ("我可不可以吃芒果", False),
+        ("我不是不能吃辣", False),
+        ("我一个人不能吃完一整个披萨", False),
+        ("我不能吃亏", False),
+        ("我们下周没法碰面", False),
+        ("我待会儿要开车，不能喝酒", False),
+        ("No puedo comer más", False),
+        ("No puedo tomar vacaciones este año", False),
+        # the user's relatives and friends, or someone named in between
+        ("我妈妈不能吃辣", False),
+        ("他告诉我他不能吃海鲜", False),
+        ("我们的女儿喜欢爵士乐", False),
     ],
 )
 def test_standing_preferences_in_chinese_and_spanish(text: str, preference: bool) -> None:
@@ -197,13 +223,13 @@ def test_standing_preferences_in_chinese_and_spanish(text: str, preference: bool
         ("El usuario es alérgico a los frutos secos", True),
         ("El usuario sigue una dieta sin gluten", True),
         ("El usuario evita la ropa de lana porque es vegano", False),
-        # what the user cannot eat or drink, in every language
+        # what the user cannot eat or drink
         ("用户不能吃辣", True),
         ("我无法喝牛奶", True),
         ("El usuario no puede comer mariscos", True),
-        ("User can't drink alcohol", True),
-        ("User cannot eat spicy food", True),
         ("用户无法忍受吵闹的环境", False),
+        ("我吃不了辣", True),
+        ("No puedo comerlo", True),
         ("El usuario no puede soportar el frío", False),
     ],
 )
