@@ -220,14 +220,14 @@ class LearningJobs:
                 shown = list(dict.fromkeys((*known_for(batch.recalled, transcript(window)),
                                             *switched)))  # fmt: skip
                 found, said = await self._facts(extractor, batch, window, shown)
-                if not found and shown and any(r in said for r in _COPIED):
-                    # A small model tends to copy what it was told is known instead of what
-                    # was said: asked once more without it, it has nothing to copy.
-                    said["retried_without_known"] += 1
-                    found, again = await self._facts(extractor, batch, window, ())
-                    said.update(again)
-                elif shown and names_dropped(stated, found, shown):
-                    # …or writes only what changed a known fact, and drops the rest
+                if shown and (
+                    any(r in said for r in _COPIED) or names_dropped(stated, found, shown)
+                ):
+                    # A small model told what is known tends to copy it in place of what was
+                    # said ("User's aunt helped their family" for "my grandma passed away"),
+                    # or to write only what changed a known fact and drop the rest: asked once
+                    # more without them, it has nothing to copy. What it kept the first time
+                    # stays (the writer keeps one of a fact said twice).
                     said["retried_without_known"] += 1
                     more, again = await self._facts(extractor, batch, window, ())
                     found += more

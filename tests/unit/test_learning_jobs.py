@@ -76,6 +76,47 @@ async def test_a_copied_known_fact_is_asked_again_without_the_known_facts(
     assert [m.content for m in await store.list("alice")] == [model.otherwise]
 
 
+class PartlyCopyingModel:
+    """Shown a known fact, copies it and keeps only part of what was said; not shown one,
+    says it all (the local model dropped "Last week, my grandma passed away" beside what it
+    knew of the user's aunt)."""
+
+    role = "memory_extraction"
+
+    def __init__(self) -> None:
+        self.prompts: list[str] = []
+
+    async def complete(
+        self, messages: list[dict[str, str]], *, schema: JsonSchema | None = None
+    ) -> str:
+        said = messages[-1]["content"]
+        self.prompts.append(said)
+        facts = [BUDGET, GRANDMA] if KNOWN[0] not in said else [KNOWN[0], BUDGET]
+        return orjson.dumps({"facts": facts}).decode()
+
+    async def close(self) -> None:
+        return None
+
+
+BUDGET = "User's budget for the Hawaii trip is $15,000"
+GRANDMA = "User's grandma passed away last week"
+
+
+async def test_a_fact_dropped_beside_a_copied_one_is_asked_for_again(
+    embeddings: Embeddings,
+) -> None:
+    model = PartlyCopyingModel()
+    said = "Actually, my Hawaii budget is now $15,000. Last week my grandma passed away."
+    store = await learn(embeddings, model, said)
+    assert len(model.prompts) == 2
+    assert KNOWN[0] in model.prompts[0]
+    assert KNOWN[0] not in model.prompts[1]
+    held = sorted(m.content for m in await store.list("alice"))
+    assert held[0] == BUDGET
+    assert held[1].startswith("User's grandma passed away")  # its date resolved: "the week before…"
+    assert len(held) == 2
+
+
 async def test_without_known_facts_shown_an_unusable_answer_is_not_asked_again(
     embeddings: Embeddings,
 ) -> None:
