@@ -26,12 +26,14 @@ KNOWN = ("User's budget for the Hawaii trip is $10,000",)
 
 
 class CopyingModel:
-    """Answers with the known fact when it was shown one, else with what it was told to say."""
+    """Shown the known fact, answers ``shown`` (the known fact alone by default: a copy), else
+    with what it was told to say."""
 
     role = "memory_extraction"
 
-    def __init__(self, otherwise: str) -> None:
+    def __init__(self, *otherwise: str, shown: tuple[str, ...] = KNOWN) -> None:
         self.otherwise = otherwise
+        self.shown = shown
         self.prompts: list[str] = []
 
     async def complete(
@@ -39,8 +41,8 @@ class CopyingModel:
     ) -> str:
         said = messages[-1]["content"]
         self.prompts.append(said)
-        fact = KNOWN[0] if KNOWN[0] in said else self.otherwise
-        return orjson.dumps({"facts": [fact]}).decode()
+        facts = self.shown if KNOWN[0] in said else self.otherwise
+        return orjson.dumps({"facts": list(facts)}).decode()
 
     async def close(self) -> None:
         return None
@@ -73,29 +75,7 @@ async def test_a_copied_known_fact_is_asked_again_without_the_known_facts(
     assert len(model.prompts) == 2
     assert KNOWN[0] in model.prompts[0]
     assert KNOWN[0] not in model.prompts[1]
-    assert [m.content for m in await store.list("alice")] == [model.otherwise]
-
-
-class PartlyCopyingModel:
-    """Shown a known fact, copies it and keeps only part of what was said; not shown one,
-    says it all (the local model dropped "Last week, my grandma passed away" beside what it
-    knew of the user's aunt)."""
-
-    role = "memory_extraction"
-
-    def __init__(self) -> None:
-        self.prompts: list[str] = []
-
-    async def complete(
-        self, messages: list[dict[str, str]], *, schema: JsonSchema | None = None
-    ) -> str:
-        said = messages[-1]["content"]
-        self.prompts.append(said)
-        facts = [BUDGET, GRANDMA] if KNOWN[0] not in said else [KNOWN[0], BUDGET]
-        return orjson.dumps({"facts": facts}).decode()
-
-    async def close(self) -> None:
-        return None
+    assert [m.content for m in await store.list("alice")] == list(model.otherwise)
 
 
 BUDGET = "User's budget for the Hawaii trip is $15,000"
@@ -105,7 +85,8 @@ GRANDMA = "User's grandma passed away last week"
 async def test_a_fact_dropped_beside_a_copied_one_is_asked_for_again(
     embeddings: Embeddings,
 ) -> None:
-    model = PartlyCopyingModel()
+    # the local model dropped "Last week, my grandma passed away" beside a copy of what it knew
+    model = CopyingModel(BUDGET, GRANDMA, shown=(KNOWN[0], BUDGET))
     said = "Actually, my Hawaii budget is now $15,000. Last week my grandma passed away."
     store = await learn(embeddings, model, said)
     assert len(model.prompts) == 2
