@@ -28,18 +28,33 @@ from memory_extproc.store.model import MemoryType
 
 _VERBS = (
     "like|love|enjoy|adore|dislike|hate|detest|loathe|despise|avoid|prefer|fear|refuse"
-    "|prioriti[sz]e|oppose"
+    "|prioriti[sz]e|oppose|value|care\\s+(?:deeply\\s+|a\\s+lot\\s+|most\\s+)?about"
 )
 _STANDING = re.compile(
     rf"""(?ix)
     \b(?:(?:likes|loves|enjoys|adores|dislikes|hates|detests|loathes|despises|avoids|prefers|fears
-         |refuses|prioriti[sz]es|opposes)
+         |refuses|prioriti[sz]es|opposes|cares\s+(?:deeply\s+|a\s+lot\s+|most\s+)?about)
+      |user\s+(?:\w+ly\s+)?values  # not the noun: "inspired by her words and values"
       |(?:i|we|and|to)\s+(?:(?:\w+ly|really|also|just|do|much|try\s+to|tend\s+to|always)\s+)*
          (?:{_VERBS})
          (?!\s+(?:that|this|it|the\s+idea|your|to\s+(?:know|ask|think|say|hear|bother|admit)))
       |prefer(?:red|ence|ences)|favou?rites?|fond\s+of|aversion|avoiding|refusing|unwilling
       |(?:dislike|hatred|distaste|disdain)\s+(?:for|of)|stance\s+against|not\s+into
-      |(?:un|not\s+)comfortable\s+with|sensitive\s+to|(?:committed|devoted|opposed|averse)\s+to
+      |(?:un|not\s+)comfortable\s+(?:with|in|around|at|when|\w+ing)|sensitive\s+to
+      |fan\s+of|passionate\s+about|fascinated\s+(?:by|with)|obsessed\s+with|keen\s+on
+      |crazy\s+about|(?:is|am|are|'m|'re)\s+(?:really\s+|very\s+|totally\s+|so\s+|big\s+)?into
+         (?!\s+(?:\w+\s+)?(?:weeks?|days?|months?|years?)\b)
+      |(?:top|first|number\s+one|main|biggest|highest)\s+priorit(?:y|ies)
+      |(?:doesn't|don't|does\s+not|do\s+not|never)\s+trust|distrusts?|wary\s+of
+      |s[ck]eptical\s+(?:of|about)
+      |gets?\s+(?:very\s+|really\s+|easily\s+)?(?:anxious|nervous|uncomfortable|overwhelmed
+         |claustrophobic|stressed)|claustrophob\w*
+      |(?:motion|sea|car|air|travel)[\s-]?sick\w*|prone\s+to|suffers?\s+from
+      |(?:uses?|in)\s+a\s+wheelchair|wheelchair\s+user|(?:limited|reduced)\s+mobility
+      |can(?:no|'|\s+no)?t\s+afford|(?:tight|limited|strict|modest|small|shoestring)\s+budget
+      |on\s+a\s+budget
+      |not\s+a\s+(?:morning|night|people|beach|city|outdoors|outdoorsy)\s+person|night\s+owl
+      |early\s+(?:bird|riser)|(?:committed|devoted|opposed|averse)\s+to
       |against\s+(?:using|eating|buying|watching|wearing)|low\s+tolerance\s+for
       |(?:learns?|works?|thrives?)\s+best|thrives?\s+in|only\s+interested\s+in
       |(?:doesn't|don't|does\s+not|do\s+not)\s+interest\s+me
@@ -55,8 +70,8 @@ _STANDING = re.compile(
          |listens?|stays?|travels?|avoids?|consumes?|follows?|enjoys?|purchases?)
       |allerg\w*|intoleran\w*|vegetarian|vegan|pescatarian|plant-based|gluten-free|dairy-free
       |lactose-free|halal|kosher|teetotal\w*
-      |(?:follows?|keeps?|sticks?\s+to|adheres?\s+to)\s+(?:an?\s+)?[\w\s,-]{{0,30}}\bdiet
-      |on\s+an?\s+[\w\s,-]{{0,30}}\bdiet
+      |(?:follows?|keeps?|sticks?\s+to|adheres?\s+to)\s+(?:an?\s+)?[\w\s,-]{{0,40}}\bdiet
+      |on\s+an?\s+[\w\s,-]{{0,40}}\bdiet
       |afraid\s+of|fear\s+of|phobi\w*|scared\s+of|terrified\s+of
       |(?:chose|chooses|picked|picks|opted\s+for|opts\s+for)\b[^.;]{{0,80}}\b
          (?:over|instead\s+of|rather\s+than)
@@ -67,7 +82,8 @@ _STANDING = re.compile(
 # user's favourite/preferred thing; not "User's sister …" or "my landlord …".
 _SUBJECT = re.compile(
     r"(?i)\b(?:user(?!['\u2019]s)|i|i'm|i've|i'd|i'll|we|we're|we've)\b"
-    r"|\b(?:user's|my|our)\s+(?:favou?rite|preferred|usual|go-to)\b"
+    r"|\b(?:user's|my|our)\s+(?:favou?rite|preferred|usual|go-to"
+    r"|(?:top|first|number\s+one|main|biggest|highest)\s+priorit)"
 )
 # Chinese: cannot eat or drink ("不能吃辣", "无法饮酒", "吃不了辣"); not "能不能吃" (a question),
 # "不是不能" (it is not that …), how much ("不能吃太多", "吃不完") or an idiom ("吃亏", "吃苦")
@@ -101,15 +117,21 @@ _STANDING_ZH = re.compile(
       |不感兴趣|没(?:有|什么)?兴趣|敏感|无麸质|无乳糖|尽量(?:减少|避免|不|少)
       |(?:遵守|遵循|坚持|奉行)[^，,。；！？]{{0,10}}饮食
       |(?:觉得|发现|认为)[^，,。；！？]{{0,20}}(?:无聊|乏味|没意思|难受|不舒服|困惑|烦)
-      |(?:选择|选)了?[^，,。；！？]{{1,40}}(?:而不是|而非))
+      |(?:选择|选)了?[^，,。；！？]{{1,40}}(?:而不是|而非)
+      |粉丝|迷恋|着迷|痴迷|热衷|充满热情|看重|注重|重视|在意|在乎|不信任|晕车|晕船|晕机
+      |(?:坐|使用|靠)轮椅|预算(?:有限|紧张|不多)|夜猫子|不是(?:早起|起得早)|(?:会|容易)(?:紧张|焦虑))
     (?!这个?(?:主意|想法|建议|回答)|你的)
-    |(?:用户|我们?)的?最(?:喜欢|爱)的"""
+    |(?:用户|我们?)的?最(?:喜欢|爱)的|(?:用户|我们?)的(?:首要|第一)(?:考虑|要求|原则)"""
 )
 # Spanish drops the pronoun: the user's own verb form ("prefiero", "no como", "me encanta",
 # "soy alérgico"), or "(el/al) usuario" before a third person's, not "… del usuario"
 _STANDING_ES = re.compile(
     rf"""(?ix)\b(?:
-      me\s+(?:gusta|gustan|encanta|encantan|fascina|horroriza)|no\s+me\s+(?:gusta|gustan|interesa)
+      me\s+(?:gusta|gustan|encanta|encantan|fascina|horroriza|apasiona|apasionan|mareo)
+      |no\s+me\s+(?:gusta|gustan|interesa)|soy\s+(?:una?\s+)?(?:gran\s+|muy\s+)?(?:fan|aficionad)
+      |valoro|no\s+confío|mi\s+(?:máxima\s+|principal\s+|primera\s+)?prioridad
+      |(?:uso|en)\s+silla\s+de\s+ruedas|presupuesto\s+(?:ajustado|limitado|reducido)
+      |no\s+soy\s+(?:una\s+persona\s+)?madrugador|me\s+pongo\s+nervios
       |prefiero|odio|detesto|evito|temo|rechazo|soy\s+(?:vegetarian|vegan|alérgic|celíac|intolerante)
       |no\s+(?:como|bebo|soporto|tolero|uso|consumo)|solo\s+(?:como|bebo|uso|compro|visto)
       |(?:no|tampoco|nunca)\s+(?:l[oae]s?\s+)?(?:puedo|podemos)\s+{_CANNOT_ES}
@@ -119,7 +141,9 @@ _STANDING_ES = re.compile(
       |es\s+(?:vegetarian|vegan|alérgic|celíac|intolerante)|no\s+(?:come|bebe|soporta|tolera|usa
       |consume)
       |(?:no|tampoco|nunca)\s+(?:l[oae]s?\s+)?pueden?\s+{_CANNOT_ES}
-      |solo\s+(?:come|bebe|usa|compra|viste)|tiene\s+(?:miedo|fobia|alergia
+      |solo\s+(?:come|bebe|usa|compra|viste)|es\s+(?:una?\s+)?(?:gran\s+|muy\s+)?(?:fan|aficionad)
+      |le\s+apasiona|valora|no\s+confía|se\s+marea|usa\s+silla\s+de\s+ruedas
+      |tiene\s+(?:miedo|fobia|alergia
       |intolerancia|aversión)|sigue\s+una\s+dieta|favorit|preferid|no\s+le\s+interesa)\w*"""
 )
 _ONE_OFF = re.compile(
