@@ -93,7 +93,7 @@ _INTAKE_ZH = (
 )
 _CANNOT_INTAKE_ZH = r"(?:吃|喝|沾)不(?:了|得)(?!这么|那么|太多|多少)"
 # whose the statement is: "我妈妈不能吃辣" is the user's mother's
-_KIN_ZH = (
+KIN_ZH = (
     r"妈|爸|母亲|父亲|女儿|儿子|孩子|老婆|老公|妻子|丈夫|太太|先生|朋友|妹|姐|哥|弟|家人|同事"
     r"|男朋友|女朋友|室友|奶奶|爷爷|外婆|外公"
 )
@@ -108,7 +108,7 @@ _CANNOT_ES = (
 # dislike, avoid, fear, find boring, cannot have or keep as a diet, within the sentence (a
 # clause after a comma keeps its subject: "我深怕高处，强烈避免…")
 _STANDING_ZH = re.compile(
-    rf"""(?x)(?:用户|我们?)(?![的们]|{_KIN_ZH})[^。；！？他她]{{0,24}}?
+    rf"""(?x)(?:用户|我们?)(?![的们]|{KIN_ZH})[^。；！？他她]{{0,24}}?
     (?:喜欢|喜爱|热爱|爱吃|爱喝|偏爱|偏好|钟爱|讨厌|厌恶|反感|抵触|受不了|无法忍受|忍受不了
       |避免|避开|回避|远离|拒绝|反对|(?<![恐哪])怕|恐惧|畏惧|过敏|不耐受|素食|吃素|纯素|蛋奶素
       |清真|犹太(?:洁食|教?饮食|食品)|不吃|不喝|不碰|忌口|从不|绝不

@@ -69,6 +69,9 @@ class ReconcilePolicy:
     context_weight: float = 0.6
     # A preference's key: its words + this x the kinds of request it bears on.
     requests_weight: float = 0.6
+    # A memory in another language whose kind e5 misses (memories/topics.py): its words +
+    # this x the word for its kind.
+    topic_weight: float = 0.6
 
     def related_to(self, switched: bool) -> float:
         return self.related_when_switched if switched else self.related

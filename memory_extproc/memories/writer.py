@@ -43,6 +43,7 @@ from memory_extproc.memories.reconcile import (
     ending,
     revised,
 )
+from memory_extproc.memories.topics import topic_word
 from memory_extproc.store.model import (
     Memory,
     MemoryType,
@@ -222,23 +223,32 @@ class MemoryWriter:
 
     async def _keys(self, facts: Sequence[Fact], vectors: Sequence[np.ndarray]) -> list[np.ndarray]:
         """What each fact is stored under: its own words' vector, leaning toward the words it was
-        said in (``Fact.context``) and, for a preference, toward the kinds of request it bears on
-        (``_requests``). Decisions stay with its own words."""
+        said in (``Fact.context``), for a preference toward the kinds of request it bears on
+        (``_requests``) and, in another language, toward the word for its kind where e5 misses
+        it (topics.py). Decisions stay with its own words."""
         contexts = [f.context if f.context != unframed(f.content) else "" for f in facts]
         english = [is_english(unframed(f.content)) for f in facts]
         kinds = [", ".join(_requests(f)) for f in facts]
+        topics = [
+            "" if of else topic_word(unframed(f.content))
+            for f, of in zip(facts, english, strict=True)
+        ]
         said_in = list(dict.fromkeys((c, e) for c, e in zip(contexts, english, strict=True) if c))
         read = [self._embedder.context(c, of_english=e) for c, e in said_in]
         sentences = dict(zip(said_in, await asyncio.gather(*read), strict=True))
-        bears_on = list(dict.fromkeys(k for k in kinds if k))
-        requests = dict(zip(bears_on, await self._embedder.memories(bears_on), strict=True))
+        words = list(dict.fromkeys(w for w in (*kinds, *topics) if w))
+        read_words = dict(zip(words, await self._embedder.memories(words), strict=True))
         keys = []
-        for vector, context, kind, of in zip(vectors, contexts, kinds, english, strict=True):
+        for vector, context, kind, topic, of in zip(
+            vectors, contexts, kinds, topics, english, strict=True
+        ):
             parts = [(vector, 1.0)]
             if context:
                 parts.append((sentences[context, of], POLICY.context_weight))
             if kind:
-                parts.append((requests[kind], POLICY.requests_weight))
+                parts.append((read_words[kind], POLICY.requests_weight))
+            if topic:
+                parts.append((read_words[topic], POLICY.topic_weight))
             keys.append(blend(parts))
         return keys
 
