@@ -36,14 +36,14 @@ _WORK_ES = re.compile(
     |\b(?:trabajo\s+(?:de|como|en|para)|soy\s+(?:una?\s+)?(?:{_JOBS_ES})|me\s+jubilé|renuncié
       |dejé\s+mi\s+(?:trabajo|empleo|puesto)|me\s+despidieron)"""
 )
-WORK = {"zh": "工作", "es": "trabajo"}
+_WORK = {"zh": "工作", "es": "trabajo"}
 
 
 def topic_word(text: str) -> str:
     """The word for what ``text`` is about, in its language, where e5 needs it ("用户是一名软件
     工程师" → "工作"); "" otherwise."""
     if _WORK_ZH.search(text):
-        return WORK["zh"]
+        return _WORK["zh"]
     if _WORK_ES.search(text):
-        return WORK["es"]
+        return _WORK["es"]
     return ""
