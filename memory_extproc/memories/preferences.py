@@ -9,7 +9,9 @@ where ordinary memories must match the request itself.
 Read from the memory's words, in every mode (a model's fact, a note of what the user said, an API
 add), sentence by sentence: one whose subject is the user ("User …", "I …", "my favourite …")
 and that says what they like, dislike, avoid, cannot have, fear, only or never do, keep as a
-diet, or choose over something else — and not just today ("I won't go to the gym today").
+diet, or choose over something else; a condition that limits what they eat ("I'm diabetic"), a
+doctor's order, a habit given up ("I quit drinking") — and not just today ("I won't go to the gym
+today").
 Someone else's ("User's sister loves jazz", "User's landlord refuses to fix the heating") is not
 the user's preference.
 
@@ -53,6 +55,10 @@ _STANDING = re.compile(
       |(?:uses?|in)\s+a\s+wheelchair|wheelchair\s+user|(?:limited|reduced)\s+mobility
       |can(?:no|'|\s+no)?t\s+afford|(?:tight|limited|strict|modest|small|shoestring)\s+budget
       |on\s+a\s+budget
+      |(?:is|am|'m|are|'re)\s+(?:a\s+)?(?:type\s+[12]\s+)?(?:diabetic|c(?:o)?eliac|sober)
+      |(?:has|have)\s+(?:type\s+[12]\s+)?(?:diabetes|c(?:o)?eliac\s+disease)
+      |quit\s+(?:drinking|smoking|alcohol|sugar|caffeine|coffee|meat|dairy)
+      |cut(?:ting)?\s+(?:back|down)\s+on
       |not\s+a\s+(?:morning|night|people|beach|city|outdoors|outdoorsy)\s+person|night\s+owl
       |early\s+(?:bird|riser)|(?:committed|devoted|opposed|averse)\s+to
       |against\s+(?:using|eating|buying|watching|wearing)|low\s+tolerance\s+for
@@ -82,12 +88,13 @@ _STANDING = re.compile(
 # user's favourite/preferred thing; not "User's sister …" or "my landlord …".
 _SUBJECT = re.compile(
     r"(?i)\b(?:user(?!['\u2019]s)|i|i'm|i've|i'd|i'll|we|we're|we've)\b"
+    r"|\b(?:told|advised|warned|ordered)\s+(?:me|user|the\s+user)\s+(?=to\s+avoid\b)"
     r"|\b(?:user's|my|our)\s+(?:favou?rite|preferred|usual|go-to"
     r"|(?:top|first|number\s+one|main|biggest|highest)\s+priorit)"
 )
 # Chinese: cannot eat or drink ("不能吃辣", "无法饮酒", "吃不了辣"); not "能不能吃" (a question),
 # "不是不能" (it is not that …), how much ("不能吃太多", "吃不完") or an idiom ("吃亏", "吃苦")
-_CANNOT_ZH = r"(?<!不是)(?:(?<!能)不(?:太|怎么)?能再?|(?<!可)不可以|无法|没法)"
+_CANNOT_ZH = r"(?<!不是)(?:(?<!能)不(?:太|怎么)?能再?|(?<!可)不可以|无法|没法|不宜|不适合)"
 _INTAKE_ZH = (
     r"吃(?!太多|多|完|饱|亏|苦|惊|力|醋|透|什么|哪)|喝(?!太多|多|完|什么|哪)|食用|饮|进食|沾"
 )
@@ -119,9 +126,10 @@ _STANDING_ZH = re.compile(
       |(?:觉得|发现|认为)[^，,。；！？]{{0,20}}(?:无聊|乏味|没意思|难受|不舒服|困惑|烦)
       |(?:选择|选)了?[^，,。；！？]{{1,40}}(?:而不是|而非)
       |粉丝|迷恋|着迷|痴迷|热衷|充满热情|看重|注重|重视|在意|在乎|不信任|晕车|晕船|晕机
-      |(?:坐|使用|靠)轮椅|预算(?:有限|紧张|不多)|夜猫子|不是(?:早起|起得早)|(?:会|容易)(?:紧张|焦虑))
+      |(?:坐|使用|靠)轮椅|预算(?:有限|紧张|不多)|夜猫子|不是(?:早起|起得早)|(?:会|容易)(?:紧张|焦虑)
+      |(?:有|得了|患有)(?:糖尿病|乳糜泻|痛风)|戒(?:酒|烟|糖|咖啡)|控(?:糖|盐))
     (?!这个?(?:主意|想法|建议|回答)|你的)
-    |(?:用户|我们?)的?最(?:喜欢|爱)的|(?:用户|我们?)的(?:首要|第一)(?:考虑|要求|原则)"""
+    |(?:用户|我们?)的?最(?:喜欢|爱)的|不(?:让|许|准)(?:我|用户)(?:{_INTAKE_ZH}|碰|沾)|(?:用户|我们?)的(?:首要|第一)(?:考虑|要求|原则)"""
 )
 # Spanish drops the pronoun: the user's own verb form ("prefiero", "no como", "me encanta",
 # "soy alérgico"), or "(el/al) usuario" before a third person's, not "… del usuario"
@@ -132,6 +140,9 @@ _STANDING_ES = re.compile(
       |valoro|no\s+confío|mi\s+(?:máxima\s+|principal\s+|primera\s+)?prioridad
       |(?:uso|en)\s+silla\s+de\s+ruedas|presupuesto\s+(?:ajustado|limitado|reducido)
       |no\s+soy\s+(?:una\s+persona\s+)?madrugador|me\s+pongo\s+nervios
+      |no\s+puedo\s+con\s+(?:el|la|los|las)\b|no\s+me\s+dejan?\s+{_CANNOT_ES}
+      |soy\s+(?:diabétic|abstemi)|tengo\s+diabetes|dejé\s+de\s+(?:beber|fumar|comer|tomar)
+      |no\s+tomo\s+(?:alcohol|café|cafeína|lácteos|leche|azúcar|vino|cerveza|refrescos|carne)
       |prefiero|odio|detesto|evito|temo|rechazo|soy\s+(?:vegetarian|vegan|alérgic|celíac|intolerante)
       |no\s+(?:como|bebo|soporto|tolero|uso|consumo)|solo\s+(?:como|bebo|uso|compro|visto)
       |(?:no|tampoco|nunca)\s+(?:l[oae]s?\s+)?(?:puedo|podemos)\s+{_CANNOT_ES}
@@ -143,6 +154,7 @@ _STANDING_ES = re.compile(
       |(?:no|tampoco|nunca)\s+(?:l[oae]s?\s+)?pueden?\s+{_CANNOT_ES}
       |solo\s+(?:come|bebe|usa|compra|viste)|es\s+(?:una?\s+)?(?:gran\s+|muy\s+)?(?:fan|aficionad)
       |le\s+apasiona|valora|no\s+confía|se\s+marea|usa\s+silla\s+de\s+ruedas
+      |es\s+(?:diabétic|abstemi)|tiene\s+diabetes|no\s+puede\s+con\s+(?:el|la|los|las)\b
       |tiene\s+(?:miedo|fobia|alergia
       |intolerancia|aversión)|sigue\s+una\s+dieta|favorit|preferid|no\s+le\s+interesa)\w*"""
 )
@@ -178,15 +190,18 @@ def kind_said(content: str) -> MemoryType:
 # shopping preferences instead), and notes have none (eval/RESULTS.md, "Food constraints").
 _FOOD = re.compile(
     rf"""(?ix)\b(?:diet|vegan|vegetarian|pescatarian|kosher|halal|gluten|dairy|lactose|meat|pork
+    |diabet\w*|c(?:o)?eliac
     |(?:nut|peanut|shellfish|seafood|egg|wheat|soy|fish|milk|sesame)s?\s+allerg\w*
     |can(?:no|['’]|\s+no)?t\s+(?:eat|drink)
     |allerg\w*\s+to\s+(?:\w+\s+)?(?:nuts?|peanuts?|shellfish|seafood|eggs?|wheat|soy|fish|milk
        |sesame)
     )\b
     |(?:素食|吃素|纯素|蛋奶素|清真|犹太洁食|饮食|忌口|麸质|乳糖|乳制品|不吃(?:肉|猪肉|牛肉|海鲜|鱼)
-      |{_CANNOT_ZH}(?:{_INTAKE_ZH})|{_CANNOT_INTAKE_ZH}
+      |{_CANNOT_ZH}(?:{_INTAKE_ZH})|{_CANNOT_INTAKE_ZH}|不(?:让|许|准)(?:我|用户)(?:吃|喝)|糖尿病
+      |乳糜泻|控糖|控盐
       |(?:花生|坚果|海鲜|贝类|鸡蛋|小麦|大豆|鱼|牛奶|芝麻)[^，,。；]{{0,8}}过敏)
     |\b(?:dieta|vegetarian[oa]s?|vegan[oa]s?|kosher|halal|gluten|lactosa|carne|cerdo|mariscos
+      |diabétic[oa]s?|diabetes|celíac[oa]s?
       |(?:no|tampoco|nunca)\s+(?:l[oae]s?\s+)?(?:puedo|puede|podemos)\s+(?:comer|beber|tomar|ingerir)\w*
       (?!\s+(?:más|tanto|nada)\b)
       |alérgic\w*\s+a\s+(?:(?:los|las|la|el)\s+)?(?:cacahuetes|maní|frutos\s+secos|nueces

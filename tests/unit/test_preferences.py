@@ -48,6 +48,14 @@ from memory_extproc.retrieval.open_requests import is_open_request
         "User gets anxious in crowded places",
         "User is uncomfortable dining at high altitudes",
         "User is on a medically-prescribed low-potassium diet",
+        # a health condition, a doctor's order, a habit given up
+        "I'm diabetic",
+        "User has type 2 diabetes",
+        "User has celiac disease",
+        "My doctor told me to avoid salt",
+        "User is sober",
+        "I quit drinking last year",
+        "I'm cutting back on sugar",
     ],
 )
 def test_standing_preferences_are_recognised(text: str) -> None:
@@ -82,6 +90,10 @@ def test_standing_preferences_are_recognised(text: str) -> None:
         "I'm into week three of my course",
         "User is moving into a new flat",
         "User has a budget of 2,000 euros for a laptop",
+        "User works at a diabetes clinic",
+        "User's dad has type 2 diabetes",
+        "My doctor told me to take a week off",
+        "I quit my job in March",
     ],
 )
 def test_other_memories_are_not_preferences(text: str) -> None:
@@ -148,6 +160,8 @@ def test_other_requests_are_not_open(text: str) -> None:
         ("User is allergic to cats", False),
         ("User avoids hot and humid climates", False),
         ("User prefers paper books to e-readers", False),
+        ("User has type 2 diabetes", True),
+        ("User is celiac", True),
         ("User follows a vegan diet for ethical reasons", True),
         # why it is held is not what it bears on
         ("User only wears clothing free of leather or fur due to their vegan lifestyle", False),
@@ -255,6 +269,23 @@ def test_what_eating_shapes_is_implied_by_a_food_constraint(text: str, food: boo
         ("我推着奶奶的轮椅", False),
         ("我明天面试会紧张", False),
         ("El hermano del usuario es fan del fútbol", False),
+        # a health condition, a doctor's order, a habit given up
+        ("我不宜吃海鲜", True),
+        ("医生不让我吃辣", True),
+        ("我有糖尿病", True),
+        ("用户正在戒酒", True),
+        ("我在控糖", True),
+        ("No puedo con el picante", True),
+        ("El médico no me deja comer sal", True),
+        ("Soy diabético", True),
+        ("Tengo diabetes", True),
+        ("Dejé de beber alcohol", True),
+        ("No tomo café", True),
+        ("我妈妈有糖尿病", False),
+        ("我不让孩子吃糖", False),
+        ("用户戒指丢了", False),
+        ("No puedo con tanto trabajo", False),
+        ("No tomo el autobús los lunes", False),
     ],
 )
 def test_standing_preferences_in_chinese_and_spanish(text: str, preference: bool) -> None:
@@ -279,6 +310,10 @@ def test_standing_preferences_in_chinese_and_spanish(text: str, preference: bool
         ("我吃不了辣", True),
         ("No puedo comerlo", True),
         ("El usuario no puede soportar el frío", False),
+        ("我不宜吃海鲜", True),
+        ("医生不让我吃辣", True),
+        ("用户有糖尿病", True),
+        ("El usuario es diabético", True),
     ],
 )
 def test_food_constraints_in_chinese_and_spanish(text: str, food: bool) -> None:
