@@ -69,6 +69,8 @@ _STANDING = re.compile(
          |stressful|annoying)
       |steers?\s+clear|stays?\s+away
       |can(?:no|'|\s+no)?t\s+(?:stand|bear|tolerate|eat|drink|have|handle|digest|consume)
+      |can(?:no|'|\s+no)?t\s+(?:(?:fly|drive|walk\s+far)(?!\s+(?:you|him|her|them|us)\b)
+         |(?:use|take|climb)\s+(?:the\s+)?(?:public\s+transport|stairs|subway|metro|bus|planes?))
       |(?:doesn't|does\s+not|don't|do\s+not|won't|will\s+not|never)\s+(?:like|enjoy|eat|drink|wear
          |use|buy|watch|read|listen\s+to|fly|drive|travel|stay|consume|want)
       |not\s+(?:a\s+)?fan|(?:has|have)\s+no\s+interest|not\s+interested
@@ -127,7 +129,8 @@ _STANDING_ZH = re.compile(
       |(?:选择|选)了?[^，,。；！？]{{1,40}}(?:而不是|而非)
       |粉丝|迷恋|着迷|痴迷|热衷|充满热情|看重|注重|重视|在意|在乎|不信任|晕车|晕船|晕机
       |(?:坐|使用|靠)轮椅|预算(?:有限|紧张|不多)|夜猫子|不是(?:早起|起得早)|(?:会|容易)(?:紧张|焦虑)
-      |(?:有|得了|患有)(?:糖尿病|乳糜泻|痛风)|戒(?:酒|烟|糖|咖啡)|控(?:糖|盐))
+      |(?:有|得了|患有)(?:糖尿病|乳糜泻|痛风)|戒(?:酒|烟|糖|咖啡)|控(?:糖|盐)
+      |{_CANNOT_ZH}(?:(?:使用|用|坐|乘坐|搭乘?)(?:公共交通|公交|地铁|飞机|电梯)|开车|爬楼梯|走远路))
     (?!这个?(?:主意|想法|建议|回答)|你的)
     |(?:用户|我们?)的?最(?:喜欢|爱)的|不(?:让|许|准)(?:我|用户)(?:{_INTAKE_ZH}|碰|沾)|(?:用户|我们?)的(?:首要|第一)(?:考虑|要求|原则)"""
 )
@@ -140,7 +143,8 @@ _STANDING_ES = re.compile(
       |valoro|no\s+confío|mi\s+(?:máxima\s+|principal\s+|primera\s+)?prioridad
       |(?:uso|en)\s+silla\s+de\s+ruedas|presupuesto\s+(?:ajustado|limitado|reducido)
       |no\s+soy\s+(?:una\s+persona\s+)?madrugador|me\s+pongo\s+nervios
-      |no\s+puedo\s+con\s+(?:el|la|los|las)\b|no\s+me\s+dejan?\s+{_CANNOT_ES}
+      |no\s+puedo\s+con\s+(?:el|la|los|las)\b|no\s+puedo\s+(?:conducir|volar|subir\s+escaleras
+      |(?:usar|tomar|coger)\s+(?:el\s+)?(?:transporte\s+público|metro|autobús|avión))|no\s+me\s+dejan?\s+{_CANNOT_ES}
       |soy\s+(?:diabétic|abstemi)|tengo\s+diabetes|dejé\s+de\s+(?:beber|fumar|comer|tomar)
       |no\s+tomo\s+(?:alcohol|café|cafeína|lácteos|leche|azúcar|vino|cerveza|refrescos|carne)
       |prefiero|odio|detesto|evito|temo|rechazo|soy\s+(?:vegetarian|vegan|alérgic|celíac|intolerante)

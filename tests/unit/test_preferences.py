@@ -56,6 +56,10 @@ from memory_extproc.retrieval.open_requests import is_open_request
         "User is sober",
         "I quit drinking last year",
         "I'm cutting back on sugar",
+        # what the user's body or health rules out
+        "User can't use public transport due to health issues",
+        "I can't climb stairs",
+        "I cannot fly",
     ],
 )
 def test_standing_preferences_are_recognised(text: str) -> None:
@@ -94,6 +98,8 @@ def test_standing_preferences_are_recognised(text: str) -> None:
         "User's dad has type 2 diabetes",
         "My doctor told me to take a week off",
         "I quit my job in March",
+        "I can't drive you to the airport",
+        "I can't use my account",
     ],
 )
 def test_other_memories_are_not_preferences(text: str) -> None:
@@ -286,6 +292,12 @@ def test_what_eating_shapes_is_implied_by_a_food_constraint(text: str, food: boo
         ("用户戒指丢了", False),
         ("No puedo con tanto trabajo", False),
         ("No tomo el autobús los lunes", False),
+        ("我因为健康问题而不能使用公共交通", True),
+        ("我不能爬楼梯", True),
+        ("No puedo usar el transporte público", True),
+        ("No puedo subir escaleras", True),
+        ("我不能使用我的账户", False),
+        ("No puedo usar mi cuenta", False),
     ],
 )
 def test_standing_preferences_in_chinese_and_spanish(text: str, preference: bool) -> None:
