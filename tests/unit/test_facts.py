@@ -374,6 +374,17 @@ OFFER = "For your commute you could take the bus, rent an e-scooter, or cycle al
         ("User is planning to bring this up at their next meeting",
          "I'm planning to bring this up at our next meeting.", "dangling"),
         ("User will try these soon", "I will try these soon!", "dangling"),
+        # the conversation itself says nothing of the user's life (the 1.5B model on LoCoMo)
+        ("User is talking to Jon", "Hey Jon! Good to see you.", "dangling"),
+        ("User is telling Gina about their business", "Hey Gina! Let me tell you about my biz.",
+         "dangling"),
+        ("用户正在和安娜聊天", "安娜你好，好久不见！", "dangling"),
+        ("El usuario está hablando con Ana", "¡Hola Ana, cuánto tiempo!", "dangling"),
+        # what was talked about is
+        ("User talked to Jon about moving to Paris", "I talked to Jon about moving to Paris.",
+         None),
+        ("User is talking to a lawyer about their divorce",
+         "I'm talking to a lawyer about my divorce.", None),
         # what "this" names is said
         ("User started a new job this week", "I started a new job this week.", None),
         # what the user could do is the assistant's advice, not a fact about the user
