@@ -55,8 +55,8 @@ _STANDING = re.compile(
       |(?:uses?|in)\s+a\s+wheelchair|wheelchair\s+user|(?:limited|reduced)\s+mobility
       |can(?:no|'|\s+no)?t\s+afford|(?:tight|limited|strict|modest|small|shoestring)\s+budget
       |on\s+a\s+budget
-      |(?:is|am|'m|are|'re)\s+(?:a\s+)?(?:type\s+[12]\s+)?(?:diabetic|c(?:o)?eliac|sober)
-      |(?:has|have)\s+(?:type\s+[12]\s+)?(?:diabetes|c(?:o)?eliac\s+disease)
+      |(?:is|am|'m|are|'re)\s+(?:a\s+)?(?:type\s+[12]\s+)?(?:diabetic|co?eliac|sober)
+      |(?:has|have)\s+(?:type\s+[12]\s+)?(?:diabetes|co?eliac\s+disease)
       |quit\s+(?:drinking|smoking|alcohol|sugar|caffeine|coffee|meat|dairy)
       |cut(?:ting)?\s+(?:back|down)\s+on
       |not\s+a\s+(?:morning|night|people|beach|city|outdoors|outdoorsy)\s+person|night\s+owl
@@ -101,6 +101,9 @@ _INTAKE_ZH = (
     r"吃(?!太多|多|完|饱|亏|苦|惊|力|醋|透|什么|哪)|喝(?!太多|多|完|什么|哪)|食用|饮|进食|沾"
 )
 _CANNOT_INTAKE_ZH = r"(?:吃|喝|沾)不(?:了|得)(?!这么|那么|太多|多少)"
+# someone does not let the user ("医生不让我吃辣"), and conditions that limit what one eats
+_FORBIDDEN_ZH = r"不(?:让|许|准)(?:我|用户)"
+_DIET_CONDITION_ZH = r"糖尿病|乳糜泻|痛风"
 # whose the statement is: "我妈妈不能吃辣" is the user's mother's
 KIN_ZH = (
     r"妈|爸|母亲|父亲|女儿|儿子|孩子|老婆|老公|妻子|丈夫|太太|先生|朋友|妹|姐|哥|弟|家人|同事"
@@ -129,10 +132,11 @@ _STANDING_ZH = re.compile(
       |(?:选择|选)了?[^，,。；！？]{{1,40}}(?:而不是|而非)
       |粉丝|迷恋|着迷|痴迷|热衷|充满热情|看重|注重|重视|在意|在乎|不信任|晕车|晕船|晕机
       |(?:坐|使用|靠)轮椅|预算(?:有限|紧张|不多)|夜猫子|不是(?:早起|起得早)|(?:会|容易)(?:紧张|焦虑)
-      |(?:有|得了|患有)(?:糖尿病|乳糜泻|痛风)|戒(?:酒|烟|糖|咖啡)|控(?:糖|盐)
+      |(?:有|得了|患有)(?:{_DIET_CONDITION_ZH})|戒(?:酒|烟|糖|咖啡)|控(?:糖|盐)
       |{_CANNOT_ZH}(?:(?:使用|用|坐|乘坐|搭乘?)(?:公共交通|公交|地铁|飞机|电梯)|开车|爬楼梯|走远路))
     (?!这个?(?:主意|想法|建议|回答)|你的)
-    |(?:用户|我们?)的?最(?:喜欢|爱)的|不(?:让|许|准)(?:我|用户)(?:{_INTAKE_ZH}|碰|沾)|(?:用户|我们?)的(?:首要|第一)(?:考虑|要求|原则)"""
+    |(?:用户|我们?)的?最(?:喜欢|爱)的|(?:用户|我们?)的(?:首要|第一)(?:考虑|要求|原则)
+    |{_FORBIDDEN_ZH}(?:{_INTAKE_ZH}|碰|沾)"""
 )
 # Spanish drops the pronoun: the user's own verb form ("prefiero", "no como", "me encanta",
 # "soy alérgico"), or "(el/al) usuario" before a third person's, not "… del usuario"
@@ -143,8 +147,9 @@ _STANDING_ES = re.compile(
       |valoro|no\s+confío|mi\s+(?:máxima\s+|principal\s+|primera\s+)?prioridad
       |(?:uso|en)\s+silla\s+de\s+ruedas|presupuesto\s+(?:ajustado|limitado|reducido)
       |no\s+soy\s+(?:una\s+persona\s+)?madrugador|me\s+pongo\s+nervios
-      |no\s+puedo\s+con\s+(?:el|la|los|las)\b|no\s+puedo\s+(?:conducir|volar|subir\s+escaleras
-      |(?:usar|tomar|coger)\s+(?:el\s+)?(?:transporte\s+público|metro|autobús|avión))|no\s+me\s+dejan?\s+{_CANNOT_ES}
+      |no\s+puedo\s+con\s+(?:el|la|los|las)\b|no\s+me\s+dejan?\s+{_CANNOT_ES}
+      |no\s+puedo\s+(?:conducir|volar|subir\s+escaleras
+        |(?:usar|tomar|coger)\s+(?:el\s+)?(?:transporte\s+público|metro|autobús|avión))
       |soy\s+(?:diabétic|abstemi)|tengo\s+diabetes|dejé\s+de\s+(?:beber|fumar|comer|tomar)
       |no\s+tomo\s+(?:alcohol|café|cafeína|lácteos|leche|azúcar|vino|cerveza|refrescos|carne)
       |prefiero|odio|detesto|evito|temo|rechazo|soy\s+(?:vegetarian|vegan|alérgic|celíac|intolerante)
@@ -194,15 +199,15 @@ def kind_said(content: str) -> MemoryType:
 # shopping preferences instead), and notes have none (eval/RESULTS.md, "Food constraints").
 _FOOD = re.compile(
     rf"""(?ix)\b(?:diet|vegan|vegetarian|pescatarian|kosher|halal|gluten|dairy|lactose|meat|pork
-    |diabet\w*|c(?:o)?eliac
+    |diabet\w*|co?eliac
     |(?:nut|peanut|shellfish|seafood|egg|wheat|soy|fish|milk|sesame)s?\s+allerg\w*
     |can(?:no|['’]|\s+no)?t\s+(?:eat|drink)
     |allerg\w*\s+to\s+(?:\w+\s+)?(?:nuts?|peanuts?|shellfish|seafood|eggs?|wheat|soy|fish|milk
        |sesame)
     )\b
     |(?:素食|吃素|纯素|蛋奶素|清真|犹太洁食|饮食|忌口|麸质|乳糖|乳制品|不吃(?:肉|猪肉|牛肉|海鲜|鱼)
-      |{_CANNOT_ZH}(?:{_INTAKE_ZH})|{_CANNOT_INTAKE_ZH}|不(?:让|许|准)(?:我|用户)(?:吃|喝)|糖尿病
-      |乳糜泻|控糖|控盐
+      |{_CANNOT_ZH}(?:{_INTAKE_ZH})|{_CANNOT_INTAKE_ZH}|{_FORBIDDEN_ZH}(?:吃|喝)
+      |{_DIET_CONDITION_ZH}|控糖|控盐
       |(?:花生|坚果|海鲜|贝类|鸡蛋|小麦|大豆|鱼|牛奶|芝麻)[^，,。；]{{0,8}}过敏)
     |\b(?:dieta|vegetarian[oa]s?|vegan[oa]s?|kosher|halal|gluten|lactosa|carne|cerdo|mariscos
       |diabétic[oa]s?|diabetes|celíac[oa]s?

@@ -325,6 +325,7 @@ def test_standing_preferences_in_chinese_and_spanish(text: str, preference: bool
         ("我不宜吃海鲜", True),
         ("医生不让我吃辣", True),
         ("用户有糖尿病", True),
+        ("用户有痛风", True),  # gout limits what one eats
         ("El usuario es diabético", True),
     ],
 )
