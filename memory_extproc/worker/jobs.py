@@ -25,6 +25,8 @@ from memory_extproc.memories.facts import (
     Fact,
     FactLimits,
     chooses,
+    given_back,
+    misattributed,
     names_dropped,
     parse_facts,
     parse_requests,
@@ -309,6 +311,10 @@ class LearningJobs:
         facts = []
         said_on = day(batch.at_ms)
         for fact in parsed.facts:
+            holder = misattributed(fact.content, heard)
+            if holder is not None:  # "用户的妹妹安娜的预算" for the user's own budget
+                fact = dataclasses.replace(fact, content=given_back(fact.content, holder))
+                outcomes["given_back_to_user"] += 1
             reason = ungrounded(fact.content, heard, shown, others)
             if reason is None:
                 fact = dataclasses.replace(fact, content=dated(fact.content, heard, said_on))

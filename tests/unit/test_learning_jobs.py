@@ -266,6 +266,24 @@ async def test_a_name_the_change_left_out_is_asked_for_again(embeddings: Embeddi
     assert len(model.prompts) == 1  # nothing said was left out
 
 
+async def test_a_value_given_to_someone_the_user_did_not_give_it_to_is_the_users(
+    embeddings: Embeddings,
+) -> None:
+    # the 1.5B model's reading of "我妹妹安娜也跟我一起去，另外…预算现在是12000美元", in English
+    answer = (
+        "User's sister Anna is coming on the Hawaii trip",
+        "User's sister Anna's budget for the Hawaii trip is $12,000",
+    )
+    model = CopyingModel(*answer, shown=answer)
+    said = "My sister Anna is coming with me, and the budget for the Hawaii trip is now $12,000."
+    store = await learn(embeddings, model, said)
+    assert len(model.prompts) == 1
+    assert sorted(m.content for m in await store.list("alice")) == [
+        "User's budget for the Hawaii trip is $12,000",
+        "User's sister Anna is coming on the Hawaii trip",
+    ]
+
+
 async def test_a_question_in_another_language_has_the_users_memories_read_by_e5(
     embeddings: Embeddings,
 ) -> None:
