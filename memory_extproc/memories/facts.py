@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memory_extproc.memories.change_words import CLAUSE
+from memory_extproc.memories.changes import Change, compare, says_change
 from memory_extproc.memories.preferences import KIN_ZH, states_preference
 from memory_extproc.store.model import MemoryType, content_hash
 from memory_extproc.words import numbers, terms, width
@@ -243,10 +244,11 @@ _CONVERSATION = re.compile(
     r"|el\s+usuario\s+(?:está|estaba)\s+(?:hablando|charlando|conversando)\s+con\s+\S+)"
     r"\s*[.!。]?\s*$"
 )
-# Whose a value is: a relative's or a named person's, as a fact writes it ("User's sister
-# Anna's budget", "用户的妹妹安娜的预算", "el presupuesto de su hermana Ana")
+# Whose a value is, at the head of a fact: a relative's or a named person's ("User's sister
+# Anna's budget …", "用户的妹妹安娜的预算…", "El presupuesto de su hermana Ana …"); not "… at
+# Trader Joe's", "User's Valentine's Day budget", "用户在哥伦比亚的房租"
 _KIN_EN = (
-    r"sister|brother|mom|mum|mother|dad|father|parents?|wife|husband|partner|son|daughter"
+    r"sister|brother|mom|mum|mother|dad|father|parents|wife|husband|partner|son|daughter"
     r"|kids?|children|friend|cousin|aunt|uncle|grand(?:ma|pa|mother|father)|niece|nephew"
     r"|colleague|coworker|boss|roommate|neighbou?r|boyfriend|girlfriend"
 )
@@ -254,15 +256,21 @@ _KIN_ES = (
     r"herman[oa]s?|madre|padre|mamá|papá|padres|hij[oa]s?|espos[oa]|marido|mujer|novi[oa]"
     r"|amig[oa]s?|prim[oa]|tí[oa]|abuel[oa]|sobrin[oa]|compañer[oa]|jefe|jefa|pareja|vecin[oa]"
 )
-_HOLDER = re.compile(
-    rf"\b((?i:{_KIN_EN})|(?!User\b)[A-Z][a-z]+)['\u2019]s\b"
-    rf"|([表堂亲]?(?:{KIN_ZH})[\u4e00-\u9fff]{{0,3}})的"
-    rf"|(?i:\bde(?:l|\s+(?:su|sus|mi|mis|la|el|los|las))?)\s+"
-    rf"((?i:{_KIN_ES})\b(?:\s+[A-ZÁÉÍÓÚÑ][a-záéíóúñ]+)?|[A-ZÁÉÍÓÚÑ][a-záéíóúñ]+)"
-)
-# …and a clause that points back at someone ("and her budget is $3,000")
+_NAME_ES = r"[A-ZÁÉÍÓÚÑ][a-záéíóúñ]+"
+_HOLDERS = (  # (the fact's head, whose it says the value is; what makes it the user's)
+    (re.compile(rf"^(?:User['\u2019]s\s+)?(?P<who>(?i:{_KIN_EN})(?:\s+(?!User\b)[A-Z][a-z]+)?"
+                rf"|(?!User\b)[A-Z][a-z]+)['\u2019]s\s+(?!Day\b|Eve\b)"), "User's "),
+    (re.compile(rf"^(?:用户的?)?(?P<who>[表堂亲]?(?:{KIN_ZH})(?:(?!的)[\u4e00-\u9fff]){{0,3}})的"),
+     "用户的"),
+    (re.compile(rf"^(?P<head>(?i:el|la|los|las)\s+\w+)\s+(?i:de(?:l|\s+(?:su|sus|la|el))?)\s+"
+                rf"(?P<who>(?i:{_KIN_ES})(?:\s+{_NAME_ES})?|{_NAME_ES})\b"),
+     r"\g<head> del usuario"),
+)  # fmt: skip
+# …and a clause that points back at someone or something ("and her budget is $3,000", "It
+# cost $450,000")
 _POINTED = re.compile(
-    r"(?i)\b(?:he|she|they|his|her|hers|their|him|them|su|sus|él|ella|ellos|ellas)\b|[他她]"
+    r"(?i)\b(?:he|she|they|his|her|hers|their|him|them|it|its|there|su|sus|él|ella|ellos|ellas"
+    r"|allí|ahí)\b|[他她它]"
 )
 _CHOICE_TALK = (
     "user option options choice choices other others one first second third fourth last former "
@@ -337,8 +345,6 @@ def ungrounded(fact: str, said: str, known: Sequence[str], others: str = "") -> 
       Civic" is the assistant's remark, and a second car memory that kept "I sold my car" from
       ending the first);
     * ``stale_value``: it holds a number of a known fact that was not said;
-    * ``misattributed``: it gives a number the user said to someone they did not give it to
-      (``given_back`` mends that first);
     * ``echo``: of what the user said, it holds nothing a known fact did not already say;
     * ``dangling``: it points at what it does not say ("the other options", "option 3", "bring
       this up"), or only at the conversation ("User is talking to Jon");
@@ -368,52 +374,42 @@ def ungrounded(fact: str, said: str, known: Sequence[str], others: str = "") -> 
     stale = numbers(fact) - numbers(said)
     if stale and any(stale & numbers(k) for k in known):
         return "stale_value"
-    if misattributed(fact, said) is not None:
-        return "misattributed"
     told = set().union(*(terms(k) for k in known)) - {"user"}
     if known and not words & (heard - told):
         return "echo"
     return None
 
 
-def misattributed(fact: str, said: str) -> str | None:
-    """Whom the fact gives a number the user said, when the user did not give it to them (None:
-    it stays with whom it was said of). "My sister Anna is coming too, and the budget is now
-    $12,000": the 1.5B model wrote "用户的妹妹安娜的旅行预算现在是12000美元" for its Chinese, in
-    every run, with or without the known facts, and the user's budget was replaced by the
-    sister's. The number's clause names no one and points at no one ("her budget", "她的"); the
-    holder is named in another clause."""
+def given_back(fact: str, said: str, known: Sequence[str]) -> str | None:
+    """The fact with a value it gave someone else given back to the user, where the user gave
+    it to no one and already holds that thing (None: it stays as written). "My sister Anna is
+    coming too, and the budget for the trip is now $12,000", with the user's budget known: the
+    1.5B model wrote "用户的妹妹安娜的旅行预算现在是12000美元" for its Chinese, in every run, and
+    the sister's budget took the place of the user's; now "用户的旅行预算现在是12000美元".
+
+    Every number the fact shares with the user's words is in a clause that says a value changed
+    ("now", "现在", "ahora") and names no one of the holder's nor points at anyone ("and her
+    budget is now $3,000", "It now costs $450,000" stay as they are); the holder is named in
+    another clause; and the value given back changes a known fact of the user's, as the truth
+    rules read it (``changes.compare``). "My daughter Emma started school. Tuition is $15,000."
+    leaves Emma's tuition hers."""
     held = numbers(fact) & numbers(said)
-    holders = [h for found in _HOLDER.findall(fact) for h in found if h]
-    if not held or not holders:
+    found = next(((m, u) for p, u in _HOLDERS if (m := p.match(fact))), None)
+    if not held or found is None:
         return None
+    head, user = found
+    who = terms(head["who"])
     clauses = CLAUSE.split(said)
-    for number in held:
-        near = [c for c in clauses if number in numbers(c)]
-        if any(_POINTED.search(c) for c in near):
-            continue
-        mine = set().union(*(terms(c) for c in near))
-        theirs = set().union(*(terms(c) for c in clauses if number not in numbers(c)))
-        for holder in holders:
-            if terms(holder) & theirs and not terms(holder) & mine:
-                return holder
-    return None
-
-
-def given_back(fact: str, holder: str) -> str:
-    """The fact with what it gave ``holder`` given back to the user, in the fact's language
-    ("User's sister Anna's budget" → "User's budget"; "用户的妹妹安娜的预算" → "用户的预算"; "el
-    presupuesto de su hermana Ana" → "el presupuesto del usuario")."""
-    name = re.escape(holder)
-    for pattern, user in (
-        (rf"(?:\bUser['\u2019]s\s+)?(?:(?i:{_KIN_EN})\s+)?\b{name}['\u2019]s\b", "User's"),
-        (rf"(?:用户的?)?{name}的", "用户的"),
-        (rf"\bde(?:l|\s+(?:su|sus|mi|mis|la|el|los|las))?\s+{name}\b", "del usuario"),
+    near = [c for c in clauses if numbers(c) & held]
+    elsewhere = set().union(*(terms(c) for c in clauses if not numbers(c) & held))
+    if not who & elsewhere or any(
+        who & terms(c) or _POINTED.search(c) or not says_change(c) for c in near
     ):
-        mended = re.sub(pattern, user, fact, count=1)
-        if mended != fact:
-            return mended
-    return fact
+        return None
+    mended = head.expand(user) + fact[head.end() :]
+    if not any(compare(mended, k) in (Change.CHANGED, Change.CORRECTED) for k in known):
+        return None
+    return mended
 
 
 # A capitalised word inside a sentence: a name ("Luna", "Porto"), not a sentence's first word

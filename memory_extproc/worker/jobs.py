@@ -26,7 +26,6 @@ from memory_extproc.memories.facts import (
     FactLimits,
     chooses,
     given_back,
-    misattributed,
     names_dropped,
     parse_facts,
     parse_requests,
@@ -221,7 +220,7 @@ class LearningJobs:
                 switched = await self._writer.switched_from(batch.user_id, batch.project_id, stated)
                 shown = list(dict.fromkeys((*known_for(batch.recalled, transcript(window)),
                                             *switched)))  # fmt: skip
-                found, said = await self._facts(extractor, batch, window, shown)
+                found, said = await self._facts(extractor, batch, window, shown, shown)
                 if shown and (
                     any(r in said for r in _COPIED) or names_dropped(stated, found, shown)
                 ):
@@ -231,7 +230,7 @@ class LearningJobs:
                     # more without them, it has nothing to copy. What it kept the first time
                     # stays (the writer keeps one of a fact said twice).
                     said["retried_without_known"] += 1
-                    more, again = await self._facts(extractor, batch, window, ())
+                    more, again = await self._facts(extractor, batch, window, (), shown)
                     found += more
                     said.update(again)
             except ExtractionParseError as exc:
@@ -287,10 +286,15 @@ class LearningJobs:
         return dataclasses.replace(fact, requests=kinds)
 
     async def _facts(
-        self, extractor: ChatClient, batch: Batch, turns: Sequence[Turn], shown: Sequence[str]
+        self,
+        extractor: ChatClient,
+        batch: Batch,
+        turns: Sequence[Turn],
+        shown: Sequence[str],
+        known: Sequence[str],
     ) -> tuple[list[Fact], Counter[str]]:
         """The model's facts that come from the words it was shown (``shown``: the known facts
-        it may change), and what was refused."""
+        it may change; ``known``: those of the window, shown or not), and what was refused."""
         heard = "\n".join(t.text for t in turns if t.role == "user")
         others = "\n".join(t.text for t in turns if t.role != "user")
         lines = transcript(turns)
@@ -311,9 +315,9 @@ class LearningJobs:
         facts = []
         said_on = day(batch.at_ms)
         for fact in parsed.facts:
-            holder = misattributed(fact.content, heard)
-            if holder is not None:  # "用户的妹妹安娜的预算" for the user's own budget
-                fact = dataclasses.replace(fact, content=given_back(fact.content, holder))
+            mended = given_back(fact.content, heard, known)
+            if mended is not None:  # "用户的妹妹安娜的预算" for the user's own, known budget
+                fact = dataclasses.replace(fact, content=mended)
                 outcomes["given_back_to_user"] += 1
             reason = ungrounded(fact.content, heard, shown, others)
             if reason is None:

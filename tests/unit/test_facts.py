@@ -14,7 +14,6 @@ from memory_extproc.memories.facts import (
     chooses,
     given_back,
     is_instruction_like,
-    misattributed,
     names_dropped,
     parse_facts,
     parse_requests,
@@ -131,50 +130,71 @@ _ANNA_ES = (
     "Mi hermana Ana se viene conmigo, y el presupuesto para el viaje a Hawái ahora es de "
     "12,000 dólares."
 )
+_BUDGET_EN = ("User's budget for the Hawaii trip is $10,000",)
+_BUDGET_ZH = ("用户夏威夷旅行的预算是10000美元",)
+_BUDGET_ES = ("El presupuesto del usuario para el viaje es de 10,000 dólares",)
 
 
 @pytest.mark.parametrize(
-    ("fact", "said", "mended"),
+    ("fact", "said", "known", "mended"),
     [
         # the 1.5B model gave the user's new budget to the sister named in the other clause
-        ("用户的妹妹安娜的旅行预算现在是12000美元", _ANNA_ZH, "用户的旅行预算现在是12000美元"),
-        ("User's sister Anna's budget for the Hawaii trip is $12,000", _ANNA_EN,
+        ("用户的妹妹安娜的旅行预算现在是12000美元", _ANNA_ZH, _BUDGET_ZH,
+         "用户的旅行预算现在是12000美元"),
+        ("User's sister Anna's budget for the Hawaii trip is $12,000", _ANNA_EN, _BUDGET_EN,
          "User's budget for the Hawaii trip is $12,000"),
-        ("Anna's Hawaii budget is $12,000", _ANNA_EN, "User's Hawaii budget is $12,000"),
+        ("Anna's Hawaii trip budget is $12,000", _ANNA_EN,
+         ("User's Hawaii trip budget is $10,000",), "User's Hawaii trip budget is $12,000"),
         ("El presupuesto de su hermana Ana para el viaje es de 12,000 dólares", _ANNA_ES,
-         "El presupuesto del usuario para el viaje es de 12,000 dólares"),
+         _BUDGET_ES, "El presupuesto del usuario para el viaje es de 12,000 dólares"),
         ("用户的表姐丽丽的房租是每月5000元",
-         "我表姐丽丽下个月搬来和我住，另外我的房租现在是每月5000元。", "用户的房租是每月5000元"),
-        # the user's own, or the sister's where the user gave it to her
-        ("用户夏威夷旅行的预算现在是12000美元", _ANNA_ZH, None),
-        ("用户的妹妹安娜会和用户一起去夏威夷旅行", _ANNA_ZH, None),
-        ("User's budget for the Hawaii trip is now $12,000", _ANNA_EN, None),
-        ("El usuario tiene un presupuesto de 12,000 dólares para el viaje a Hawái", _ANNA_ES, None),
-        ("User's sister Anna's budget for the trip is $3,000",
-         "My sister Anna has a budget of $3,000 for the trip.", None),
-        ("用户的妹妹安娜的预算是3000美元", "我妹妹安娜的预算是3000美元，我的是5000美元。", None),
-        ("El presupuesto de su hermana Ana es de 3,000 dólares",
-         "Mi hermana Ana tiene 3,000 dólares, y yo tengo 5,000.", None),
-        # …or where the number's clause points back at her
-        ("User's sister Anna's budget is $3,000",
-         "My sister Anna is coming with me, and her budget is $3,000.", None),
-        ("用户的妹妹安娜的预算是3000美元",
-         "我妹妹安娜也跟我一起去，另外她的预算是3000美元。", None),
-        # a place is not a holder; a number the user did not say is another check's
-        ("User's rent in Denver is $1,400", "I moved to Denver in May, and the rent is $1,400.",
-         None),
-        ("User's sister Anna is 30", "My sister Anna is coming with me.", None),
+         "我表姐丽丽下个月搬来和我住，另外我的房租现在是每月5000元。", ("用户的房租是每月4500元",),
+         "用户的房租是每月5000元"),
+        # the user holds no such thing, or said no change: the value may be theirs as written
+        ("User's sister Anna's budget for the Hawaii trip is $12,000", _ANNA_EN, (), None),
+        ("User's sister Anna's budget for the Hawaii trip is $12,000", _ANNA_EN,
+         ("User lives in Boston",), None),
+        ("User's daughter Emma's tuition is $15,000 a year",
+         "My daughter Emma started at a new school. Tuition is $15,000 a year.",
+         ("User's tuition is $12,000 a year",), None),
+        ("用户妹妹的旅行预算是12000美元", "我妹妹下个月去夏威夷。旅行预算是12000美元。",
+         _BUDGET_ZH, None),
+        # the user's own, or someone else's where the user gave it to them
+        ("用户夏威夷旅行的预算现在是12000美元", _ANNA_ZH, _BUDGET_ZH, None),
+        ("用户的妹妹安娜会和用户一起去夏威夷旅行", _ANNA_ZH, _BUDGET_ZH, None),
+        ("User's budget for the Hawaii trip is now $12,000", _ANNA_EN, _BUDGET_EN, None),
+        ("User's sister Anna's budget for the Hawaii trip is $3,000",
+         "My sister Anna now has a budget of $3,000 for the Hawaii trip.", _BUDGET_EN, None),
+        ("User's sister Anna's budget for the Hawaii trip is $3,000",
+         "Anna's coming with us. My sister's budget for the Hawaii trip is now $3,000.",
+         _BUDGET_EN, None),
+        ("用户的妹妹安娜的旅行预算是3000美元",
+         "我妹妹安娜的旅行预算现在是3000美元，我的是5000美元。", _BUDGET_ZH, None),
+        ("El presupuesto de su hermana Ana para el viaje es de 3,000 dólares",
+         "Mi hermana Ana ahora tiene 3,000 dólares para el viaje, y yo tengo 5,000.",
+         _BUDGET_ES, None),
+        # …or where the number's clause points back at them
+        ("User's sister Anna's budget for the Hawaii trip is $3,000",
+         "My sister Anna is coming with me, and her budget for the Hawaii trip is now $3,000.",
+         _BUDGET_EN, None),
+        ("用户的妹妹安娜的旅行预算是3000美元",
+         "我妹妹安娜也跟我一起去，另外她的旅行预算现在是3000美元。", _BUDGET_ZH, None),
+        # not a person's: a shop, a holiday, a place
+        ("User now spends $85 at Trader Joe's on the Hawaii trip budget",
+         "I went to Hawaii, and now I spend $85 at Trader Joe's.", _BUDGET_EN, None),
+        ("User's Valentine's Day budget for the Hawaii trip is $200",
+         "My partner is coming, and my Valentine's Day budget for the trip is now $200.",
+         _BUDGET_EN, None),
+        ("用户在哥伦比亚的旅行预算是3000美元",
+         "我哥哥也去，另外在哥伦比亚的旅行预算现在是3000美元。", _BUDGET_ZH, None),
     ],
 )  # fmt: skip
-def test_a_number_stays_with_whom_the_user_gave_it(
-    fact: str, said: str, mended: str | None
+def test_a_value_the_user_gave_no_one_is_given_back_to_the_user(
+    fact: str, said: str, known: tuple[str, ...], mended: str | None
 ) -> None:
-    holder = misattributed(fact, said)
-    assert (holder is not None) is (mended is not None)
-    assert (ungrounded(fact, said, []) == "misattributed") is (mended is not None)
-    if holder is not None:
-        assert given_back(fact, holder) == mended
-        assert ungrounded(given_back(fact, holder), said, []) is None
+    assert given_back(fact, said, known) == mended
+    if mended is not None:
+        assert ungrounded(mended, said, known) is None
 
 
 @pytest.mark.parametrize(
