@@ -118,7 +118,8 @@ _CANNOT_ES = (
 )
 # Chinese: the user, not someone of theirs ("用户的妹妹喜欢爵士乐"), then what they like,
 # dislike, avoid, fear, find boring, cannot have or keep as a diet, within the sentence (a
-# clause after a comma keeps its subject: "我深怕高处，强烈避免…")
+# clause after a comma keeps its subject: "我深怕高处，强烈避免…"); the taste said in English
+# words, as bilingual users do ("我很 dislike 这种音乐", "…都有强烈的 dislike")
 _STANDING_ZH = re.compile(
     rf"""(?x)(?:用户|我们?)(?![的们]|{KIN_ZH})[^。；！？他她]{{0,24}}?
     (?:喜欢|喜爱|热爱|爱吃|爱喝|偏爱|偏好|钟爱|讨厌|厌恶|反感|抵触|受不了|无法忍受|忍受不了
@@ -133,7 +134,8 @@ _STANDING_ZH = re.compile(
       |粉丝|迷恋|着迷|痴迷|热衷|充满热情|看重|注重|重视|在意|在乎|不信任|晕车|晕船|晕机
       |(?:坐|使用|靠)轮椅|预算(?:有限|紧张|不多)|夜猫子|不是(?:早起|起得早)|(?:会|容易)(?:紧张|焦虑)
       |(?:有|得了|患有)(?:{_DIET_CONDITION_ZH})|戒(?:酒|烟|糖|咖啡)|控(?:糖|盐)
-      |{_CANNOT_ZH}(?:(?:使用|用|坐|乘坐|搭乘?)(?:公共交通|公交|地铁|飞机|电梯)|开车|爬楼梯|走远路))
+      |{_CANNOT_ZH}(?:(?:使用|用|坐|乘坐|搭乘?)(?:公共交通|公交|地铁|飞机|电梯)|开车|爬楼梯|走远路)
+      |(?<![A-Za-z])(?i:dislike|hate|prefer|avoid|love|like|enjoy)(?![a-z]))
     (?!这个?(?:主意|想法|建议|回答)|你的)
     |(?:用户|我们?)的?最(?:喜欢|爱)的|(?:用户|我们?)的(?:首要|第一)(?:考虑|要求|原则)
     |{_FORBIDDEN_ZH}(?:{_INTAKE_ZH}|碰|沾)"""

@@ -298,6 +298,14 @@ def test_what_eating_shapes_is_implied_by_a_food_constraint(text: str, food: boo
         ("No puedo subir escaleras", True),
         ("我不能使用我的账户", False),
         ("No puedo usar mi cuenta", False),
+        # a taste said in English words inside Chinese, as bilingual users do (PrefEval's
+        # translator wrote one too)
+        ("用户对任何涉及大声音乐或噪音的健身活动都有强烈的 dislike", True),
+        ("我很dislike这种音乐", True),
+        ("用户很 enjoy 户外徒步", True),
+        ("我妈妈很 like 爵士乐", False),
+        ("用户在 Likelihood 公司工作", False),
+        ("用户 unlike 他哥哥，住在杭州", False),
     ],
 )
 def test_standing_preferences_in_chinese_and_spanish(text: str, preference: bool) -> None:
