@@ -412,6 +412,17 @@ def given_back(fact: str, said: str, known: Sequence[str]) -> str | None:
     return mended
 
 
+# "我" (I, me) in a Chinese fact about the user, not "我们" (we) nor inside a word ("自我", "忘我")
+_I_ZH = re.compile(r"(?<![自忘])我(?!们)")
+
+
+def in_third_person(fact: str) -> str:
+    """A Chinese fact about the user with the user's "我" made "用户": the 1.5B model copies it
+    from the user's words ("用户的妹妹安娜也跟我一起去夏威夷旅行"), and injected into a prompt, "me"
+    reads as whoever wrote the context. English facts come in the third person already."""
+    return _I_ZH.sub("用户", fact) if "用户" in fact else fact
+
+
 # A capitalised word inside a sentence: a name ("Luna", "Porto"), not a sentence's first word
 _INNER_NAME = re.compile(r"(?<=[a-z0-9,;:] )[A-Z][a-z]+\b")
 # Chinese has no capitals: a name is what "named" introduces ("一只猫，叫露娜" → 露娜), not a

@@ -26,6 +26,7 @@ from memory_extproc.memories.facts import (
     FactLimits,
     chooses,
     given_back,
+    in_third_person,
     names_dropped,
     parse_facts,
     parse_requests,
@@ -321,7 +322,8 @@ class LearningJobs:
                 outcomes["given_back_to_user"] += 1
             reason = ungrounded(fact.content, heard, shown, others)
             if reason is None:
-                fact = dataclasses.replace(fact, content=dated(fact.content, heard, said_on))
+                content = in_third_person(dated(fact.content, heard, said_on))
+                fact = dataclasses.replace(fact, content=content)
                 facts.append(picked(fact) if chooses(heard) else fact)
             else:
                 outcomes[f"rejected_{reason}"] += 1

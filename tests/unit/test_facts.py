@@ -13,6 +13,7 @@ from memory_extproc.memories.facts import (
     FactLimits,
     chooses,
     given_back,
+    in_third_person,
     is_instruction_like,
     names_dropped,
     parse_facts,
@@ -195,6 +196,23 @@ def test_a_value_the_user_gave_no_one_is_given_back_to_the_user(
     assert given_back(fact, said, known) == mended
     if mended is not None:
         assert ungrounded(mended, said, known) is None
+
+
+@pytest.mark.parametrize(
+    ("fact", "voiced"),
+    [
+        # the 1.5B model copied the user's "我" (me) into a fact about the user
+        ("用户的妹妹安娜也跟我一起去夏威夷旅行", "用户的妹妹安娜也跟用户一起去夏威夷旅行"),
+        ("用户说我的预算是10000美元", "用户说用户的预算是10000美元"),
+        ("用户和我们公司签了合同", "用户和我们公司签了合同"),
+        ("用户正在写自我介绍", "用户正在写自我介绍"),
+        # not written as a fact about the user: left as it is
+        ("我喜欢爵士乐", "我喜欢爵士乐"),
+        ("User's sister is coming with me", "User's sister is coming with me"),
+    ],
+)
+def test_a_chinese_fact_about_the_user_is_in_the_third_person(fact: str, voiced: str) -> None:
+    assert in_third_person(fact) == voiced
 
 
 @pytest.mark.parametrize(
