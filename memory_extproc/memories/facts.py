@@ -245,8 +245,8 @@ _CONVERSATION = re.compile(
     r"\s*[.!。]?\s*$"
 )
 # Whose a value is, at the head of a fact: a relative's or a named person's ("User's sister
-# Anna's budget …", "用户的妹妹安娜的预算…", "El presupuesto de su hermana Ana …"); not "… at
-# Trader Joe's", "User's Valentine's Day budget", "用户在哥伦比亚的房租"
+# Anna's budget …", "用户的妹妹安娜的预算…", "El presupuesto de su hermana Ana …"), not one
+# further in ("… at Trader Joe's", "用户给妹妹安娜的礼物预算")
 _KIN_EN = (
     r"sister|brother|mom|mum|mother|dad|father|parents|wife|husband|partner|son|daughter"
     r"|kids?|children|friend|cousin|aunt|uncle|grand(?:ma|pa|mother|father)|niece|nephew"
@@ -259,7 +259,7 @@ _KIN_ES = (
 _NAME_ES = r"[A-ZÁÉÍÓÚÑ][a-záéíóúñ]+"
 _HOLDERS = (  # (the fact's head, whose it says the value is; what makes it the user's)
     (re.compile(rf"^(?:User['\u2019]s\s+)?(?P<who>(?i:{_KIN_EN})(?:\s+(?!User\b)[A-Z][a-z]+)?"
-                rf"|(?!User\b)[A-Z][a-z]+)['\u2019]s\s+(?!Day\b|Eve\b)"), "User's "),
+                rf"|(?!User\b)[A-Z][a-z]+)['\u2019]s\s+"), "User's "),
     (re.compile(rf"^(?:用户的?)?(?P<who>[表堂亲]?(?:{KIN_ZH})(?:(?!的)[\u4e00-\u9fff]){{0,3}})的"),
      "用户的"),
     (re.compile(rf"^(?P<head>(?i:el|la|los|las)\s+\w+)\s+(?i:de(?:l|\s+(?:su|sus|la|el))?)\s+"

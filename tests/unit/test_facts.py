@@ -151,6 +151,9 @@ _BUDGET_ES = ("El presupuesto del usuario para el viaje es de 10,000 dólares",)
         ("用户的表姐丽丽的房租是每月5000元",
          "我表姐丽丽下个月搬来和我住，另外我的房租现在是每月5000元。", ("用户的房租是每月4500元",),
          "用户的房租是每月5000元"),
+        # the holder is the sister, not her dog: what is given back keeps the dog
+        ("用户姐姐的狗的体重是30公斤", "我姐姐也来了，另外狗的体重现在是30公斤。",
+         ("用户的狗的体重是25公斤",), "用户的狗的体重是30公斤"),
         # the user holds no such thing, or said no change: the value may be theirs as written
         ("User's sister Anna's budget for the Hawaii trip is $12,000", _ANNA_EN, (), None),
         ("User's sister Anna's budget for the Hawaii trip is $12,000", _ANNA_EN,
@@ -180,14 +183,17 @@ _BUDGET_ES = ("El presupuesto del usuario para el viaje es de 10,000 dólares",)
          _BUDGET_EN, None),
         ("用户的妹妹安娜的旅行预算是3000美元",
          "我妹妹安娜也跟我一起去，另外她的旅行预算现在是3000美元。", _BUDGET_ZH, None),
-        # not a person's: a shop, a holiday, a place
-        ("User now spends $85 at Trader Joe's on the Hawaii trip budget",
-         "I went to Hawaii, and now I spend $85 at Trader Joe's.", _BUDGET_EN, None),
-        ("User's Valentine's Day budget for the Hawaii trip is $200",
-         "My partner is coming, and my Valentine's Day budget for the trip is now $200.",
-         _BUDGET_EN, None),
-        ("用户在哥伦比亚的旅行预算是3000美元",
-         "我哥哥也去，另外在哥伦比亚的旅行预算现在是3000美元。", _BUDGET_ZH, None),
+        # a holder the user's words never name came from elsewhere (the assistant asked about her)
+        ("User's sister Anna's budget for the Hawaii trip is $3,000",
+         "The budget for the Hawaii trip is now $3,000.", _BUDGET_EN, None),
+        # a possessive past the fact's head is not whose the value is; a holiday is no one
+        ("User's gift budget for User's mom's birthday is $200",
+         "My mom's birthday is on Sunday, and my gift budget is now $200.",
+         ("User's gift budget is $100",), None),
+        ("用户给妹妹安娜的礼物预算现在是200美元", "我妹妹安娜下周生日，另外礼物预算现在是200美元。",
+         ("用户的礼物预算是100美元",), None),
+        ("Valentine's Day budget is $200", "Valentine's Day is close. The budget is now $200.",
+         ("User's Valentine's Day budget is $100",), None),
     ],
 )  # fmt: skip
 def test_a_value_the_user_gave_no_one_is_given_back_to_the_user(

@@ -274,13 +274,27 @@ async def test_a_value_given_to_someone_the_user_did_not_give_it_to_is_the_users
         "User's sister Anna is coming on the Hawaii trip",
         "User's sister Anna's budget for the Hawaii trip is $12,000",
     )
-    model = CopyingModel(*answer, shown=answer)
     said = "My sister Anna is coming with me, and the budget for the Hawaii trip is now $12,000."
-    store = await learn(embeddings, model, said)
-    assert len(model.prompts) == 1
-    assert sorted(m.content for m in await store.list("alice")) == [
+    learned = [
         "User's budget for the Hawaii trip is $12,000",
         "User's sister Anna is coming on the Hawaii trip",
+    ]
+    model = CopyingModel(*answer, shown=answer)
+    store = await learn(embeddings, model, said)
+    assert len(model.prompts) == 1
+    assert sorted(m.content for m in await store.list("alice")) == learned
+    # …and when it first copied the known budget, in the answer it gave without it
+    model = CopyingModel(*answer)
+    store = await learn(embeddings, model, said)
+    assert len(model.prompts) == 2
+    assert sorted(m.content for m in await store.list("alice")) == learned
+
+
+async def test_a_chinese_fact_keeps_no_me_the_model_copied(embeddings: Embeddings) -> None:
+    model = CopyingModel("用户的妹妹安娜也跟我一起去夏威夷旅行")
+    store = await learn(embeddings, model, "我妹妹安娜也跟我一起去夏威夷。")
+    assert [m.content for m in await store.list("alice")] == [
+        "用户的妹妹安娜也跟用户一起去夏威夷旅行"
     ]
 
 
