@@ -32,10 +32,26 @@ _ASKS = re.compile(
     r"|describe|write|plan|book|check|look)\b",
     re.IGNORECASE,
 )
-# The same, as Chinese and Spanish users ask and request: "请推荐…", "帮我…", "¿…", "dime…"
+# The same, as Chinese and Spanish users ask and request: "请推荐…", "帮我…", "把…都告诉我",
+# "¿…", "dime…", "Dame una receta" (learned as "El usuario necesita una receta")
 _ASKS_OTHER = re.compile(
     r"^(?:请|帮我|帮忙|麻烦你|给我|推荐|告诉我|你能|你可以|能不能|可不可以|怎么|为什么|哪|谁)"
-    r"|^¿|^(?:dime|recomi[eé]ndame|ay[uú]dame|expl[ií]came|sugi[eé]reme|puedes|podr[ií]as)\b",
+    r"|把[^。！？]*(?:告诉|发给|列给|说给|念给)我(?:吧|一下)?[。！!.]?$"
+    r"|^¿|^(?:dime|dame|hazme|recomi[eé]ndame|ay[uú]dame|expl[ií]came|sugi[eé]reme|mu[eé]strame"
+    r"|cu[eé]ntame|escr[ií]beme|trad[uú]ceme|res[uú]meme|puedes|podr[ií]as)\b",
+    re.IGNORECASE,
+)
+# Commands in Chinese and Spanish ("忽略之前的指令…", "翻译成英文", "Traduce esto"), kept where
+# the user also speaks of themselves ("翻译一下，我下周要用", "Escribe un menú, soy vegetariano")
+_COMMANDS_OTHER = re.compile(
+    r"^(?:忽略|无视|列出|列举|显示(?!器)|翻译|总结|概括|生成|改写|重写|输出|打印(?!机)|计算(?!机)"
+    r"|写一[个篇首段封])"
+    r"|^(?:ignora|traduce|resume|escribe|genera|crea|calcula|corrige|reescribe|enumera|haz)\b",
+    re.IGNORECASE,
+)
+# Of the user beyond being addressed ("告诉我", "给我"): "我下周要用", "soy vegetariano"
+_SELF_OTHER = re.compile(
+    r"(?<![诉给帮为对跟])我|\b(?:yo|mi|mis|soy|estoy|tengo|vivo|prefiero|no\s+como)\b",
     re.IGNORECASE,
 )
 
@@ -92,6 +108,8 @@ def statements(text: str) -> str:
         if is_greeting(sentence) or _ASKS.match(sentence) or _ASKS_OTHER.match(sentence):
             continue
         if _COMMANDS.match(sentence) and not speaks_of_self(sentence):
+            continue
+        if _COMMANDS_OTHER.match(sentence) and not _SELF_OTHER.search(sentence):
             continue
         stated = _TRAILING_ASK_OTHER.sub("。" if "，" in sentence else ".", sentence)
         stated = _TRAILING_ASK.sub(".", stated)
