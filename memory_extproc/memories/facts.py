@@ -349,7 +349,9 @@ def ungrounded(fact: str, said: str, known: Sequence[str], others: str = "") -> 
     * ``dangling``: it points at what it does not say ("the other options", "option 3", "bring
       this up"), or only at the conversation ("User is talking to Jon");
     * ``advice``: what the user could or should do ("User could consider …"), or a list of
-      steps ("1. … 2. …"): an answer, not a fact.
+      steps ("1. … 2. …"): an answer, not a fact;
+    * ``misattributed``: it gives a name to a relative the user did not give it to
+      (``misnamed``).
 
     A user who picks among the assistant's options ("I'll go with option 2") makes them theirs:
     "User prefers cycling over the bus or a scooter" names what they chose from.
@@ -371,6 +373,8 @@ def ungrounded(fact: str, said: str, known: Sequence[str], others: str = "") -> 
     mine, its = len(words & heard), len(words & theirs)
     if its > 2 * mine or (its and its >= mine and "user" not in terms(fact)):
         return "assistant_said"
+    if misnamed(fact, said):
+        return "misattributed"
     stale = numbers(fact) - numbers(said)
     if stale and any(stale & numbers(k) for k in known):
         return "stale_value"
@@ -431,6 +435,26 @@ _INNER_NAME = re.compile(r"(?<=[a-z0-9,;:] )[A-Z][a-z]+\b")
 _NAMED_ZH = re.compile(
     r"(?:名叫|叫做|取名|叫)(?![他她它我你了得着过个什啥])([\u4e00-\u9fff]{2,4}?)(?=[\s，。、；！？,.;!?的]|$)"
 )
+
+
+_SENTENCE_ZH = re.compile(r"[。！？!?；;\n]")
+_KIN_OF_USER_ZH = re.compile(rf"(?:用户|我)的?((?:{KIN_ZH}))")  # not 哥 in "哥伦比亚"
+
+
+def misnamed(fact: str, said: str) -> bool:
+    """A Chinese fact naming a relative by a name the user gave to something else: "我家有一只
+    猫，叫小白。我女儿今年五岁了。" was learned as "用户的女儿叫小白" (and no cat) through
+    `make run`.
+    Every sentence of the user's that says the name names none of the fact's relatives and
+    points at no one ("我有个女儿。她叫小白。" is hers)."""
+    kin = set(_KIN_OF_USER_ZH.findall(fact))
+    if not kin:
+        return False
+    for name in _NAMED_ZH.findall(fact):
+        where = [s for s in _SENTENCE_ZH.split(said) if name in s]
+        if where and not any(k in s or _POINTED.search(s) for s in where for k in kin):
+            return True
+    return False
 
 
 def names_dropped(said: str, facts: Sequence[Fact], known: Sequence[str]) -> set[str]:

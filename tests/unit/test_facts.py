@@ -15,6 +15,7 @@ from memory_extproc.memories.facts import (
     given_back,
     in_third_person,
     is_instruction_like,
+    misnamed,
     names_dropped,
     parse_facts,
     parse_requests,
@@ -591,3 +592,27 @@ def test_a_short_chinese_fact_is_whole_a_lone_word_is_not() -> None:
     )
     assert [f.content for f in parsed.facts] == ["用户住在奥斯汀", "用户把车卖了"]
     assert parsed.rejected == {"too_short": 2}
+
+
+CAT_AND_DAUGHTER = "我家有一只猫，叫小白。我女儿今年五岁了。"
+
+
+@pytest.mark.parametrize(
+    ("fact", "said", "wrong"),
+    [
+        # seen through `make run`: the cat's name given to the daughter, and no cat learned
+        ("用户的女儿叫小白", CAT_AND_DAUGHTER, True),
+        ("用户有一只猫，叫小白", CAT_AND_DAUGHTER, False),
+        ("用户的女儿今年五岁", CAT_AND_DAUGHTER, False),
+        ("用户的女儿叫小白", "我女儿叫小白，今年五岁。", False),
+        ("用户的女儿叫小白", "我有个女儿。她叫小白。", False),  # "she" is the daughter
+        ("用户的女儿叫小白", "我女儿今年五岁了。", False),  # a name never said: not this rule's
+        # 哥 inside a place's name is no brother
+        ("用户在哥伦比亚的狗叫旺财", "我住在哥伦比亚。我的狗叫旺财。", False),
+    ],
+)  # fmt: skip
+def test_a_name_the_user_gave_to_something_else_is_not_a_relatives(
+    fact: str, said: str, wrong: bool
+) -> None:
+    assert misnamed(fact, said) is wrong
+    assert (ungrounded(fact, said, []) == "misattributed") is wrong
