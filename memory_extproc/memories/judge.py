@@ -25,6 +25,11 @@ Answer with JSON only: {"still_true": true} or {"still_true": false}."""
 _JUDGE_EXAMPLES = (
     ("User works as a nurse", "User works as a teacher", False),
     ("User has a cat named Tom", "User has a dog named Rex", True),
+    # a move ends where the user lived, not their job nor where a relative lives: without
+    # these the 1.5B judge ended "El usuario trabaja como enfermera" with "… se mudó a Madrid"
+    ("User works as a nurse", "User moved to Denver", True),
+    ("User lives in Boston", "User moved to Denver", False),
+    ("User's brother lives in Austin", "User moved to Denver", True),
     ("User plays in a band", "User left the band", False),
     ("User likes jazz", "User likes rock music", True),
     (
