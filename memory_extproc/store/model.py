@@ -118,14 +118,13 @@ class Memory:
 
 
 def audit_copy(old: Memory, reason: str) -> Memory:
-    """The previous version of a revised memory, kept for the record."""
-    ts = now_ms()
+    """The previous version of a revised memory, kept for the record: when its text was
+    recorded (its own times) and when it was replaced (``superseded_at``)."""
     return dataclasses.replace(
         old,
         id=new_memory_id(),
         superseded_by=old.id,
-        updated_at=ts,
-        meta={**old.meta, "superseded_at": ts, "reason": reason},
+        meta={**old.meta, "superseded_at": now_ms(), "reason": reason},
     )
 
 

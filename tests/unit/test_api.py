@@ -32,6 +32,7 @@ from memory_extproc.embedding import EmbeddingBatcher
 from memory_extproc.embedding.spaces import Embeddings
 from memory_extproc.memories.changes import compare
 from memory_extproc.memories.writer import MemoryWriter
+from memory_extproc.store import model
 from memory_extproc.store.memory import InMemoryStore
 from memory_extproc.store.model import MemoryType, new_memory_id
 from tests.openapi_contract import check_request, check_response, operations
@@ -325,3 +326,19 @@ async def test_a_forget_leaves_nothing_read_of_memory_texts_in_any_cache(forget:
 
 def terms_cache_size() -> int:
     return words._short_terms.cache_info().currsize
+
+
+async def test_a_version_says_when_its_text_was_recorded_and_when_it_was_replaced(
+    api: MemoryApi, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A helper's run found a version's recorded_at equal to its replaced_at."""
+    _, added = await call(api, "POST", "/v1/memory", {"content": "User likes jazz"})
+    assert isinstance(added, dict)
+    later = 4_102_444_800_000  # 2100-01-01
+    monkeypatch.setattr(model, "now_ms", lambda: later)
+    await call(api, "PATCH", f"/v1/memory/{added['id']}", {"content": "User likes blues"})
+    _, versions = await call(api, "GET", f"/v1/memory/{added['id']}/history")
+    assert isinstance(versions, dict)
+    (version,) = versions["data"]
+    assert version["recorded_at"] == added["updated_at"]
+    assert version["replaced_at"].startswith("2100-01-01")
