@@ -1,4 +1,4 @@
-"""What a memory in another language than English is about, where e5 cannot tell. Pure.
+"""What a memory is about, where its reader cannot tell: a job. Pure.
 
 multilingual-e5-small scores a question about a kind of thing far from a memory that names only
 one of its kind: "我是做什么工作的？" / "用户是一名软件工程师" 0.42 and "¿En qué trabajo?" / "El
@@ -7,7 +7,9 @@ for a living?" / "User is a software engineer" at 0.82. Such a memory is stored 
 word for its kind (memories/writer.py), as a preference leans toward the requests it bears on:
 0.42 → 0.52 and 0.32 → 0.57, while questions about other things stay under the threshold (in
 Chinese they move by less than 0.05, in Spanish by up to 0.13: eval/RESULTS.md). Work only:
-where the user lives, allergies, pets and family pass as they are.
+where the user lives, allergies, pets and family pass as they are. English too: MiniLM reads most
+jobs near "work", but not every one ("User works as a baker" / "What do I do for a living?"
+0.448 → 0.569 keyed).
 """
 
 from __future__ import annotations
@@ -36,7 +38,22 @@ _WORK_ES = re.compile(
     |\b(?:trabajo\s+(?:de|como|en|para)|soy\s+(?:una?\s+)?(?:{_JOBS_ES})|me\s+jubilé|renuncié
       |dejé\s+mi\s+(?:trabajo|empleo|puesto)|me\s+despidieron)"""
 )
-_WORK = {"zh": "工作", "es": "trabajo"}
+# English: the user's job by its verbs and nouns ("User works as a baker", "User's new job",
+# "User quit their job"), not work on a thing ("User is working on a painting") nor someone
+# else's ("User's sister works as a nurse"). MiniLM reads a named job well ("User is a software
+# engineer" / "What do I do for a living?": 0.82) but not every one: "User works as a baker"
+# 0.448, under the threshold, after a career switch (`make scenarios`, personal set)
+_WORK_EN = re.compile(
+    r"""(?ix)\buser(?:
+      ['’]s\s+(?:new\s+|current\s+|old\s+|former\s+|first\s+)?
+        (?:job|career|profession|occupation|employer|workplace)\b
+      |\s+(?:\w+\s+){0,3}?(?:
+        (?:works|worked|working)\b(?!\s+(?:on|out|through|with|towards?|hard\s+on)\b)
+        |employed|retired|resigned|(?:quit|lost|left)\s+(?:\w+\s+)?job
+        |(?:got|started|found|landed)\s+(?:a\s+|the\s+)?(?:new\s+)?job
+        |(?:switched|changed)\s+careers?)\b)"""
+)
+_WORK = {"zh": "工作", "es": "trabajo", "en": "work"}
 
 
 def topic_word(text: str) -> str:
@@ -46,4 +63,6 @@ def topic_word(text: str) -> str:
         return _WORK["zh"]
     if _WORK_ES.search(text):
         return _WORK["es"]
+    if _WORK_EN.search(text):
+        return _WORK["en"]
     return ""

@@ -224,15 +224,12 @@ class MemoryWriter:
     async def _keys(self, facts: Sequence[Fact], vectors: Sequence[np.ndarray]) -> list[np.ndarray]:
         """What each fact is stored under: its own words' vector, leaning toward the words it was
         said in (``Fact.context``), for a preference toward the kinds of request it bears on
-        (``_requests``) and, in another language, toward the word for its kind where e5 misses
-        it (topics.py). Decisions stay with its own words."""
+        (``_requests``) and, for a job, toward the word for work, which its words alone may
+        miss (topics.py). Decisions stay with its own words."""
         contexts = [f.context if f.context != unframed(f.content) else "" for f in facts]
         english = [is_english(unframed(f.content)) for f in facts]
         kinds = [", ".join(_requests(f)) for f in facts]
-        topics = [
-            "" if of else topic_word(unframed(f.content))
-            for f, of in zip(facts, english, strict=True)
-        ]
+        topics = [topic_word(unframed(f.content)) for f in facts]
         said_in = list(dict.fromkeys((c, e) for c, e in zip(contexts, english, strict=True) if c))
         read = [self._embedder.context(c, of_english=e) for c, e in said_in]
         sentences = dict(zip(said_in, await asyncio.gather(*read), strict=True))

@@ -1,4 +1,4 @@
-"""What a memory in another language is about, where e5 cannot tell: the rule alone."""
+"""What a memory is about, where its reader cannot tell: the rule alone."""
 
 from __future__ import annotations
 
@@ -21,7 +21,17 @@ from memory_extproc.memories.topics import topic_word
         ("Trabajo de enfermera en Valencia desde 2019.", "trabajo"),
         ("Soy profesora de matemáticas", "trabajo"),
         ("El usuario dejó su trabajo en Acme", "trabajo"),
+        ("User works as a baker", "work"),
+        ("User switched careers this spring and is a baker now (previously: User works as a "
+         "carpenter in Porto)", "work"),
+        ("User's new job is at Google", "work"),
+        ("User quit their job at Acme", "work"),
+        ("User retired last year", "work"),
         # someone else's job, a membership, a diet, anything else
+        ("User's sister works as a nurse", ""),
+        ("User is working on a painting", ""),
+        ("User worked out at the gym", ""),
+        ("User lives in Boston", ""),
         ("用户的妹妹是护士", ""),
         ("我妈妈是老师", ""),
         ("他告诉我他是医生", ""),
@@ -31,6 +41,6 @@ from memory_extproc.memories.topics import topic_word
         ("El hermano del usuario es médico", ""),
         ("El usuario vive en Boston", ""),
     ],
-)
+)  # fmt: skip
 def test_a_job_is_about_work(text: str, word: str) -> None:
     assert topic_word(text) == word

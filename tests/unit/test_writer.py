@@ -436,13 +436,15 @@ async def test_a_food_constraint_is_stored_toward_the_requests_eating_shapes(
         ("用户是一名软件工程师", "我是做什么工作的？"),
         ("用户从Acme公司辞职了（之前：用户在Acme公司担任设计师）", "我在哪里工作？"),
         ("El usuario es ingeniero de software", "¿En qué trabajo?"),
+        ("User works as a baker", "What do I do for a living?"),
     ],
 )
-async def test_a_job_in_another_language_is_found_by_a_question_about_work(
+async def test_a_job_is_found_by_a_question_about_work(
     store: InMemoryStore, embeddings: Embeddings, text: str, question: str
 ) -> None:
-    """e5 scored these pairs 0.40, 0.41 and 0.32 on their own words, under the threshold:
-    it reads a job far from the word for work, which MiniLM does not (0.82 in English)."""
+    """e5 scored the first three pairs 0.40, 0.41 and 0.32 on their own words, under the
+    threshold: it reads a job far from the word for work. MiniLM reads most jobs near it
+    ("User is a software engineer": 0.82), but not a baker (0.448)."""
     await writer(store, embeddings, None).write_batch("alice", "", [fact(text)], T0, source="c")
     ((_, key),) = store._rows.values()
     assert score(await embeddings.query(question), key) >= RetrievalPolicy().threshold
@@ -451,7 +453,8 @@ async def test_a_job_in_another_language_is_found_by_a_question_about_work(
 async def test_only_a_job_leans_toward_work(store: InMemoryStore, embeddings: Embeddings) -> None:
     """Not a relative's job, nor anything else the user said: "我是做什么工作的？" must not reach
     them."""
-    texts = ("用户的妹妹是护士", "用户住在杭州", "El hermano del usuario es médico")
+    texts = ("用户的妹妹是护士", "用户住在杭州", "El hermano del usuario es médico",
+             "User's sister works as a nurse", "User lives in Boston")  # fmt: skip
     w = writer(store, embeddings, None)
     await w.write_batch("alice", "", [fact(t) for t in texts], T0, source="c")
     for memory, key in store._rows.values():
