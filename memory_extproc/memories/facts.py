@@ -438,15 +438,14 @@ _NAMED_ZH = re.compile(
 
 
 _SENTENCE_ZH = re.compile(r"[。！？!?；;\n]")
-_KIN_OF_USER_ZH = re.compile(rf"(?:用户|我)的?((?:{KIN_ZH}))")  # not 哥 in "哥伦比亚"
+_KIN_OF_USER_ZH = re.compile(rf"(?:用户|我)的?({KIN_ZH})")  # not 哥 in "哥伦比亚"
 
 
 def misnamed(fact: str, said: str) -> bool:
     """A Chinese fact naming a relative by a name the user gave to something else: "我家有一只
     猫，叫小白。我女儿今年五岁了。" was learned as "用户的女儿叫小白" (and no cat) through
-    `make run`.
-    Every sentence of the user's that says the name names none of the fact's relatives and
-    points at no one ("我有个女儿。她叫小白。" is hers)."""
+    `make run`. Every sentence of the user's that says the name names none of the fact's
+    relatives and points at no one ("我有个女儿。她叫小白。" is hers)."""
     kin = set(_KIN_OF_USER_ZH.findall(fact))
     if not kin:
         return False

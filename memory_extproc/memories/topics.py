@@ -40,9 +40,7 @@ _WORK_ES = re.compile(
 )
 # English: the user's job by its verbs and nouns ("User works as a baker", "User's new job",
 # "User quit their job"), not work on a thing ("User is working on a painting") nor someone
-# else's ("User's sister works as a nurse"). MiniLM reads a named job well ("User is a software
-# engineer" / "What do I do for a living?": 0.82) but not every one: "User works as a baker"
-# 0.448, under the threshold, after a career switch (`make scenarios`, personal set)
+# else's ("User's sister works as a nurse")
 _WORK_EN = re.compile(
     r"""(?ix)\buser(?:
       ['’]s\s+(?:new\s+|current\s+|old\s+|former\s+|first\s+)?
@@ -57,8 +55,8 @@ _WORK = {"zh": "工作", "es": "trabajo", "en": "work"}
 
 
 def topic_word(text: str) -> str:
-    """The word for what ``text`` is about, in its language, where e5 needs it ("用户是一名软件
-    工程师" → "工作"); "" otherwise."""
+    """The word for what ``text`` is about, in its language, where its reader needs it ("用户
+    是一名软件工程师" → "工作", "User works as a baker" → "work"); "" otherwise."""
     if _WORK_ZH.search(text):
         return _WORK["zh"]
     if _WORK_ES.search(text):
