@@ -16,7 +16,12 @@ from pathlib import Path
 
 import numpy as np
 
-from memory_extproc.embedding.model import ModelIntegrityError, package_dir, sha256_of
+from memory_extproc.embedding.model import (
+    MAX_SEQUENCE_TOKENS,
+    ModelIntegrityError,
+    package_dir,
+    sha256_of,
+)
 
 MODEL_NAME = "multilingual-e5-small"
 DIMENSION = 384
@@ -25,6 +30,9 @@ _WEIGHTS = "e5-small-q4.bin"
 _WEIGHTS_SHA256 = "1571fc9827503943b6bb2e2c03c071f70a14f6e8ffc673946a1f7abbbfbb782f"
 QUERY = "query: "
 PASSAGE = "passage: "
+# What e5 reads of a text, as MiniLM does: the engine reads all of a longer text in 510-token
+# windows, so a pasted 20,000-character Chinese message cost seconds and timed out the search.
+MAX_TOKENS = MAX_SEQUENCE_TOKENS
 
 
 class MultilingualEmbedder:
@@ -48,12 +56,28 @@ class MultilingualEmbedder:
         for prefix, is_query in ((QUERY, True), (PASSAGE, False)):
             rows = [i for i, text in enumerate(texts) if text.startswith(prefix)]
             if rows:
-                unprefixed = [texts[i][len(prefix) :] for i in rows]
+                unprefixed = [self._window(texts[i][len(prefix) :], is_query) for i in rows]
                 vectors = self._model.encode(unprefixed, is_query)
                 out[rows] = np.asarray(vectors).reshape(-1, DIMENSION)
         if missing := [t for t in texts if not t.startswith((QUERY, PASSAGE))]:
             raise ValueError(f"{len(missing)} texts without a query: or passage: prefix")
         return out
+
+    def _window(self, text: str, is_query: bool) -> str:
+        """The longest start of the text that fits ``MAX_TOKENS`` (prefix and specials
+        included), whatever follows it: a token is one to a few characters."""
+        if len(text) < MAX_TOKENS - 8:
+            return text
+        fits, over = 0, min(len(text), MAX_TOKENS * 8) + 1
+        if self._model.token_count(text[: over - 1], is_query) <= MAX_TOKENS:
+            return text[: over - 1]
+        while over - fits > 1:
+            middle = (fits + over) // 2
+            if self._model.token_count(text[:middle], is_query) <= MAX_TOKENS:
+                fits = middle
+            else:
+                over = middle
+        return text[:fits]
 
 
 @contextlib.contextmanager

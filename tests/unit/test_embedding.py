@@ -10,7 +10,7 @@ import pytest
 
 from memory_extproc.embedding import EmbeddingBatcher, ModelIntegrityError, OnnxEmbedder
 from memory_extproc.embedding.model import ModelFiles, model_files
-from memory_extproc.embedding.multilingual import MultilingualEmbedder
+from memory_extproc.embedding.multilingual import PASSAGE, QUERY, MultilingualEmbedder
 from memory_extproc.embedding.quantize import int8_model
 from memory_extproc.embedding.spaces import Embeddings, blend, is_carried, score
 from memory_extproc.memories.reconcile import POLICY
@@ -180,6 +180,22 @@ def test_loading_the_multilingual_model_leaves_the_environment_as_it_was(
     assert "OMP_NUM_THREADS" not in os.environ
     assert os.environ["OMP_WAIT_POLICY"] == "ACTIVE"
     assert model.embed(["query: ¿Dónde vivo?"]).shape == (1, 384)
+
+
+@pytest.mark.parametrize("prefix", [QUERY, PASSAGE])
+def test_e5_reads_a_long_text_up_to_its_window_as_minilm_does(
+    multilingual: MultilingualEmbedder, prefix: str
+) -> None:
+    """A pasted 20,000-character Chinese message was read whole (seconds of CPU: the search
+    timed out); what lies past the first 256 tokens changes nothing, as for MiniLM."""
+    said = ("我的车是一辆红色的特斯拉。", "我每天早上六点去游泳。", "我对花生过敏。",
+            "我住在杭州。", "我女儿今年五岁了。", "我在一家医院当护士。",
+            "周末我喜欢去西湖边散步。")  # fmt: skip
+    start = "".join(said) * 6  # 300 tokens
+    with_more, with_other = (start + tail * 800 for tail in ("我养了一只猫。", "Hola, ¿qué tal?"))
+    vectors = multilingual.embed([prefix + with_more, prefix + with_other, prefix + start[:150]])
+    assert np.allclose(vectors[0], vectors[1])
+    assert not np.allclose(vectors[0], vectors[2], atol=1e-3)  # read past its first 150 chars
 
 
 @pytest.mark.parametrize(
