@@ -39,6 +39,9 @@ _ASCII_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _ANGLES = str.maketrans(
     "\u2039\u3008\u27e8\u300a\u02c2\u1438\u203a\u3009\u27e9\u300b\u02c3\u1433", "<<<<<<>>>>>>"
 )
+# Full-width punctuation Chinese and Japanese text is written with, kept as written: NFKC would
+# make "用户对花生过敏，住在杭州" read "用户对花生过敏,住在杭州". None of it can make a tag.
+_CJK_PUNCTUATION = re.compile("([\uff0c\uff01\uff1f\uff1a\uff1b\uff08\uff09])")
 
 
 # Letters that look like Latin ones (Cyrillic, Greek, small capitals, digits), read as them
@@ -77,6 +80,13 @@ def _unopened(text: str) -> str:
     return text
 
 
+def _folded(text: str) -> str:
+    """NFKC (full-width and other compatibility forms as the characters they stand for), but
+    for the punctuation of CJK text."""
+    parts = _CJK_PUNCTUATION.split(text)
+    return "".join(p if i % 2 else unicodedata.normalize("NFKC", p) for i, p in enumerate(parts))
+
+
 def _one_line(content: str) -> str:
     """One line that cannot close (or reopen) the fence, however the tag is disguised: full-width
     or look-alike brackets, NULs, zero-width characters, odd spacing or case."""
@@ -85,7 +95,7 @@ def _one_line(content: str) -> str:
     else:
         text = "".join(
             " " if unicodedata.category(c) == "Cc" else c
-            for c in unicodedata.normalize("NFKC", content).translate(_ANGLES)
+            for c in _folded(content).translate(_ANGLES)
             if unicodedata.category(c) != "Cf"
         )
     text = _SPACE.sub(" ", text)
