@@ -167,8 +167,18 @@ def transcript(turns: Sequence[Turn], limit: int = 600) -> list[str]:
     for turn in turns:
         text = _copyable(one_line(turn.text))
         if text:
-            lines.append(f"{turn.role}: {text[:limit]}")
+            lines.append(f"{turn.role}: {_clipped(text, limit)}")
     return lines
+
+
+def _clipped(text: str, limit: int) -> str:
+    """A long message's start and end: what a user says of themselves around a pasted text is
+    at one end or the other ("Here is my cover letter: … I start at Google in May."); the
+    last sentence of a 20,000-character message was never learned."""
+    if len(text) <= limit:
+        return text
+    end = limit // 3
+    return f"{text[: limit - end]} … {text[-end:]}"
 
 
 _QUOTED = re.compile(r'"([^"]*)"')

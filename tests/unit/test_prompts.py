@@ -138,6 +138,15 @@ def test_every_language_begins_as_the_english_prompt() -> None:
         assert other[len(shared)]["content"].startswith("The user writes in another language")
 
 
+def test_a_long_message_is_shown_by_its_start_and_its_end() -> None:
+    pasted = "Lorem ipsum dolor sit amet. " * 700
+    (line,) = transcript([Turn("user", f"I live in Hangzhou. {pasted}I start at Google in May.")])
+    assert line.startswith("user: I live in Hangzhou. Lorem ipsum")
+    assert line.endswith("sit amet. I start at Google in May.")
+    assert line.count(" … ") == 1
+    assert len(line) == len("user: ") + 600 + len(" … ")
+
+
 def test_double_quotes_reach_the_model_as_marks_it_can_copy_into_json() -> None:
     """A small model constrained to JSON ends its string at a '"' it means to copy."""
     turns = [
