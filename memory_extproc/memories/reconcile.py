@@ -17,8 +17,8 @@ memories, best first:
      finds "User drives a 2015 Civic" at 0.28, other memories at 0.15-0.23): without a model
      that is the memory it ends, with one it is the first pair asked about.
 3. Otherwise it is new.
-An ending names what it ended in the new text ("User sold their car (previously: User drives a
-2015 Honda Civic)").
+An ending names what it ended in the new text, in its language ("User sold their car
+(previously: User drives a 2015 Honda Civic)", "用户卖掉了车（以前：用户开一辆本田思域）").
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ import dataclasses
 import itertools
 from collections.abc import Sequence
 
-from memory_extproc.languages import is_english
+from memory_extproc.languages import is_english, language_of
 from memory_extproc.memories.change_words import DETERMINER
 from memory_extproc.memories.changes import Change, compare, corrected, ended_object
 from memory_extproc.memories.notes import statement
@@ -104,14 +104,20 @@ class Revision:
     reason: str
 
 
-_PREVIOUSLY = " (previously: "
+# What an ending calls what it ended, in the ending's language (English for those without one)
+_PREVIOUSLY = {"zh": ("（以前：", "）"), "es": (" (antes: ", ")")}
+_PREVIOUSLY_EN = (" (previously: ", ")")
 
 
 def ending(target: ScoredMemory, text: str, reason: str) -> Revision:
     """An ending keeps what it ended in its text: "User quit their job at Acme Corp" alone
-    answers neither "Where do I work?" (cosine 0.14) nor which job it was."""
-    before = statement(target.memory.content).split(_PREVIOUSLY, 1)[0].strip()
-    return Revision(target, f"{text}{_PREVIOUSLY}{before})", reason)
+    answers neither "Where do I work?" (cosine 0.14) nor which job it was. What that memory had
+    ended itself is not carried on."""
+    before = statement(target.memory.content)
+    for opening, _ in (_PREVIOUSLY_EN, *_PREVIOUSLY.values()):
+        before = before.split(opening, 1)[0]
+    opening, closing = _PREVIOUSLY.get(language_of(text), _PREVIOUSLY_EN)
+    return Revision(target, f"{text}{opening}{before.strip()}{closing}", reason)
 
 
 def revised(memory: Memory, text: str, at_ms: int, kind: MemoryType | None = None) -> Memory:

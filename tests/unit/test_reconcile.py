@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import pytest
+
 from memory_extproc.memories.reconcile import (
     POLICY,
     ByWords,
     by_words,
     ended_query,
     ended_target,
+    ending,
 )
 from memory_extproc.store.model import Memory, ScoredMemory
 
@@ -44,6 +47,25 @@ def test_an_ending_names_what_it_ended() -> None:
     assert decided.revision.content == (
         "User quit their job at Google (previously: User works at Google)"
     )
+
+
+@pytest.mark.parametrize(
+    ("held_text", "said", "revised"),
+    [
+        ("用户开一辆本田思域", "用户卖掉了车", "用户卖掉了车（以前：用户开一辆本田思域）"),
+        ("El usuario vive en Sevilla", "El usuario se mudó a Madrid",
+         "El usuario se mudó a Madrid (antes: El usuario vive en Sevilla)"),
+        ("User quit their job at Acme (previously: User works at Acme)", "User retired",
+         "User retired (previously: User quit their job at Acme)"),
+        ("用户辞职了（以前：用户在Acme工作）", "用户退休了", "用户退休了（以前：用户辞职了）"),
+    ],
+)  # fmt: skip
+def test_an_ending_names_what_it_ended_in_its_own_language(
+    held_text: str, said: str, revised: str
+) -> None:
+    """A Chinese memory read "用户卖掉了车 (previously: …)"; what the ended memory had itself
+    ended is not carried on."""
+    assert ending(held(held_text, 0.5), said, "ended").content == revised
 
 
 def test_words_that_cannot_tell_leave_it_to_the_model_or_to_a_new_memory() -> None:
