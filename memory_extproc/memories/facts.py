@@ -456,6 +456,34 @@ def misnamed(fact: str, said: str) -> bool:
     return False
 
 
+# The user speaking of themselves in a clause ("我每天早上六点去游泳"), not of what is theirs
+# ("我的车…"; "我妈妈…" leaves no rest to find after the possession), nor "我们"
+_I_SAID_ZH = re.compile(r"(?<![自忘])我(?![的们])(?P<rest>[^，,。；;！!？?\n]{3,})")
+_CLAUSE_ZH = re.compile(r"[，,。；;！!？?\n]")
+_POSSESSION_ZH = "用户的"
+
+
+def own_clause(fact: str, said: str) -> str | None:
+    """A Chinese fact that gives what the user said of themselves to something of theirs named
+    in another clause, as the user's (None: it stays as written): "我的车是一辆红色的特斯拉，我每天
+    早上六点去游泳。" was learned as "用户的车每天早上六点去游泳" through `make run`; now
+    "用户每天早上六点去游泳". What follows the possession is what follows "我" in one clause, and
+    the possession ("我的车") is said in others only ("我妈妈说我每天应该早起" is one clause)."""
+    if not fact.startswith(_POSSESSION_ZH):
+        return None
+    clauses = _CLAUSE_ZH.split(said)
+    for match in _I_SAID_ZH.finditer(said):
+        rest = match["rest"]
+        at = fact.find(rest[:4], len(_POSSESSION_ZH) + 1)
+        if at < 0:
+            continue
+        possession = fact[len(_POSSESSION_ZH) : at]
+        named = [c for c in clauses if f"我的{possession}" in c or f"我{possession}" in c]
+        if named and not any(rest[:4] in c for c in named):
+            return "用户" + fact[at:]
+    return None
+
+
 def names_dropped(said: str, facts: Sequence[Fact], known: Sequence[str]) -> set[str]:
     """The names the user said that no fact holds, nor a known fact (an old value said again:
     "I said Boston, I meant Austin"). Shown a known fact it may change, the 1.5B model wrote

@@ -28,6 +28,7 @@ from memory_extproc.memories.facts import (
     given_back,
     in_third_person,
     names_dropped,
+    own_clause,
     parse_facts,
     parse_requests,
     picked,
@@ -319,6 +320,9 @@ class LearningJobs:
             mended = given_back(fact.content, heard, known)
             if mended is not None:  # "用户的妹妹安娜的预算" for the user's own, known budget
                 fact = dataclasses.replace(fact, content=mended)
+                outcomes["given_back_to_user"] += 1
+            elif (own := own_clause(fact.content, heard)) is not None:  # "用户的车每天…游泳"
+                fact = dataclasses.replace(fact, content=own)
                 outcomes["given_back_to_user"] += 1
             reason = ungrounded(fact.content, heard, shown, others)
             if reason is None:

@@ -17,6 +17,7 @@ from memory_extproc.memories.facts import (
     is_instruction_like,
     misnamed,
     names_dropped,
+    own_clause,
     parse_facts,
     parse_requests,
     read_json,
@@ -203,6 +204,29 @@ def test_a_value_the_user_gave_no_one_is_given_back_to_the_user(
     assert given_back(fact, said, known) == mended
     if mended is not None:
         assert ungrounded(mended, said, known) is None
+
+
+@pytest.mark.parametrize(
+    ("fact", "said", "mended"),
+    [
+        # through `make run`: the swimming given to the car of the clause before
+        ("用户的车每天早上六点去游泳", "我的车是一辆红色的特斯拉，我每天早上六点去游泳。",
+         "用户每天早上六点去游泳"),
+        ("用户的妹妹住在上海", "我妹妹在银行工作，我住在上海。", "用户住在上海"),
+        # the possession's own clause, the relative's, one clause for both, someone else's
+        ("用户的车是一辆红色的特斯拉", "我的车是一辆红色的特斯拉，我每天早上六点去游泳。", None),
+        ("用户的妈妈每天早上去游泳", "我妈妈每天早上去游泳。", None),
+        ("用户的妈妈说我每天应该早起", "我妈妈说我每天应该早起。", None),
+        ("用户的女儿每天上学", "我女儿叫小雨，她每天上学。", None),
+        ("用户的女儿每天去游泳", "我和女儿每天去游泳。", None),
+        # a possession the user never said is theirs in another clause
+        ("用户的狗每天早上跑步", "我养了一条狗，我每天早上跑步。", None),
+    ],
+)  # fmt: skip
+def test_what_the_user_said_of_themselves_is_given_back_from_their_possession(
+    fact: str, said: str, mended: str | None
+) -> None:
+    assert own_clause(fact, said) == mended
 
 
 @pytest.mark.parametrize(

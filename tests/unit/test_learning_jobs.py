@@ -290,6 +290,18 @@ async def test_a_value_given_to_someone_the_user_did_not_give_it_to_is_the_users
     assert sorted(m.content for m in await store.list("alice")) == learned
 
 
+async def test_what_the_user_said_of_themselves_is_not_given_to_their_car(
+    embeddings: Embeddings,
+) -> None:
+    # the 1.5B model's reading, through `make run`
+    model = CopyingModel("用户的车是一辆红色的特斯拉", "用户的车每天早上六点去游泳")
+    store = await learn(embeddings, model, "我的车是一辆红色的特斯拉，我每天早上六点去游泳。")
+    assert sorted(m.content for m in await store.list("alice")) == [
+        "用户每天早上六点去游泳",
+        "用户的车是一辆红色的特斯拉",
+    ]
+
+
 async def test_a_chinese_fact_keeps_no_me_the_model_copied(embeddings: Embeddings) -> None:
     model = CopyingModel("用户的妹妹安娜也跟我一起去夏威夷旅行")
     store = await learn(embeddings, model, "我妹妹安娜也跟我一起去夏威夷。")
