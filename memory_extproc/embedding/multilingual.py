@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -33,6 +34,9 @@ PASSAGE = "passage: "
 # What e5 reads of a text, as MiniLM does: the engine reads all of a longer text in 510-token
 # windows, so a pasted 20,000-character Chinese message cost seconds and timed out the search.
 MAX_TOKENS = MAX_SEQUENCE_TOKENS
+# U+FDFA is 18 characters once normalised, from 3 bytes: the engine's tokenizer makes room for 4
+# a byte, overflows its buffer and the process aborts ("ﷺ" ten times). Given normalised.
+_OVERFLOWING = {0xFDFA: unicodedata.normalize("NFKC", "\ufdfa")}
 
 
 class MultilingualEmbedder:
@@ -65,19 +69,30 @@ class MultilingualEmbedder:
 
     def _window(self, text: str, is_query: bool) -> str:
         """The longest start of the text that fits ``MAX_TOKENS`` (prefix and specials
-        included), whatever follows it: a token is one to a few characters."""
-        if len(text) < MAX_TOKENS - 8:
-            return text
-        fits, over = 0, min(len(text), MAX_TOKENS * 8) + 1
-        if self._model.token_count(text[: over - 1], is_query) <= MAX_TOKENS:
-            return text[: over - 1]
+        included), whatever follows it. A token may be many characters (runs of spaces) or a
+        character several tokens ("㎡"): the engine counts."""
+        text = text.translate(_OVERFLOWING)
+        over = MAX_TOKENS  # grows until a start of that length does not fit
+        while True:
+            if over >= len(text):
+                if self._fits(text, is_query):
+                    return text
+                over = len(text)
+                break
+            if not self._fits(text[:over], is_query):
+                break
+            over *= 2
+        fits = 0
         while over - fits > 1:
             middle = (fits + over) // 2
-            if self._model.token_count(text[:middle], is_query) <= MAX_TOKENS:
+            if self._fits(text[:middle], is_query):
                 fits = middle
             else:
                 over = middle
         return text[:fits]
+
+    def _fits(self, text: str, is_query: bool) -> bool:
+        return bool(self._model.token_count(text, is_query) <= MAX_TOKENS)
 
 
 @contextlib.contextmanager

@@ -3,6 +3,7 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
+import unicodedata
 from pathlib import Path
 
 import numpy as np
@@ -10,7 +11,12 @@ import pytest
 
 from memory_extproc.embedding import EmbeddingBatcher, ModelIntegrityError, OnnxEmbedder
 from memory_extproc.embedding.model import ModelFiles, model_files
-from memory_extproc.embedding.multilingual import PASSAGE, QUERY, MultilingualEmbedder
+from memory_extproc.embedding.multilingual import (
+    MAX_TOKENS,
+    PASSAGE,
+    QUERY,
+    MultilingualEmbedder,
+)
 from memory_extproc.embedding.quantize import int8_model
 from memory_extproc.embedding.spaces import Embeddings, blend, is_carried, score
 from memory_extproc.memories.reconcile import POLICY
@@ -196,6 +202,36 @@ def test_e5_reads_a_long_text_up_to_its_window_as_minilm_does(
     vectors = multilingual.embed([prefix + with_more, prefix + with_other, prefix + start[:150]])
     assert np.allclose(vectors[0], vectors[1])
     assert not np.allclose(vectors[0], vectors[2], atol=1e-3)  # read past its first 150 chars
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "我的车是一辆红色的特斯拉，我每天早上六点去游泳。" * 40,
+        "㎡" * 240,  # a character of several tokens
+        "I live in Hangzhou. " * 300,
+    ],
+)
+def test_e5s_window_is_the_longest_start_that_fits(
+    multilingual: MultilingualEmbedder, text: str
+) -> None:
+    window = multilingual._window(text, True)
+    count = multilingual._model.token_count
+    assert count(window, True) <= MAX_TOKENS < count(text[: len(window) + 1], True)
+
+
+def test_e5_reads_past_what_its_tokenizer_drops_and_survives_what_overflowed_it(
+    multilingual: MultilingualEmbedder,
+) -> None:
+    """3,000 spaces are no tokens: what follows them is read. "ﷺ" ten times aborted the
+    process (the engine's buffer overflowed); it is read normalised."""
+    said = "I live in Hangzhou and work as a nurse."
+    spaced, plain = multilingual.embed([QUERY + " " * 3000 + said, QUERY + said])
+    assert np.allclose(spaced, plain)
+    honorific, spelt = multilingual.embed(
+        [PASSAGE + "ﷺ" * 10, PASSAGE + unicodedata.normalize("NFKC", "ﷺ" * 10)]
+    )
+    assert np.allclose(honorific, spelt)
 
 
 @pytest.mark.parametrize(
