@@ -457,30 +457,33 @@ def misnamed(fact: str, said: str) -> bool:
 
 
 # The user speaking of themselves in a clause ("我每天早上六点去游泳"), not of what is theirs
-# ("我的车…"; "我妈妈…" leaves no rest to find after the possession), nor "我们"
-_I_SAID_ZH = re.compile(r"(?<![自忘])我(?![的们])(?P<rest>[^，,。；;！!？?\n]{3,})")
+# ("我的车…", "我司…"; "我妈妈…" leaves no rest to find after the possession), nor "我们"
+_I_SAID_ZH = re.compile(r"(?<![自忘])我(?![的们司校家方])(?P<rest>[^，,。；;！!？?\n]{3,})")
 _CLAUSE_ZH = re.compile(r"[，,。；;！!？?\n]")
 _POSSESSION_ZH = "用户的"
+# a possession is a thing or a person, not what someone said of the user ("医生建议", "妈妈说")
+_REPORTED_ZH = re.compile(r"说|讲|建议|认为|觉得|让|叫|要求|希望|劝|告诉|提醒")
 
 
 def own_clause(fact: str, said: str) -> str | None:
     """A Chinese fact that gives what the user said of themselves to something of theirs named
-    in another clause, as the user's (None: it stays as written): "我的车是一辆红色的特斯拉，我每天
-    早上六点去游泳。" was learned as "用户的车每天早上六点去游泳" through `make run`; now
-    "用户每天早上六点去游泳". What follows the possession is what follows "我" in one clause, and
-    the possession ("我的车") is said in others only ("我妈妈说我每天应该早起" is one clause)."""
+    in another clause, as the user's (None: it stays as written): for "我的车是一辆红色的特斯拉，
+    我每天早上六点去游泳。", "用户的车每天早上六点去游泳" is "用户每天早上六点去游泳". All that
+    follows the possession is what follows "我" in one clause, and the possession (a thing, a
+    person: "我的车", not "我的医生建议") is said in other clauses only."""
     if not fact.startswith(_POSSESSION_ZH):
         return None
     clauses = _CLAUSE_ZH.split(said)
+    act = fact.rstrip("。.")
     for match in _I_SAID_ZH.finditer(said):
         rest = match["rest"]
-        at = fact.find(rest[:4], len(_POSSESSION_ZH) + 1)
-        if at < 0:
+        at = act.find(rest[:4], len(_POSSESSION_ZH) + 1)
+        if at < 0 or act[at:] not in rest:
             continue
-        possession = fact[len(_POSSESSION_ZH) : at]
+        possession = act[len(_POSSESSION_ZH) : at]
         named = [c for c in clauses if f"我的{possession}" in c or f"我{possession}" in c]
-        if named and not any(rest[:4] in c for c in named):
-            return "用户" + fact[at:]
+        if named and not _REPORTED_ZH.search(possession) and not any(act[at:] in c for c in named):
+            return "用户" + act[at:]
     return None
 
 

@@ -221,6 +221,16 @@ def test_a_value_the_user_gave_no_one_is_given_back_to_the_user(
         ("用户的女儿每天去游泳", "我和女儿每天去游泳。", None),
         # a possession the user never said is theirs in another clause
         ("用户的狗每天早上跑步", "我养了一条狗，我每天早上跑步。", None),
+        # the user's clause only begins as the relative's does (a reviewer's cases)
+        ("用户的女儿每天早上六点去游泳",
+         "我女儿叫小雨。她每天早上六点去游泳，我每天早上六点去跑步。", None),
+        ("用户的儿子每天早上六点起床",
+         "我儿子在杭州上学，每天早上六点起床。我每天早上六点给他打电话。", None),
+        ("用户的女儿每天早上六点去游泳", "我的女儿特别喜欢水，我每天早上六点送她去游泳。", None),
+        # what someone said of the user is not the user's habit; "我司" is not "我" + "司…"
+        ("用户的医生建议每天走一万步", "我的医生建议，我每天走一万步。", None),
+        ("用户的妈妈说每天应该早起", "我妈妈说，我每天应该早起。", None),
+        ("用户的公司每年营收一亿", "我的公司在深圳，我司每年营收一亿。", None),
     ],
 )  # fmt: skip
 def test_what_the_user_said_of_themselves_is_given_back_from_their_possession(
