@@ -162,7 +162,8 @@ def windows(turns: Sequence[Turn], new_turns: int, per_call: int) -> list[list[T
 
 
 def transcript(turns: Sequence[Turn], limit: int = 600) -> list[str]:
-    """One line per message, ``role: text``, each clipped to ``limit`` characters."""
+    """One line per message, ``role: text``: a longer message by its start and end,
+    ``limit`` characters in all."""
     lines = []
     for turn in turns:
         text = _copyable(one_line(turn.text))
