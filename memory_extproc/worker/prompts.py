@@ -178,8 +178,11 @@ def _clipped(text: str, limit: int) -> str:
     last sentence of a 20,000-character message was never learned."""
     if len(text) <= limit:
         return text
-    end = limit // 3
-    return f"{text[: limit - end]} … {text[-end:]}"
+    start, end = text[: limit - limit // 3], text[-(limit // 3) :]
+    # cut between words where the text has spaces: "$125,000" must not be shown as "25,000"
+    start = start[: start.rfind(" ")] if " " in start[len(start) // 2 :] else start
+    end = end[end.find(" ") + 1 :] if " " in end[: len(end) // 2] else end
+    return f"{start} … {end}"
 
 
 _QUOTED = re.compile(r'"([^"]*)"')

@@ -144,6 +144,14 @@ def test_a_long_message_is_shown_by_its_start_and_its_end() -> None:
     assert line.startswith("user: I live in Hangzhou. Lorem ipsum")
     assert line.endswith("sit amet. I start at Google in May.")
     assert line.count(" … ") == 1
+    before, after = line.split(" … ")
+    assert {before.split()[-1], after.split()[0]} <= {"Lorem", "ipsum", "dolor", "sit", "amet."}
+    (line,) = transcript([Turn("user", f"{pasted}My new salary is $125,000 a year.")])
+    assert "$125,000" in line
+    chinese = "我住在杭州。" + "天气很好。" * 300 + "我的新工资是每年125000元。"
+    (line,) = transcript([Turn("user", chinese)])
+    assert line.startswith("user: 我住在杭州。")
+    assert line.endswith("我的新工资是每年125000元。")
     assert len(line) == len("user: ") + 600 + len(" … ")
 
 
