@@ -74,15 +74,12 @@ class MultilingualEmbedder:
         character several tokens ("㎡"): the engine counts."""
         text = text.translate(_OVERFLOWING)
         over = MAX_TOKENS  # grows until a start of that length does not fit
-        while True:
-            if over >= len(text):
-                if self._fits(text, is_query):
-                    return text
-                over = len(text)
-                break
-            if not self._fits(text[:over], is_query):
-                break
+        while over < len(text) and self._fits(text[:over], is_query):
             over *= 2
+        if over >= len(text):
+            if self._fits(text, is_query):
+                return text
+            over = len(text)
         fits = 0
         while over - fits > 1:
             middle = (fits + over) // 2
