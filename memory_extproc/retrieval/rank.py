@@ -48,7 +48,11 @@ class RankPolicy:
     # bears on ("Recommend some cafes in San Francisco" / "User follows a strict gluten-free
     # diet": 0.33).
     preference_floor: float = 0.2
-    preference_limit: int = 2
+    # Three: a preference said in passing is learned as several ("User is a big fan of yoga",
+    # "User usually prefers low-impact exercises"), so a user holds many, and a request's own
+    # was third behind two of another conversation's in 3 of PrefEval's 15 persona requests
+    # (items 6-8; eval/RESULTS.md, "A third preference slot").
+    preference_limit: int = 3
 
     def candidate_floor(self, threshold: float) -> float:
         return threshold - self.floor_margin if self.hybrid else threshold

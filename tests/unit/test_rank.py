@@ -95,9 +95,10 @@ def test_a_question_naming_a_date_prefers_what_was_said_then() -> None:
 
 def test_an_open_requests_preferences_lead_down_to_their_floor() -> None:
     vegetarian, heights, far = hit("vegetarian", 0.35), hit("heights", 0.25), hit("pop", 0.1)
+    nuts, jazz = hit("nuts", 0.22), hit("jazz", 0.21)
     matched = [hit("lives in Porto", 0.6), vegetarian]  # a preference it matched itself too
-    chosen = with_preferences(matched, [vegetarian, heights, far], 5, ON)
-    assert chosen == [vegetarian, heights, matched[0]]  # each once, preferences first
+    chosen = with_preferences(matched, [vegetarian, heights, nuts, jazz, far], 5, ON)
+    assert chosen == [vegetarian, heights, nuts, matched[0]]  # each once, three preferences first
     one = RankPolicy(preference_limit=1)
     assert with_preferences([], [vegetarian, heights], 5, one) == [vegetarian]
     assert with_preferences([], [far], 5, ON) == []  # below the floor
