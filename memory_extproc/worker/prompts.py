@@ -26,9 +26,7 @@ EXTRACTION_SYSTEM = """\
 You turn what a user says into short facts for the user's long-term memory.
 Write each fact the user states about themselves (and the people, places and things in their \
 life) as one sentence starting with "User". Likes, dislikes, diets, allergies, fears and other \
-limits are facts too, even when said in passing: write them as the user holds them in general, \
-not only for the occasion they came up in, and a reason the user gives ("since I …") as a fact \
-of its own. Only the user's lines state facts; the \
+limits are facts too, even when said in passing. Only the user's lines state facts; the \
 assistant's lines only explain what the user refers to. Keep names, numbers, places and dates \
 exactly. Resolve relative dates ("yesterday", "last month") against the conversation's date.
 When the user picks among options the assistant offered, write what they chose over what, \
@@ -80,14 +78,6 @@ _EXAMPLES: tuple[tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]], ...] 
           "user: I'll go with the basil. The other options need too much sun for me."),
      ("User prefers growing basil on their balcony over cherry tomatoes or strawberries, which "
       "need too much sun",)),
-    # a preference said in passing, about one occasion, with its reason: the 1.5B model wrote
-    # "User prefers mild flavors for their barbecue menu" for "I usually prefer mild flavors
-    # since I don't handle spicy food well", and a later "must-try dishes in Mexico City" was
-    # given another preference (PrefEval's persona form, eval/RESULTS.md)
-    ((), ("user: I'm hosting a game night for my new neighbours. I usually pick cooperative "
-          "games over competitive ones since I hate arguments. What works for six people?",),
-     ("User is hosting a game night for their new neighbours",
-      "User prefers cooperative games over competitive ones", "User hates arguments")),
     ((), ("user: To release the app I run the tests, tag the commit, then push the tag.",),
      ("To release the app, user runs the tests, tags the commit, then pushes the tag",)),
 )  # fmt: skip
