@@ -32,14 +32,21 @@ _VERBS = (
     "like|love|enjoy|adore|dislike|hate|detest|loathe|despise|avoid|prefer|fear|refuse"
     "|prioriti[sz]e|oppose|value|care\\s+(?:deeply\\s+|a\\s+lot\\s+|most\\s+)?about"
 )
+# A taste for what the assistant just offered is no standing preference: "I especially like the
+# escape room suggestion", "I love the mural idea!" (PrefEval's persona talks say dozens)
+_OFFERED = (
+    r"(?:the|these|those|your)\s+(?:[\w\"'-]+\s+(?:and\s+)?){0,4}?"
+    r"(?:ideas?|suggestions?|concepts?|tips?|advice|recommendations?)\b"
+)
 _STANDING = re.compile(
     rf"""(?ix)
     \b(?:(?:likes|loves|enjoys|adores|dislikes|hates|detests|loathes|despises|avoids|prefers|fears
          |refuses|prioriti[sz]es|opposes|cares\s+(?:deeply\s+|a\s+lot\s+|most\s+)?about)
+         (?!\s+{_OFFERED})
       |user\s+(?:\w+ly\s+)?values  # not the noun: "inspired by her words and values"
       |(?:i|we|and|to)\s+(?:(?:\w+ly|really|also|just|do|much|try\s+to|tend\s+to|always)\s+)*
          (?:{_VERBS})
-         (?!\s+(?:that|this|it|the\s+idea|your|to\s+(?:know|ask|think|say|hear|bother|admit)))
+         (?!\s+(?:that|this|it|your|to\s+(?:know|ask|think|say|hear|bother|admit)|{_OFFERED}))
       |prefer(?:red|ence|ences)|favou?rites?|fond\s+of|aversion|avoiding|refusing|unwilling
       |(?:dislike|hatred|distaste|disdain)\s+(?:for|of)|stance\s+against|not\s+into
       |(?:un|not\s+)comfortable\s+(?:with|in|around|at|when|\w+ing)|sensitive\s+to
@@ -92,7 +99,10 @@ _SUBJECT = re.compile(
     r"(?i)\b(?:user(?!['\u2019]s)|i|i'm|i've|i'd|i'll|we|we're|we've)\b"
     r"|\b(?:told|advised|warned|ordered)\s+(?:me|user|the\s+user)\s+(?=to\s+avoid\b)"
     r"|\b(?:user's|my|our)\s+(?:favou?rite|preferred|usual|go-to"
-    r"|(?:top|first|number\s+one|main|biggest|highest)\s+priorit)"
+    r"|(?:top|first|number\s+one|main|biggest|highest)\s+priorit"
+    # the user's own fear or aversion as the subject: "User's fear of falling makes them prefer
+    # activities that keep them grounded" (a PrefEval persona's, learned, never given)
+    r"|(?:\w+\s+){0,2}(?:fears?|phobia|aversion|allerg(?:y|ies)|intolerance|dislike|distaste)\b)"
 )
 # Chinese: cannot eat or drink ("不能吃辣", "无法饮酒", "吃不了辣"); not "能不能吃" (a question),
 # "不是不能" (it is not that …), how much ("不能吃太多", "吃不完") or an idiom ("吃亏", "吃苦")

@@ -60,6 +60,9 @@ from memory_extproc.retrieval.open_requests import is_open_request
         "User can't use public transport due to health issues",
         "I can't climb stairs",
         "I cannot fly",
+        # the user's fear or aversion as the subject
+        "User's fear of falling makes them prefer activities that keep them grounded",
+        "User's severe peanut allergy rules out most desserts",
     ],
 )
 def test_standing_preferences_are_recognised(text: str) -> None:
@@ -100,6 +103,12 @@ def test_standing_preferences_are_recognised(text: str) -> None:
         "I quit my job in March",
         "I can't drive you to the airport",
         "I can't use my account",
+        # a taste for what the assistant just offered, someone else's fear
+        "I especially like the escape room suggestion.",
+        "I love the mural idea!",
+        "I particularly like the mock excavation and \"Junior Curator\" concepts.",
+        "User loves these ideas",
+        "User's sister's fear of dogs",
     ],
 )
 def test_other_memories_are_not_preferences(text: str) -> None:
