@@ -54,7 +54,7 @@ from memory_extproc.worker.prompts import (
     transcript,
     windows,
 )
-from memory_extproc.worker.turn_notes import turn_notes
+from memory_extproc.worker.turn_notes import preferences_missed, turn_notes
 
 log = logging.getLogger(__name__)
 _COPIED = ("rejected_stale_value", "rejected_echo", "rejected_ungrounded")  # of known facts
@@ -244,6 +244,12 @@ class LearningJobs:
             changes += [says_change(stated)] * len(found)
         if failed is not None and failures == asked:
             raise failed  # not one usable answer: the job failed
+        said_on = day(batch.at_ms)
+        for turn in new:
+            missed = preferences_missed(turn.text, facts, said_on)
+            outcomes["noted_missed_preference"] += len(missed)
+            facts.extend(missed)
+            changes += [says_change(turn.text)] * len(missed)
         held = await self._writer.held(batch.user_id, [f.content for f in facts])
         facts = list(
             await asyncio.gather(

@@ -6,6 +6,7 @@ hit@5 0.555 → 0.68 at fewer tokens, eval/RESULTS.md), and a stated fact does n
 the assistant answered (a refusal, a stand-in). A message that only asks keeps the answer with
 it, since the answer is what the user learned; what the answer only echoed from injected
 memories is left out, and a question answered from memory alone leaves no note (echo.py).
+With a model, the preferences it did not keep are noted the same way (preferences_missed).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from memory_extproc.memories.facts import Fact
+from memory_extproc.memories.facts import Fact, is_instruction_like
 from memory_extproc.memories.notes import note
 from memory_extproc.memories.preferences import states_preference
 from memory_extproc.retrieval.decision import is_greeting
@@ -66,14 +67,7 @@ def turn_notes(message: str, answer: str, date: str, recalled: Sequence[str] = (
     message, answer = _CODE.sub(" ", message).strip(), answer.strip()
     if width(message) < _MIN_CHARS or is_greeting(message) or _small_talk(message):
         return []
-    stated = [
-        said
-        for s in sentences(message)
-        if width(said := statements(s)) >= _MIN_CHARS
-        and not _small_talk(said)
-        and not said.endswith(":")  # "Here is my script:" — what it announces is not there
-    ]
-    if stated:
+    if stated := _stated(message):
         return [
             Fact(_kind(s), note(s, "", date), context=message[:_CONTEXT_CHARS])
             for s in stated[:_MOST_NOTES]
@@ -84,3 +78,35 @@ def turn_notes(message: str, answer: str, date: str, recalled: Sequence[str] = (
     if not adds_information(answer, message, recalled):
         return []
     return [Fact(MemoryType.EPISODIC, note(message, answer, date))]
+
+
+def _stated(message: str) -> list[str]:
+    return [
+        said
+        for s in sentences(message)
+        if width(said := statements(s)) >= _MIN_CHARS
+        and not _small_talk(said)
+        and not said.endswith(":")  # "Here is my script:" — what it announces is not there
+    ]
+
+
+def preferences_missed(message: str, learned: Sequence[Fact], date: str) -> list[Fact]:
+    """With a model, the notes of the user's sentences that state a standing preference the
+    model kept as none. A 1.5B model writes some as something else ("I usually prefer eco-friendly
+    tech that's built with recyclable materials" became "User is considering upgrading their
+    phone to eco-friendly tech"), or folds them into another fact, and the request they bear on
+    ("the best wireless headphones for me") was given none (PrefEval persona talks, 2 of 8
+    preferences in a probe, eval/RESULTS.md). A sentence is kept when a third of its words are
+    in one preference the model wrote."""
+    message = _CODE.sub(" ", message)
+    kept = [f for f in learned if f.type is MemoryType.PREFERENCE]
+    return [
+        Fact(MemoryType.PREFERENCE, note(s, "", date), context=message[:_CONTEXT_CHARS])
+        for s in _stated(message)
+        if states_preference(s) and not is_instruction_like(s) and not _kept_in(s, kept)
+    ][:_MOST_NOTES]
+
+
+def _kept_in(sentence: str, preferences: Sequence[Fact]) -> bool:
+    words = terms(sentence)
+    return any(3 * len(words & terms(f.content)) >= len(words) for f in preferences)

@@ -195,6 +195,29 @@ async def test_the_requests_call_failing_or_a_held_preference_asks_nothing_more(
     assert model.asked == []  # the same preference, held already: no call for its kinds
 
 
+async def test_a_preference_the_model_folded_into_another_fact_is_kept_as_said(
+    embeddings: Embeddings,
+) -> None:
+    """The user's own sentence, noted as a preference and stored under its requests."""
+    folded = "User is considering upgrading their phone to eco-friendly tech"
+    model = PreferenceModel('{"requests": ["phones", "headphones"]}', facts=(folded,))
+    said = (
+        "I'm thinking about a new phone. I usually prefer eco-friendly tech that's built with "
+        "recyclable materials. Any recommendations?"
+    )
+    store = await learn(embeddings, model, said)
+    held = {m.content: m.type for m in await store.list("alice")}
+    note = (
+        "On 2023-11-14 the user said: \"I usually prefer eco-friendly tech that's built with "
+        'recyclable materials."'
+    )
+    assert held == {folded: MemoryType.SEMANTIC, note: MemoryType.PREFERENCE}
+    assert model.asked == [note]
+    model = PreferenceModel("{}", facts=("User prefers eco-friendly tech of recyclable materials",))
+    store = await learn(embeddings, model, said)  # kept by the model: no note
+    assert [m.type for m in await store.list("alice")] == [MemoryType.PREFERENCE]
+
+
 async def test_what_a_pick_among_the_options_taught_is_a_preference(embeddings: Embeddings) -> None:
     """However the model words it: the pick shows what the user prefers."""
     fact = "User will go with the fresh fruit snacks"

@@ -106,7 +106,7 @@ def test_standing_preferences_are_recognised(text: str) -> None:
         # a taste for what the assistant just offered, someone else's fear
         "I especially like the escape room suggestion.",
         "I love the mural idea!",
-        "I particularly like the mock excavation and \"Junior Curator\" concepts.",
+        'I particularly like the mock excavation and "Junior Curator" concepts.',
         "User loves these ideas",
         "User's sister's fear of dogs",
     ],
