@@ -15,7 +15,7 @@ import re
 from collections.abc import Sequence
 
 from memory_extproc.memories.facts import Fact, is_instruction_like
-from memory_extproc.memories.notes import note
+from memory_extproc.memories.notes import note, statement
 from memory_extproc.memories.preferences import states_preference
 from memory_extproc.retrieval.decision import is_greeting
 from memory_extproc.store.model import MemoryType
@@ -96,8 +96,9 @@ def preferences_missed(message: str, learned: Sequence[Fact], date: str) -> list
     tech that's built with recyclable materials" became "User is considering upgrading their
     phone to eco-friendly tech"), or folds them into another fact, and the request they bear on
     ("the best wireless headphones for me") was given none (PrefEval persona talks, 2 of 8
-    preferences in a probe, eval/RESULTS.md). A sentence is kept when a third of its words are
-    in one preference the model wrote."""
+    preferences in a probe, eval/RESULTS.md). The model kept one when it wrote a preference that
+    shares more than half the words of the shorter of the two, the words of holding a taste
+    aside: "Keep it meat-free, I'm vegetarian." is "User is vegetarian"."""
     message = _CODE.sub(" ", message)
     kept = [f for f in learned if f.type is MemoryType.PREFERENCE]
     return [
@@ -107,6 +108,17 @@ def preferences_missed(message: str, learned: Sequence[Fact], date: str) -> list
     ][:_MOST_NOTES]
 
 
+# how a taste is held, not what it is of
+_HOLDING = terms(
+    "user usually tend like love enjoy prefer avoid dislike hate really particularly especially "
+    "always strongly"
+)
+
+
 def _kept_in(sentence: str, preferences: Sequence[Fact]) -> bool:
-    words = terms(sentence)
-    return any(3 * len(words & terms(f.content)) >= len(words) for f in preferences)
+    said = terms(sentence) - _HOLDING
+    for preference in preferences:
+        kept = terms(statement(preference.content)) - _HOLDING
+        if 2 * len(said & kept) > min(len(said), len(kept)):
+            return True
+    return not said
