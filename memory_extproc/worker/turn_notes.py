@@ -97,8 +97,9 @@ def preferences_missed(message: str, learned: Sequence[Fact], date: str) -> list
     phone to eco-friendly tech"), or folds them into another fact, and the request they bear on
     ("the best wireless headphones for me") was given none (PrefEval persona talks, 2 of 8
     preferences in a probe, eval/RESULTS.md). The model kept one when it wrote a preference that
-    shares more than half the words of the shorter of the two, the words of holding a taste
-    aside: "Keep it meat-free, I'm vegetarian." is "User is vegetarian"."""
+    shares half the words of the shorter of the two or more, the words of holding a taste
+    aside: "Keep it meat-free, I'm vegetarian." is "User is vegetarian", "Soy vegetariano." is
+    "El usuario es vegetariano"."""
     message = _CODE.sub(" ", message)
     kept = [f for f in learned if f.type is MemoryType.PREFERENCE]
     return [
@@ -119,6 +120,6 @@ def _kept_in(sentence: str, preferences: Sequence[Fact]) -> bool:
     said = terms(sentence) - _HOLDING
     for preference in preferences:
         kept = terms(statement(preference.content)) - _HOLDING
-        if 2 * len(said & kept) > min(len(said), len(kept)):
+        if kept and 2 * len(said & kept) >= min(len(said), len(kept)):
             return True
     return not said

@@ -458,6 +458,8 @@ def test_a_preference_the_model_did_not_keep_as_one_is_noted() -> None:
     assert preferences_missed(said, [folded, kept], "2026-11-28") == []
     vegetarian = Fact(MemoryType.PREFERENCE, "User is vegetarian")
     assert preferences_missed("Keep it meat-free, I'm vegetarian.", [vegetarian], "d") == []
+    spanish = Fact(MemoryType.PREFERENCE, "El usuario es vegetariano")
+    assert preferences_missed("Soy vegetariano.", [spanish], "d") == []
     dislikes = Fact(MemoryType.PREFERENCE, "User avoids documentaries")  # the same verb only
     assert len(preferences_missed("I tend to avoid crowds.", [dislikes], "d")) == 1
     # a statement without a standing preference, or a question, is the model's to learn
