@@ -17,6 +17,8 @@ from devstack.mock_llm import MockLLM, Reply
 from devstack.tokens import DevIdentity
 from eval import replay
 from eval.locomo import undated
+from memory_extproc.memories.notes import statement
+from memory_extproc.memories.preferences import states_preference
 from tests.integration.conftest import Stack, open_store, running_stack
 from tests.integration.test_response_path import EXTRACTOR, active, chat, llm_settings, until
 
@@ -179,7 +181,16 @@ async def test_locomo_sessions_replayed_through_envoy_store_their_gold_observati
             return stored if len(stored) >= 0.8 * len(expected) else None
 
         stored = await until(settled, timeout_s=120)
-        # nothing but gold observations, some with when they happened resolved
+        # nothing but gold observations, some with when they happened resolved, and the notes of
+        # what A said as a standing preference that no gold observation keeps as one ("I'm keen
+        # on counseling …", observed as "User is planning to … explore career options")
+        said = {t["text"] for s in played for t in s.turns if t["speaker"] == speaker_a}
+        notes = {t for t in stored if statement(t) != t}
+        assert notes
+        for quoted in map(statement, notes):
+            assert states_preference(quoted)
+            assert any(quoted in s for s in said)
+        stored = [t for t in stored if t not in notes]
         assert {undated(t) for t in stored} <= {undated(t) for t in expected}
         assert any(re.search(r"on 2023-05-07$", t) for t in stored)  # "yesterday", said on 05-08
         dates = {m.created_at for m in await store.list(user, limit=1000)}
