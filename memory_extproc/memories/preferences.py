@@ -102,7 +102,8 @@ _SUBJECT = re.compile(
     r"|(?:top|first|number\s+one|main|biggest|highest)\s+priorit"
     # the user's own fear or aversion as the subject: "User's fear of falling makes them prefer
     # activities that keep them grounded" (a PrefEval persona's, learned, never given)
-    r"|(?:\w+\s+){0,2}(?:fears?|phobia|aversion|allerg(?:y|ies)|intolerance|dislike|distaste)\b)"
+    r"|(?:\w+\s+)?(?:fear|phobia|aversion|allerg(?:y|ies)|intolerance|dislike|distaste)"
+    r"\s+(?:of|to|for)\b)"
 )
 # Chinese: cannot eat or drink ("不能吃辣", "无法饮酒", "吃不了辣"); not "能不能吃" (a question),
 # "不是不能" (it is not that …), how much ("不能吃太多", "吃不完") or an idiom ("吃亏", "吃苦")

@@ -245,7 +245,9 @@ class LearningJobs:
         if failed is not None and failures == asked:
             raise failed  # not one usable answer: the job failed
         said_on = day(batch.at_ms)
-        for turn in new:
+        for at, turn in enumerate(new):
+            if any(says_change(later.text) for later in new[at + 1 :]):
+                continue  # "I'm vegetarian." then "Actually I'm vegan now.": the model's to tell
             missed = preferences_missed(turn.text, facts, said_on)
             outcomes["noted_missed_preference"] += len(missed)
             facts.extend(missed)

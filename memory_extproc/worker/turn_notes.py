@@ -105,10 +105,17 @@ def preferences_missed(message: str, learned: Sequence[Fact], date: str) -> list
     return [
         Fact(MemoryType.PREFERENCE, note(s, "", date), context=message[:_CONTEXT_CHARS])
         for s in _stated(message)
-        if states_preference(s) and not is_instruction_like(s) and not _kept_in(s, kept)
+        if states_preference(s)
+        and not is_instruction_like(s)
+        and not _MEMORY_COMMAND.search(s)
+        and not _kept_in(s, kept)
     ][:_MOST_NOTES]
 
 
+# what the user asked memory not to keep: "Don't remember that I love cats."
+_MEMORY_COMMAND = re.compile(
+    r"(?i)\b(?:forget|(?:don't|do\s+not|never)\s+(?:remember|store|save|note|keep))\b"
+)
 # how a taste is held, not what it is of
 _HOLDING = terms(
     "user usually tend like love enjoy prefer avoid dislike hate really particularly especially "

@@ -462,6 +462,7 @@ def test_a_preference_the_model_did_not_keep_as_one_is_noted() -> None:
     assert preferences_missed("Soy vegetariano.", [spanish], "d") == []
     dislikes = Fact(MemoryType.PREFERENCE, "User avoids documentaries")  # the same verb only
     assert len(preferences_missed("I tend to avoid crowds.", [dislikes], "d")) == 1
+    assert preferences_missed("Don't remember that I love cats.", [], "d") == []
     # a statement without a standing preference, or a question, is the model's to learn
     assert preferences_missed("I live in Porto. Do you prefer tea?", [], "d") == []
 

@@ -218,6 +218,19 @@ async def test_a_preference_the_model_folded_into_another_fact_is_kept_as_said(
     assert [m.type for m in await store.list("alice")] == [MemoryType.PREFERENCE]
 
 
+async def test_a_preference_changed_later_in_the_same_batch_is_not_noted(
+    embeddings: Embeddings,
+) -> None:
+    store = InMemoryStore()
+    model = PreferenceModel("{}", facts=("User is vegan",))
+    turns = (
+        Turn("user", "I'm vegetarian."), Turn("assistant", "Noted."),
+        Turn("user", "Actually I'm vegan now."), Turn("assistant", "Noted."),
+    )  # fmt: skip
+    assert await jobs_on(store, embeddings, model).run(Batch("alice", "", turns, 2, T0, "idle"))
+    assert [m.content for m in await store.list("alice")] == ["User is vegan"]
+
+
 async def test_what_a_pick_among_the_options_taught_is_a_preference(embeddings: Embeddings) -> None:
     """However the model words it: the pick shows what the user prefers."""
     fact = "User will go with the fresh fruit snacks"

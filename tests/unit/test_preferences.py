@@ -62,7 +62,7 @@ from memory_extproc.retrieval.open_requests import is_open_request
         "I cannot fly",
         # the user's fear or aversion as the subject
         "User's fear of falling makes them prefer activities that keep them grounded",
-        "User's severe peanut allergy rules out most desserts",
+        "User's intense fear of deep water rules out boat tours",
     ],
 )
 def test_standing_preferences_are_recognised(text: str) -> None:
@@ -109,6 +109,9 @@ def test_standing_preferences_are_recognised(text: str) -> None:
         'I particularly like the mock excavation and "Junior Curator" concepts.',
         "User loves these ideas",
         "User's sister's fear of dogs",
+        "User's son fears dogs and avoids parks",
+        "My kids fear the dark and avoid the basement.",
+        "My allergy test came back negative.",
     ],
 )
 def test_other_memories_are_not_preferences(text: str) -> None:
