@@ -252,6 +252,18 @@ PERSONAL: tuple[Scenario, ...] = (
         current=("heights",), kept=("heights",),
         unrelated="Can you recommend a good Python library for making charts?",  # open, far
     ),
+    Scenario(
+        4, "a value shapes a purchase it never named",
+        ((Turn("I work as a pharmacist in Lyon. I am shopping for a new phone, and I usually "
+               "prefer eco-friendly tech that is built with recyclable materials.",
+               "Good luck with the search!",
+               ("User works as a pharmacist in Lyon",
+                "User prefers eco-friendly tech that is built with recyclable materials"),
+               requests=("smartphones", "laptops", "gadgets", "smart home devices")),),),
+        "What are the best wireless headphones you would suggest for me?",
+        current=("eco-friendly",),
+        unrelated="What is the capital of Peru?",
+    ),
 )  # fmt: skip
 
 # Words that say a value is no longer current ("no longer", "sold", "used to"), by language.

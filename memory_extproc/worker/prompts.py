@@ -248,6 +248,13 @@ _REQUEST_EXAMPLES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("User prefers handwritten notes over apps",
      ("note-taking tools", "productivity apps", "study methods", "planners and journals",
       "gift ideas", "organising a schedule")),
+    # A value, not a thing: its kinds are the everyday things it bears on. Without it the model
+    # echoed the value ("green tech", "sustainable devices" for eco-friendly tech), and "What
+    # wireless headphones would you suggest?" scored 0.18 against it, below the floor; with it,
+    # "smartphones, laptops, gadgets…" and 0.24 (eval/RESULTS.md, "A value's kinds of request").
+    ("User prefers brands that treat their workers fairly",
+     ("clothing shopping", "running shoes", "coffee brands", "chocolate", "furniture",
+      "gift ideas")),
 )  # fmt: skip
 
 
