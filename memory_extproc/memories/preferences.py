@@ -202,6 +202,24 @@ def states_preference(text: str) -> bool:
     return False
 
 
+# Something held against: avoided, disliked, refused, feared, not tolerated. "I tend to avoid
+# restaurants with loud live music" folded by the model into "User enjoys taking their students
+# to historical reenactments" is a constraint lost, not a taste kept (worker/turn_notes.py).
+_AVERSION = re.compile(
+    r"""(?ix)\b(?:avoid\w*|dislik\w*|hat(?:e|es|ed|ing)|detest\w*|loath\w*|despis\w*|refus\w*
+      |can(?:no|')?t\s+stand|not\s+(?:a\s+(?:big\s+)?fan|into)
+      |(?:don't|doesn't|do\s+not|does\s+not|never)\s+(?:like|enjoy|love|care\s+for)
+      |fear\w*|phobi\w*|afraid|allerg\w*|intoleran\w*
+      |odi\w*|evit\w*|no\s+me\s+gusta\w*|miedo|alérgic\w*)\b
+    |讨厌|不喜欢|避免|避开|厌恶|反感|受不了|无法忍受|害怕|恐惧|过敏"""
+)
+
+
+def states_aversion(text: str) -> bool:
+    """ "User avoids crowded places", "I can't stand country music" yes; "User loves jazz" no."""
+    return bool(_AVERSION.search(text.replace("\u2019", "'")))
+
+
 def kind_said(content: str) -> MemoryType:
     """The type of what someone added without naming one: "I am vegetarian" is a preference."""
     return MemoryType.PREFERENCE if states_preference(content) else MemoryType.SEMANTIC

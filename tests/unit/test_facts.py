@@ -467,6 +467,21 @@ def test_a_preference_the_model_did_not_keep_as_one_is_noted() -> None:
     assert preferences_missed("I live in Porto. Do you prefer tea?", [], "d") == []
 
 
+def test_a_preference_kept_without_its_aversion_is_noted() -> None:
+    """The model's preference shares the words but holds the taste the other way round, or
+    drops the half of the sentence that says what the user avoids."""
+    loves = Fact(MemoryType.PREFERENCE, "User loves hiking")
+    (hate,) = preferences_missed("I hate hiking.", [loves], "d")
+    assert hate.content == 'On d the user said: "I hate hiking."'
+    said = "I usually prefer milder flavors since I dislike eating spicy food."
+    milder = Fact(MemoryType.PREFERENCE, "User prefers milder flavors for their lunch")
+    assert len(preferences_missed(said, [milder], "d")) == 1
+    both = Fact(MemoryType.PREFERENCE, "User dislikes spicy food and prefers milder flavors")
+    assert preferences_missed(said, [both], "d") == []
+    assert preferences_missed("I can't stand hiking.", [Fact(MemoryType.PREFERENCE,
+                              "User avoids hiking")], "d") == []  # fmt: skip
+
+
 FIXTURES = orjson.loads(
     (Path(__file__).parents[1] / "fixtures/local_model_answers.json").read_bytes()
 )

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from memory_extproc.memories.preferences import requests_implied, states_preference
+from memory_extproc.memories.preferences import (
+    requests_implied,
+    states_aversion,
+    states_preference,
+)
 from memory_extproc.retrieval.open_requests import is_open_request
 
 
@@ -351,3 +355,26 @@ def test_standing_preferences_in_chinese_and_spanish(text: str, preference: bool
 )
 def test_food_constraints_in_chinese_and_spanish(text: str, food: bool) -> None:
     assert bool(requests_implied(text)) is food
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "User avoids crowded places",
+        "I can\u2019t stand country music.",
+        "I have a fear of heights.",
+        "User is allergic to peanuts",
+        "User doesn't like horror films",
+        "我不喜欢辣的食物",
+        "Odio el tráfico.",
+    ],
+)
+def test_aversion(text: str) -> None:
+    assert states_aversion(text)
+
+
+@pytest.mark.parametrize(
+    "text", ["User loves jazz", "User is vegetarian", "I usually prefer milder flavors."]
+)
+def test_no_aversion(text: str) -> None:
+    assert not states_aversion(text)
