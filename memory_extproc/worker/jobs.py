@@ -32,6 +32,7 @@ from memory_extproc.memories.facts import (
     parse_facts,
     parse_requests,
     picked,
+    said_in,
     ungrounded,
 )
 from memory_extproc.memories.preferences import requests_implied
@@ -336,7 +337,7 @@ class LearningJobs:
             if reason is None:
                 content = in_third_person(dated(fact.content, heard, said_on))
                 fact = dataclasses.replace(fact, content=content)
-                facts.append(picked(fact) if chooses(heard) else fact)
+                facts.append(said_in(picked(fact) if chooses(heard) else fact, heard))
             else:
                 outcomes[f"rejected_{reason}"] += 1
         return facts, outcomes

@@ -135,6 +135,22 @@ HEIGHTS = "User has a fear of heights and avoids high places"
 TRIP = "What outdoor activities would you recommend for my weekend near Denver?"
 
 
+async def test_a_fact_is_stored_toward_the_message_it_was_said_in(
+    stored_vector: Callable[[str], np.ndarray], embeddings: Embeddings
+) -> None:
+    """The model's words leave out what the user's question names (a swirl of what?): the
+    fact's key leans toward the message it came from, and the question finds it better."""
+    said = "I made my friend some ice cream for her birthday, a chocolate and vanilla swirl."
+    fact = "User made a chocolate and vanilla swirl for a friend's birthday"
+    store = InMemoryStore()
+    jobs = jobs_on(store, embeddings, CopyingModel(fact))
+    turns = (Turn("user", said), Turn("assistant", "Love it!"))
+    assert await jobs.run(Batch("alice", "", turns, 1, T0, "idle"))
+    (vector,) = [v for m, v in store._rows.values() if m.content == fact]
+    question = await embeddings.query("What flavor of ice cream did I make?")
+    assert score(question, vector) > score(question, stored_vector(fact)) + 0.05
+
+
 async def test_a_preference_is_stored_under_the_requests_it_bears_on(
     embeddings: Embeddings, embedder: OnnxEmbedder
 ) -> None:
