@@ -65,7 +65,7 @@ class ReconcilePolicy:
     # much higher ("El usuario está reservando vuelos…" / "… presupuesto de 10,000 dólares…":
     # 0.90, not the same memory).
     other_language_lift: float = 0.08
-    # A sentence note's key: its words + this x its message's.
+    # A note's or a model fact's key: its words + this x its message's (Fact.context).
     context_weight: float = 0.6
     # A preference's key: its words + this x the kinds of request it bears on.
     requests_weight: float = 0.6

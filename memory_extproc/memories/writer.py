@@ -419,7 +419,10 @@ class MemoryWriter:
         if current is None:
             return None
         if revision.content != fact.content:
-            kept = dataclasses.replace(fact, content=revision.content)
+            # a correction is the old memory mended ("… sister Anna …"): the message it was said
+            # in ("Oops, I meant Anna, not Anne") is about the mistake, not the memory
+            said_in = "" if revision.reason == "corrected" else fact.context
+            kept = dataclasses.replace(fact, content=revision.content, context=said_in)
             by_e5 = self._by_e5(target.user_id, kept.type)
             words = await self._embedder.memory(unframed(revision.content), by_e5=by_e5)
             (vector,) = await self._keys([kept], [words])

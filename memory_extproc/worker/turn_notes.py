@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from memory_extproc.memories.facts import CONTEXT_CHARS, Fact, is_instruction_like
+from memory_extproc.memories.facts import Fact, is_instruction_like
 from memory_extproc.memories.notes import note, statement
 from memory_extproc.memories.preferences import states_aversion, states_preference
 from memory_extproc.retrieval.decision import is_greeting
@@ -25,6 +25,7 @@ from memory_extproc.worker.echo import adds_information, statements, strip_echoe
 _MIN_CHARS = 12
 _CODE = re.compile(r"```.*?(?:```|$)", re.DOTALL)  # a fenced block, closed or cut off
 _MOST_NOTES = 6  # per turn: LoCoMo turns state up to 7 sentences; a pasted text is no 100 facts
+_CONTEXT_CHARS = 2_000  # of the message a note carries: MiniLM reads its first 256 tokens anyway
 _REFUSAL = re.compile(
     r"^\s*(i'?m\s+sorry|sorry,|i\s+(can(no|')?t|am\s+(not\s+able|unable))|as\s+an\s+ai\b"
     r"|i\s+don'?t\s+have\s+(access|information))",
@@ -68,7 +69,7 @@ def turn_notes(message: str, answer: str, date: str, recalled: Sequence[str] = (
         return []
     if stated := _stated(message):
         return [
-            Fact(_kind(s), note(s, "", date), context=message[:CONTEXT_CHARS])
+            Fact(_kind(s), note(s, "", date), context=message[:_CONTEXT_CHARS])
             for s in stated[:_MOST_NOTES]
         ]
     if not answer or _REFUSAL.match(answer):
@@ -102,7 +103,7 @@ def preferences_missed(message: str, learned: Sequence[Fact], date: str) -> list
     message = _CODE.sub(" ", message)
     kept = [f for f in learned if f.type is MemoryType.PREFERENCE]
     return [
-        Fact(MemoryType.PREFERENCE, note(s, "", date), context=message[:CONTEXT_CHARS])
+        Fact(MemoryType.PREFERENCE, note(s, "", date), context=message[:_CONTEXT_CHARS])
         for s in _stated(message)
         if states_preference(s)
         and not is_instruction_like(s)

@@ -8,6 +8,7 @@ import numpy as np
 import orjson
 
 from memory_extproc.embedding import OnnxEmbedder
+from memory_extproc.embedding import model as english_model
 from memory_extproc.embedding.spaces import Embeddings, english_query, is_carried, score
 from memory_extproc.llm_api.requests import Turn
 from memory_extproc.llm_client import JsonSchema, LlmError
@@ -149,6 +150,27 @@ async def test_a_fact_is_stored_toward_the_message_it_was_said_in(
     (vector,) = [v for m, v in store._rows.values() if m.content == fact]
     question = await embeddings.query("What flavor of ice cream did I make?")
     assert score(question, vector) > score(question, stored_vector(fact)) + 0.05
+
+
+async def test_a_fact_said_after_a_pasted_text_does_not_lean_toward_it(
+    stored_vector: Callable[[str], np.ndarray], embeddings: Embeddings
+) -> None:
+    """A long message is mostly what was pasted into it: a fact said after a report is stored
+    under its own words, not leaning toward the report."""
+    fact = "User's daughter Mia turned 5 yesterday"
+    said = "By the way, my daughter Mia turned 5 yesterday."
+    report = " ".join(
+        f"The committee reviewed the quarterly figures for region {i} and asked for a revised "
+        "forecast of shipping costs."
+        for i in range(30)
+    )
+    store = InMemoryStore()
+    jobs = jobs_on(store, embeddings, CopyingModel(fact))
+    turns = (Turn("user", f"Here is the report: {report} {said}"), Turn("assistant", "Noted."))
+    assert await jobs.run(Batch("alice", "", turns, 1, T0, "idle"))
+    ((memory, vector),) = store._rows.values()
+    english = english_model.DIMENSION  # what an English question reads
+    assert np.allclose(vector[:english], stored_vector(memory.content)[:english], atol=1e-5)
 
 
 async def test_a_preference_is_stored_under_the_requests_it_bears_on(

@@ -118,6 +118,23 @@ async def test_words_decide_updates_without_asking_the_model(
     assert judge.prompts == []
 
 
+async def test_a_correction_is_stored_under_its_mended_words_not_its_message(
+    store: InMemoryStore, embeddings: Embeddings, stored_vector: Callable[[str], np.ndarray]
+) -> None:
+    """ "I said Boston, I meant Austin" mends the old memory; the message is about the mistake,
+    so the mended memory is not keyed toward it."""
+    w = writer(store, embeddings, None)
+    await w.write("alice", "", fact("I live in Boston"), T0, source="c")
+    said = "Sorry for the mix-up earlier today! I said Boston, I meant Austin."
+    correction = Fact(MemoryType.SEMANTIC, "I said Boston, I meant Austin", context=said)
+    assert await w.write("alice", "", correction, T0 + DAY, source="c") is Written.UPDATED
+    (memory,) = await store.list("alice")
+    assert memory.content == "I live in Austin"
+    (vector,) = [v for m, v in store._rows.values() if m.id == memory.id]
+    english = english_model.DIMENSION  # what an English question reads
+    assert np.allclose(vector[:english], stored_vector("I live in Austin")[:english], atol=1e-5)
+
+
 async def test_a_restatement_adds_nothing(store: InMemoryStore, embeddings: Embeddings) -> None:
     w = writer(store, embeddings, Judge())
     await w.write("alice", "", fact("My budget for the Hawaii trip is $10,000"), T0, source="c")
