@@ -155,7 +155,7 @@ def by_words(
             return ByWords(Revision(candidate, text, "restated")) if reword else ByWords(None, True)
         if change is Change.CORRECTED:
             fixed = corrected(candidate.memory.content, said) or text
-            return ByWords(Revision(candidate, fixed, "corrected"))
+            return ByWords(Revision(candidate, fixed, change.value))
         if change is Change.ENDED:
             return ByWords(ending(candidate, text, "ended by a newer memory"))
         if change is not None:

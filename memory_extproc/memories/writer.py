@@ -29,7 +29,7 @@ from memory_extproc.embedding.spaces import (
 from memory_extproc.languages import is_english
 from memory_extproc.llm_client import ChatClient, LlmError
 from memory_extproc.memories import changes, retention
-from memory_extproc.memories.changes import same_amount, says_change, says_switch
+from memory_extproc.memories.changes import Change, same_amount, says_change, says_switch
 from memory_extproc.memories.facts import ExtractionParseError, Fact
 from memory_extproc.memories.judge import JUDGE_SCHEMA, judge_messages, parse_judgment
 from memory_extproc.memories.notes import statement, unframed
@@ -421,8 +421,8 @@ class MemoryWriter:
         if revision.content != fact.content:
             # a correction is the old memory mended ("… sister Anna …"): the message it was said
             # in ("Oops, I meant Anna, not Anne") is about the mistake, not the memory
-            said_in = "" if revision.reason == "corrected" else fact.context
-            kept = dataclasses.replace(fact, content=revision.content, context=said_in)
+            context = "" if revision.reason == Change.CORRECTED.value else fact.context
+            kept = dataclasses.replace(fact, content=revision.content, context=context)
             by_e5 = self._by_e5(target.user_id, kept.type)
             words = await self._embedder.memory(unframed(revision.content), by_e5=by_e5)
             (vector,) = await self._keys([kept], [words])
