@@ -1,4 +1,4 @@
-"""What a memory is about, where its reader cannot tell: a job. Pure.
+"""What a memory is about, where its reader cannot tell: a job, a move. Pure.
 
 multilingual-e5-small scores a question about a kind of thing far from a memory that names only
 one of its kind: "我是做什么工作的？" / "用户是一名软件工程师" 0.42 and "¿En qué trabajo?" / "El
@@ -10,6 +10,11 @@ Chinese they move by less than 0.05, in Spanish by up to 0.13: eval/RESULTS.md).
 where the user lives, allergies, pets and family pass as they are. English too: MiniLM reads most
 jobs near "work", but not every one ("User works as a baker" / "What do I do for a living?"
 0.448 → 0.569 keyed).
+
+A move is where the user lives, and its reader misses that once the move says why: "User moved
+to Porto for a new job as a nurse" / "Where do I live now?" 0.31, "用户搬到了波尔图，开始了护士的
+新工作" / "我现在住在哪里？" 0.31. It leans toward the words for where one lives: 0.31 → 0.56 and
+0.31 → 0.43, while a move alone ("User relocated to Berlin last year", 0.56) already passes.
 """
 
 from __future__ import annotations
@@ -51,16 +56,31 @@ _WORK_EN = re.compile(
         |(?:got|started|found|landed)\s+(?:a\s+|the\s+)?(?:new\s+)?job
         |(?:switched|changed)\s+careers?)\b)"""
 )
-_WORK = {"zh": "工作", "es": "trabajo", "en": "work"}
+# the user moving house or town (not "User moved on", "User's parents moved to Spain")
+_MOVE_ZH = re.compile(
+    rf"(?:用户|我)(?![的们]|{KIN_ZH})[^。；！？他她]{{0,20}}?(?:搬到|搬去|搬进|搬家|搬回|移居|迁居|定居)"
+)
+_MOVE_ES = re.compile(
+    r"""(?ix)(?<!del\s)\busuario\b[^,.;!?]{0,30}?\bse\s+(?:ha\s+|va\s+a\s+)?(?:mudó|mudado|mudar
+      |trasladó|trasladado|trasladar|fue\s+a\s+vivir|ido\s+a\s+vivir|instaló|instalado)\b
+    |\bme\s+(?:mudé|he\s+mudado|acabo\s+de\s+mudar|voy\s+a\s+mudar|trasladé|fui\s+a\s+vivir)\b"""
+)
+_MOVE_EN = re.compile(
+    r"""(?ix)\buser\s+(?:\w+\s+){0,3}?(?:moved|moving|relocated|relocating|settled)
+    (?:\s+back)?\s+(?:to|into|in|abroad|away|out\s+of|across|house|home|here|there)\b"""
+)
+_RULES = (
+    (_WORK_ZH, "工作"),
+    (_WORK_ES, "trabajo"),
+    (_WORK_EN, "work"),
+    (_MOVE_ZH, "居住地"),
+    (_MOVE_ES, "vive en"),
+    (_MOVE_EN, "where the user lives"),
+)
 
 
-def topic_word(text: str) -> str:
-    """The word for what ``text`` is about, in its language, where its reader needs it ("用户
-    是一名软件工程师" → "工作", "User works as a baker" → "work"); "" otherwise."""
-    if _WORK_ZH.search(text):
-        return _WORK["zh"]
-    if _WORK_ES.search(text):
-        return _WORK["es"]
-    if _WORK_EN.search(text):
-        return _WORK["en"]
-    return ""
+def topic_words(text: str) -> tuple[str, ...]:
+    """The words for what ``text`` is about, in its language, where its reader needs them
+    ("用户是一名软件工程师" → "工作", "User moved to Porto for a new job" → "where the user
+    lives"); none otherwise. A move for a job is about both."""
+    return tuple(word for rule, word in _RULES if rule.search(text))

@@ -14,6 +14,7 @@ import logging
 from collections import OrderedDict
 from collections.abc import Sequence
 from enum import StrEnum
+from itertools import chain
 
 import numpy as np
 
@@ -43,7 +44,7 @@ from memory_extproc.memories.reconcile import (
     ending,
     revised,
 )
-from memory_extproc.memories.topics import topic_word
+from memory_extproc.memories.topics import topic_words
 from memory_extproc.store.model import (
     Memory,
     MemoryType,
@@ -224,16 +225,16 @@ class MemoryWriter:
     async def _keys(self, facts: Sequence[Fact], vectors: Sequence[np.ndarray]) -> list[np.ndarray]:
         """What each fact is stored under: its own words' vector, leaning toward the words it was
         said in (``Fact.context``), for a preference toward the kinds of request it bears on
-        (``_requests``) and, for a job, toward the word for work, which its words alone may
-        miss (topics.py). Decisions stay with its own words."""
+        (``_requests``) and, for a job or a move, toward the words for work or where one lives,
+        which its words alone may miss (topics.py). Decisions stay with its own words."""
         contexts = [f.context if f.context != unframed(f.content) else "" for f in facts]
         english = [is_english(unframed(f.content)) for f in facts]
         kinds = [", ".join(_requests(f)) for f in facts]
-        topics = [topic_word(unframed(f.content)) for f in facts]
+        topics = [topic_words(unframed(f.content)) for f in facts]
         said_in = list(dict.fromkeys((c, e) for c, e in zip(contexts, english, strict=True) if c))
         read = [self._embedder.context(c, of_english=e) for c, e in said_in]
         sentences = dict(zip(said_in, await asyncio.gather(*read), strict=True))
-        words = list(dict.fromkeys(w for w in (*kinds, *topics) if w))
+        words = list(dict.fromkeys(w for w in (*kinds, *chain.from_iterable(topics)) if w))
         read_words = dict(zip(words, await self._embedder.memories(words), strict=True))
         keys = []
         for vector, context, kind, topic, of in zip(
@@ -244,8 +245,7 @@ class MemoryWriter:
                 parts.append((sentences[context, of], POLICY.context_weight))
             if kind:
                 parts.append((read_words[kind], POLICY.requests_weight))
-            if topic:
-                parts.append((read_words[topic], POLICY.topic_weight))
+            parts.extend((read_words[word], POLICY.topic_weight) for word in topic)
             keys.append(blend(parts))
         return keys
 

@@ -1,10 +1,10 @@
-"""What a memory is about, where its reader cannot tell: the rule alone."""
+"""What a memory is about, where its reader cannot tell: the rules alone."""
 
 from __future__ import annotations
 
 import pytest
 
-from memory_extproc.memories.topics import topic_word
+from memory_extproc.memories.topics import topic_words
 
 
 @pytest.mark.parametrize(
@@ -43,4 +43,30 @@ from memory_extproc.memories.topics import topic_word
     ],
 )  # fmt: skip
 def test_a_job_is_about_work(text: str, word: str) -> None:
-    assert topic_word(text) == word
+    assert topic_words(text) == ((word,) if word else ())
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("User moved to Porto for a new job as a nurse", ("where the user lives",)),
+        ("User recently relocated to Berlin", ("where the user lives",)),
+        ("User is moving back to Ohio next month", ("where the user lives",)),
+        ("User moved house in March", ("where the user lives",)),
+        ("用户上个月搬家到了成都", ("居住地",)),
+        ("我刚搬到波尔图", ("居住地",)),
+        ("用户搬到了波尔图，开始了护士的新工作", ("工作", "居住地")),
+        ("El usuario se mudó a Madrid el año pasado", ("vive en",)),
+        ("Me acabo de mudar a Oporto", ("vive en",)),
+        # someone else's move, moving on, moving a thing, living somewhere
+        ("User's parents moved to Spain", ()),
+        ("User moved on from the breakup", ()),
+        ("User moved the meeting to Friday", ()),
+        ("User lives in Boston", ()),
+        ("用户的父母搬到了上海", ()),
+        ("我妈妈搬家了", ()),
+        ("Los padres del usuario se mudaron a Madrid", ()),
+    ],
+)  # fmt: skip
+def test_a_move_is_about_where_the_user_lives(text: str, words: tuple[str, ...]) -> None:
+    assert topic_words(text) == words

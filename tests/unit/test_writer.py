@@ -454,24 +454,29 @@ async def test_a_food_constraint_is_stored_toward_the_requests_eating_shapes(
         ("用户从Acme公司辞职了（之前：用户在Acme公司担任设计师）", "我在哪里工作？"),
         ("El usuario es ingeniero de software", "¿En qué trabajo?"),
         ("User works as a baker", "What do I do for a living?"),
+        ("User moved to Porto for a new job as a nurse", "Where do I live now?"),
+        ("用户上个月搬家到了成都", "我现在住在哪里？"),
+        ("El usuario se mudó a Madrid el año pasado", "¿Dónde vivo ahora?"),
     ],
 )
-async def test_a_job_is_found_by_a_question_about_work(
+async def test_a_job_or_a_move_is_found_by_a_question_about_it(
     store: InMemoryStore, embeddings: Embeddings, text: str, question: str
 ) -> None:
     """e5 scored the first three pairs 0.40, 0.41 and 0.32 on their own words, under the
     threshold: it reads a job far from the word for work. MiniLM reads most jobs near it
-    ("User is a software engineer": 0.82), but not a baker (0.448)."""
+    ("User is a software engineer": 0.82), but not a baker (0.448); nor a move that says why
+    as where the user lives (Porto: 0.31)."""
     await writer(store, embeddings, None).write_batch("alice", "", [fact(text)], T0, source="c")
     ((_, key),) = store._rows.values()
     assert score(await embeddings.query(question), key) >= RetrievalPolicy().threshold
 
 
-async def test_only_a_job_leans_toward_work(store: InMemoryStore, embeddings: Embeddings) -> None:
-    """Not a relative's job, nor anything else the user said: "我是做什么工作的？" must not reach
-    them."""
+async def test_only_a_job_or_a_move_leans(store: InMemoryStore, embeddings: Embeddings) -> None:
+    """Not a relative's job or move, nor anything else the user said: "我是做什么工作的？" must
+    not reach them."""
     texts = ("用户的妹妹是护士", "用户住在杭州", "El hermano del usuario es médico",
-             "User's sister works as a nurse", "User lives in Boston")  # fmt: skip
+             "User's sister works as a nurse", "User lives in Boston",
+             "User's parents moved to Spain", "User moved on from the breakup")  # fmt: skip
     w = writer(store, embeddings, None)
     await w.write_batch("alice", "", [fact(t) for t in texts], T0, source="c")
     for memory, key in store._rows.values():
