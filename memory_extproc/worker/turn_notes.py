@@ -19,7 +19,7 @@ from memory_extproc.memories.notes import note, statement
 from memory_extproc.memories.preferences import states_aversion, states_preference
 from memory_extproc.retrieval.decision import is_greeting
 from memory_extproc.store.model import MemoryType
-from memory_extproc.words import sentences, terms, width
+from memory_extproc.words import CJK, function_char, sentences, terms, width
 from memory_extproc.worker.echo import adds_information, statements, strip_echoes
 
 _MIN_CHARS = 12
@@ -121,22 +121,34 @@ _HOLDING = terms(
     "user usually tend like love enjoy prefer avoid dislike hate really particularly especially "
     "always strongly"
 )
+_HOLDING_ZH = frozenset("喜欢爱讨厌恨偏好倾向通常般总特别非尤其强烈真很")  # as characters
+
+
+def _characters(text: str) -> frozenset[str]:
+    """A Chinese text's content characters: its words, where character pairs cut one word into
+    pieces another wording does not share ("纯素食者", "改吃纯素" share one pair of three)."""
+    runs = CJK.findall(text.replace("用户", " "))
+    return frozenset(c for run in runs for c in run if not function_char(c)) - _HOLDING_ZH
+
+
+def _shares(said: frozenset[str], kept: frozenset[str], share: float) -> bool:
+    return bool(kept) and len(said & kept) >= share * min(len(said), len(kept))
 
 
 def _kept_in(sentence: str, preferences: Sequence[Fact]) -> bool:
-    """Kept: a preference shares half the words of the shorter of the two and keeps what the
+    """Kept: a preference shares half the words of the shorter of the two (or, in Chinese, two
+    thirds of its characters: "我现在已经完全改吃纯素了。" is "用户是纯素食者") and keeps what the
     sentence holds against. "I hate hiking." is not kept by "User loves hiking", nor "I prefer
     milder flavors since I dislike spicy food" by "User prefers milder flavors" (PrefEval
     persona talks: 9 of 112 preference sentences kept by a preference that dropped their
     aversion)."""
     said, averse = terms(sentence) - _HOLDING, states_aversion(sentence)
+    characters = _characters(sentence)
     for preference in preferences:
         content = statement(preference.content)
-        kept = terms(content) - _HOLDING
         if (
-            kept
-            and 2 * len(said & kept) >= min(len(said), len(kept))
-            and (states_aversion(content) or not averse)
-        ):
+            _shares(said, terms(content) - _HOLDING, 1 / 2)
+            or (characters and _shares(characters, _characters(content), 2 / 3))
+        ) and (states_aversion(content) or not averse):
             return True
     return not said

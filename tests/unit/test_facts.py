@@ -482,6 +482,20 @@ def test_a_preference_kept_without_its_aversion_is_noted() -> None:
                               "User avoids hiking")], "d") == []  # fmt: skip
 
 
+def test_a_chinese_preference_worded_otherwise_is_kept_by_its_characters() -> None:
+    """Chinese words read as character pairs: "改吃纯素" and "纯素食者" share one of three, so
+    the model's "用户是纯素食者" did not keep the sentence it came from, and a second memory of
+    the same truth was stored beside it. Characters other than the words of holding a taste
+    must mostly be shared: a different tea, a different genre are not kept."""
+    vegan = Fact(MemoryType.PREFERENCE, "用户是纯素食者")
+    assert preferences_missed("我现在已经完全改吃纯素了。", [vegan], "d") == []
+    films = Fact(MemoryType.PREFERENCE, "用户喜欢看科幻电影")
+    assert len(preferences_missed("我也喜欢看纪录片。", [films], "d")) == 1
+    assert len(preferences_missed("我不喜欢看恐怖电影。", [films], "d")) == 1
+    hiking = Fact(MemoryType.PREFERENCE, "用户喜欢徒步旅行")
+    assert len(preferences_missed("我喜欢爬山。", [hiking], "d")) == 1
+
+
 FIXTURES = orjson.loads(
     (Path(__file__).parents[1] / "fixtures/local_model_answers.json").read_bytes()
 )
