@@ -11,10 +11,10 @@ where the user lives, allergies, pets and family pass as they are. English too: 
 jobs near "work", but not every one ("User works as a baker" / "What do I do for a living?"
 0.448 → 0.569 keyed).
 
-A move is where the user lives, and its reader misses that once the move says why: "User moved
-to Porto for a new job as a nurse" / "Where do I live now?" 0.31, "用户搬到了波尔图，开始了护士的
-新工作" / "我现在住在哪里？" 0.31. It leans toward the words for where one lives: 0.31 → 0.56 and
-0.31 → 0.43, while a move alone ("User relocated to Berlin last year", 0.56) already passes.
+A move is where the user lives, and its reader misses that once the move says why ("User moved
+to Porto for a new job as a nurse" / "Where do I live now?" 0.31), or in e5 at all ("用户上个月
+搬家到了成都" / "我现在住在哪里？" 0.33). It leans toward the words for where one lives: 0.31 →
+0.56 and 0.33 → 0.49; a plain English move ("User relocated to Berlin", 0.56) already passed.
 """
 
 from __future__ import annotations
