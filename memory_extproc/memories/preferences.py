@@ -118,7 +118,7 @@ _DIET_CONDITION_ZH = r"糖尿病|乳糜泻|痛风"
 # whose the statement is: "我妈妈不能吃辣" is the user's mother's
 KIN_ZH = (
     r"妈|爸|母亲|父亲|女儿|儿子|孩子|老婆|老公|妻子|丈夫|太太|先生|朋友|妹|姐|哥|弟|家人|同事"
-    r"|男朋友|女朋友|室友|奶奶|爷爷|外婆|外公"
+    r"|男朋友|女朋友|室友|奶奶|爷爷|外婆|外公|父母"
 )
 # Spanish: cannot eat, drink or stand ("no puedo comer gluten"), not how much ("no puedo comer
 # más") nor "tomar" a decision, a holiday or a train

@@ -471,6 +471,21 @@ async def test_a_job_or_a_move_is_found_by_a_question_about_it(
     assert score(await embeddings.query(question), key) >= RetrievalPolicy().threshold
 
 
+async def test_a_move_for_a_job_is_found_as_both(
+    store: InMemoryStore, embeddings: Embeddings
+) -> None:
+    """A new user's "I just moved to Porto for a new job as a nurse", said with a request: its
+    memory leaned toward the message's lasagna, and scored 0.31 for where the user lives and
+    0.41 for what they do."""
+    said = ("I just moved to Porto for a new job as a nurse. Could you give me a lasagna "
+            "recipe? Keep it meat-free, I'm vegetarian.")  # fmt: skip
+    moved = Fact(MemoryType.SEMANTIC, "User moved to Porto for a new job as a nurse", said)
+    await writer(store, embeddings, None).write_batch("alice", "", [moved], T0, source="c")
+    ((_, key),) = store._rows.values()
+    for question in ("Where do I live now?", "What do I do for a living?"):
+        assert score(await embeddings.query(question), key) >= RetrievalPolicy().threshold
+
+
 async def test_only_a_job_or_a_move_leans(store: InMemoryStore, embeddings: Embeddings) -> None:
     """Not a relative's job or move, nor anything else the user said: "我是做什么工作的？" must
     not reach them."""
