@@ -121,14 +121,19 @@ _HOLDING = terms(
     "user usually tend like love enjoy prefer avoid dislike hate really particularly especially "
     "always strongly"
 )
-_HOLDING_ZH = frozenset("喜欢爱讨厌恨偏好倾向通常般总特别非尤其强烈真很")  # as characters
+# …and in Chinese, as words (a character alone is also part of others: 烈酒, 真丝, 爱情片)
+_HOLDING_ZH = re.compile(
+    r"喜欢|喜爱|热爱|钟爱|偏爱|讨厌|厌恶|偏好|倾向于?|通常|一般|总是|特别|非常|尤其|强烈|真的|比较"
+    r"|习惯|感兴趣|更|很|爱(?=[吃喝看玩听])"
+)
+_NOT_ZH = re.compile(r"[不没别]")
 
 
 def _characters(text: str) -> frozenset[str]:
     """A Chinese text's content characters: its words, where character pairs cut one word into
     pieces another wording does not share ("纯素食者", "改吃纯素" share one pair of three)."""
     runs = CJK.findall(text.replace("用户", " "))
-    return frozenset(c for run in runs for c in run if not function_char(c)) - _HOLDING_ZH
+    return frozenset(c for run in runs for c in run if not function_char(c))
 
 
 def _shares(said: frozenset[str], kept: frozenset[str], share: float) -> bool:
@@ -136,19 +141,25 @@ def _shares(said: frozenset[str], kept: frozenset[str], share: float) -> bool:
 
 
 def _kept_in(sentence: str, preferences: Sequence[Fact]) -> bool:
-    """Kept: a preference shares half the words of the shorter of the two (or, in Chinese, two
-    thirds of its characters: "我现在已经完全改吃纯素了。" is "用户是纯素食者") and keeps what the
-    sentence holds against. "I hate hiking." is not kept by "User loves hiking", nor "I prefer
-    milder flavors since I dislike spicy food" by "User prefers milder flavors" (PrefEval
-    persona talks: 9 of 112 preference sentences kept by a preference that dropped their
-    aversion)."""
+    """Kept: a preference shares half the words of the shorter of the two and keeps what the
+    sentence holds against. In Chinese a word is read as character pairs, which cut it into
+    pieces another wording does not share, so two thirds of the characters of the shorter do
+    too, with a pair: "我现在已经完全改吃纯素了。" is "用户是纯素食者"; a negation said on one
+    side only keeps nothing ("我不爱吃甜食。" / "用户喜欢甜食"). "I hate hiking." is not kept by
+    "User loves hiking", nor "I prefer milder flavors since I dislike spicy food" by "User
+    prefers milder flavors" (PrefEval persona talks: 9 of 112 preference sentences kept by a
+    preference that dropped their aversion)."""
+    sentence = _HOLDING_ZH.sub(" ", sentence)
     said, averse = terms(sentence) - _HOLDING, states_aversion(sentence)
-    characters = _characters(sentence)
+    characters, negated = _characters(sentence), bool(_NOT_ZH.search(sentence))
     for preference in preferences:
-        content = statement(preference.content)
+        content = _HOLDING_ZH.sub(" ", statement(preference.content))
+        kept = terms(content) - _HOLDING
+        if characters and negated != bool(_NOT_ZH.search(content)):
+            continue
         if (
-            _shares(said, terms(content) - _HOLDING, 1 / 2)
-            or (characters and _shares(characters, _characters(content), 2 / 3))
+            _shares(said, kept, 1 / 2)
+            or (said & kept and _shares(characters, _characters(content), 2 / 3))
         ) and (states_aversion(content) or not averse):
             return True
     return not said

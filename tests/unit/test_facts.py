@@ -482,18 +482,33 @@ def test_a_preference_kept_without_its_aversion_is_noted() -> None:
                               "User avoids hiking")], "d") == []  # fmt: skip
 
 
-def test_a_chinese_preference_worded_otherwise_is_kept_by_its_characters() -> None:
+@pytest.mark.parametrize(
+    ("said", "learned", "kept"),
+    [
+        ("我现在已经完全改吃纯素了。", "用户是纯素食者", True),
+        ("我是吃蛋奶素的。", "用户是蛋奶素食者", True),
+        ("我非常喜欢爵士乐。", "用户喜欢爵士乐", True),
+        ("我不吃辣。", "用户不吃辣", True),
+        # another thing of the same kind, held the same way
+        ("我也喜欢喝红茶。", "用户喜欢喝绿茶", False),
+        ("我喜欢川菜。", "用户喜欢粤菜", False),
+        ("我喜欢烈酒。", "用户喜欢啤酒", False),
+        ("我喜欢真丝的衣服。", "用户喜欢棉质衣服", False),
+        ("我也喜欢看纪录片。", "用户喜欢看科幻电影", False),
+        ("我喜欢爬山。", "用户喜欢徒步旅行", False),
+        # the same thing, held the other way round
+        ("我不爱吃甜食。", "用户喜欢甜食", False),
+    ],
+)  # fmt: skip
+def test_a_chinese_preference_worded_otherwise_keeps_its_sentence(
+    said: str, learned: str, kept: bool
+) -> None:
     """Chinese words read as character pairs: "改吃纯素" and "纯素食者" share one of three, so
     the model's "用户是纯素食者" did not keep the sentence it came from, and a second memory of
-    the same truth was stored beside it. Characters other than the words of holding a taste
-    must mostly be shared: a different tea, a different genre are not kept."""
-    vegan = Fact(MemoryType.PREFERENCE, "用户是纯素食者")
-    assert preferences_missed("我现在已经完全改吃纯素了。", [vegan], "d") == []
-    films = Fact(MemoryType.PREFERENCE, "用户喜欢看科幻电影")
-    assert len(preferences_missed("我也喜欢看纪录片。", [films], "d")) == 1
-    assert len(preferences_missed("我不喜欢看恐怖电影。", [films], "d")) == 1
-    hiking = Fact(MemoryType.PREFERENCE, "用户喜欢徒步旅行")
-    assert len(preferences_missed("我喜欢爬山。", [hiking], "d")) == 1
+    the same truth was stored beside it. Most characters and a pair must be shared, the words
+    of holding a taste aside, and a negation must be on both sides or neither."""
+    found = preferences_missed(said, [Fact(MemoryType.PREFERENCE, learned)], "d")
+    assert (found == []) is kept
 
 
 FIXTURES = orjson.loads(
