@@ -126,7 +126,10 @@ _HOLDING_ZH = re.compile(
     r"喜欢|喜爱|热爱|钟爱|偏爱|讨厌|厌恶|偏好|倾向于?|通常|一般|总是|特别|非常|尤其|强烈|真的|比较"
     r"|习惯|感兴趣|更|很|爱(?=[吃喝看玩听])"
 )
-_NOT_ZH = re.compile(r"[不没别]")
+# a taste held the other way round ("不爱吃", "不太喜欢", "没兴趣"), not any 不 ("千万别放花生")
+_NOT_HELD_ZH = re.compile(
+    r"(?:不|没)(?:太|怎么|大|是很)?(?:爱|喜欢|喜爱|想|愿意|感兴趣)|没(?:有|什么)?兴趣"
+)
 
 
 def _characters(text: str) -> frozenset[str]:
@@ -144,22 +147,25 @@ def _kept_in(sentence: str, preferences: Sequence[Fact]) -> bool:
     """Kept: a preference shares half the words of the shorter of the two and keeps what the
     sentence holds against. In Chinese a word is read as character pairs, which cut it into
     pieces another wording does not share, so two thirds of the characters of the shorter do
-    too, with a pair: "我现在已经完全改吃纯素了。" is "用户是纯素食者"; a negation said on one
-    side only keeps nothing ("我不爱吃甜食。" / "用户喜欢甜食"). "I hate hiking." is not kept by
-    "User loves hiking", nor "I prefer milder flavors since I dislike spicy food" by "User
-    prefers milder flavors" (PrefEval persona talks: 9 of 112 preference sentences kept by a
-    preference that dropped their aversion)."""
+    too, with a pair: "我现在已经完全改吃纯素了。" is "用户是纯素食者"; a taste held the other
+    way round on one side only keeps nothing ("我不爱吃甜食。" / "用户喜欢甜食"). "I hate
+    hiking." is not kept by "User loves hiking", nor "I prefer milder flavors since I dislike
+    spicy food" by "User prefers milder flavors" (PrefEval persona talks: 9 of 112 preference
+    sentences kept by a preference that dropped their aversion)."""
+    negated, averse = bool(_NOT_HELD_ZH.search(sentence)), states_aversion(sentence)
     sentence = _HOLDING_ZH.sub(" ", sentence)
-    said, averse = terms(sentence) - _HOLDING, states_aversion(sentence)
-    characters, negated = _characters(sentence), bool(_NOT_ZH.search(sentence))
+    said, characters = terms(sentence) - _HOLDING, _characters(sentence)
     for preference in preferences:
-        content = _HOLDING_ZH.sub(" ", statement(preference.content))
-        kept = terms(content) - _HOLDING
-        if characters and negated != bool(_NOT_ZH.search(content)):
+        content = statement(preference.content)
+        against = states_aversion(content)
+        if characters and (negated or averse) != (against or bool(_NOT_HELD_ZH.search(content))):
             continue
-        if (
+        keeps_aversion = against or not averse
+        content = _HOLDING_ZH.sub(" ", content)
+        kept = terms(content) - _HOLDING
+        if keeps_aversion and (
             _shares(said, kept, 1 / 2)
             or (said & kept and _shares(characters, _characters(content), 2 / 3))
-        ) and (states_aversion(content) or not averse):
+        ):
             return True
     return not said

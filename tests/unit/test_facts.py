@@ -489,6 +489,8 @@ def test_a_preference_kept_without_its_aversion_is_noted() -> None:
         ("我是吃蛋奶素的。", "用户是蛋奶素食者", True),
         ("我非常喜欢爵士乐。", "用户喜欢爵士乐", True),
         ("我不吃辣。", "用户不吃辣", True),
+        ("再提醒一下，我对花生过敏，千万别放花生。", "用户对花生过敏", True),
+        ("我不喜欢高跟鞋。", "用户讨厌高跟鞋", True),
         # another thing of the same kind, held the same way
         ("我也喜欢喝红茶。", "用户喜欢喝绿茶", False),
         ("我喜欢川菜。", "用户喜欢粤菜", False),
