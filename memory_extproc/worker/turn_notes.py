@@ -132,6 +132,11 @@ _NOT_HELD_ZH = re.compile(
 )
 
 
+def _held_against(text: str) -> bool:
+    """Chinese: the taste is one the user avoids, dislikes or fears, or does not like."""
+    return states_aversion(text) or bool(_NOT_HELD_ZH.search(text))
+
+
 def _characters(text: str) -> frozenset[str]:
     """A Chinese text's content characters: its words, where character pairs cut one word into
     pieces another wording does not share ("纯素食者", "改吃纯素" share one pair of three)."""
@@ -152,15 +157,14 @@ def _kept_in(sentence: str, preferences: Sequence[Fact]) -> bool:
     hiking." is not kept by "User loves hiking", nor "I prefer milder flavors since I dislike
     spicy food" by "User prefers milder flavors" (PrefEval persona talks: 9 of 112 preference
     sentences kept by a preference that dropped their aversion)."""
-    negated, averse = bool(_NOT_HELD_ZH.search(sentence)), states_aversion(sentence)
+    averse, against = states_aversion(sentence), _held_against(sentence)
     sentence = _HOLDING_ZH.sub(" ", sentence)
     said, characters = terms(sentence) - _HOLDING, _characters(sentence)
     for preference in preferences:
         content = statement(preference.content)
-        against = states_aversion(content)
-        if characters and (negated or averse) != (against or bool(_NOT_HELD_ZH.search(content))):
+        if characters and against != _held_against(content):
             continue
-        keeps_aversion = against or not averse
+        keeps_aversion = states_aversion(content) or not averse
         content = _HOLDING_ZH.sub(" ", content)
         kept = terms(content) - _HOLDING
         if keeps_aversion and (
