@@ -307,6 +307,43 @@ def test_what_the_assistant_said_is_not_the_users(fact: str, reason: str | None)
     assert ungrounded(fact, said, [], others) == reason
 
 
+@pytest.mark.parametrize(
+    ("fact", "said", "others", "reason"),
+    [
+        # LoCoMo conv-41: John's kickboxing, learned as Maria's, who only answered it
+        ("User is doing kickboxing", "Cool, John. Kickboxing is a perfect way to stay in shape.",
+         "Woah, that sounds cool! I'm doing kickboxing and it's giving me so much energy.",
+         "assistant_life"),
+        ("User plans to chat with local leaders and organizations",
+         "Sounds good, John. Let's get support from local leaders and organizations.",
+         "I'm gonna chat with local leaders and organizations for my next move.",
+         "assistant_life"),
+        ("用户在练跆拳道", "跆拳道是保持身材的好方法。", "我最近在练跆拳道，感觉精力充沛。",
+         "assistant_life"),
+        # the user says it of themselves too
+        ("User is doing kickboxing", "Same here, I'm doing kickboxing too!",
+         "I'm doing kickboxing and it's giving me so much energy.", None),
+        ("用户在练跆拳道", "我也在练跆拳道！", "我最近在练跆拳道，感觉精力充沛。", None),
+        # what an assistant says of itself while it answers, or to the user, is not its life
+        ("User likes lentil curry", "Lentil curry sounds good.",
+         "I'd recommend the lentil curry.", None),
+        ("User likes tofu stir-fry", "Tofu stir-fry sounds great!",
+         "My recommendation: tofu stir-fry with broccoli.", None),
+        ("User loves the Kyoto day of the itinerary", "The Kyoto day looks great.",
+         "On day 3, I've included Kyoto's temples.", None),
+        ("User dreams of visiting Japan in spring", "Japan in spring is the dream.",
+         "I love your plan to visit Japan.", None),
+        # a pick among what the assistant offered makes it the user's
+        ("User prefers the quiet beach option", "The quiet beach option sounds perfect.",
+         "I love the quiet beach option myself.", None),
+    ],
+)  # fmt: skip
+def test_the_assistants_own_life_is_not_the_users(
+    fact: str, said: str, others: str, reason: str | None
+) -> None:
+    assert ungrounded(fact, said, [], others) == reason
+
+
 def test_bad_facts_are_rejected_one_by_one_with_reasons() -> None:
     parsed = parse_facts(
         facts(
