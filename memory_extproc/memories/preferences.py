@@ -33,10 +33,12 @@ _VERBS = (
     "|prioriti[sz]e|oppose|value|care\\s+(?:deeply\\s+|a\\s+lot\\s+|most\\s+)?about"
 )
 # A taste for what the assistant just offered is no standing preference: "I especially like the
-# escape room suggestion", "I love the mural idea!" (PrefEval's persona talks say dozens)
+# escape room suggestion", "I love the mural idea!" (PrefEval's persona talks say dozens); but
+# what someone of the user's gave is theirs ("I love the advice my grandma gave me")
 _OFFERED = (
     r"(?:the|these|those|your)\s+(?:[\w\"'-]+\s+(?:and\s+)?){0,4}?"
     r"(?:ideas?|suggestions?|concepts?|tips?|advice|recommendations?)\b"
+    r"(?!\s+(?:(?:from|of|by)\s+)?(?:my|our|their|his|her)\b)"
 )
 _STANDING = re.compile(
     rf"""(?ix)

@@ -67,6 +67,10 @@ from memory_extproc.retrieval.open_requests import is_open_request
         # the user's fear or aversion as the subject
         "User's fear of falling makes them prefer activities that keep them grounded",
         "User's intense fear of deep water rules out boat tours",
+        # advice someone of the user's gave, not what the assistant offered
+        "I love the advice my grandma gave me",
+        "I really value the advice of my mentor",
+        "User loves the advice their grandma gave them",
     ],
 )
 def test_standing_preferences_are_recognised(text: str) -> None:
@@ -116,6 +120,7 @@ def test_standing_preferences_are_recognised(text: str) -> None:
         "User's son fears dogs and avoids parks",
         "My kids fear the dark and avoid the basement.",
         "My allergy test came back negative.",
+        "I love the suggestion, my kids will too.",
     ],
 )
 def test_other_memories_are_not_preferences(text: str) -> None:
