@@ -330,36 +330,62 @@ _OPTIONS = re.compile(
 
 
 # The assistant telling of their own life: LoCoMo's other speaker does, in most turns ("I'm
-# doing kickboxing and it's giving me so much energy."), and the 1.5B model wrote 28 of 216
-# facts of such windows as the user's ("User is doing kickboxing", after "Kickboxing is a
-# perfect way to stay in shape"). What an assistant says of itself while it answers is not its
-# life ("I'd suggest …", "I think …", "I can …"), nor is what it says to the user ("I love
-# your idea").
+# doing kickboxing and it's giving me so much energy."), and the 1.5B model wrote 21 of 230
+# facts it kept from such windows as the user's ("User is doing kickboxing", after "Kickboxing
+# is a perfect way to stay in shape"). An assistant's "we" plans with the user ("We could
+# start in Kyoto"); what it says of itself while it answers is not its life ("I'd suggest …",
+# "As I recall …", "I love spicy food too!"), nor what it says to the user ("I love your
+# idea"), nor a draft it writes in the user's voice ("Dear Hiring Manager, I am …").
+_I = re.compile(r"(?<![自忘])我(?!们)")
 _WE = re.compile(r"(?i)\b(?:we|we're|we've|we'd|we'll|us|our|ours)\b|(?<![自忘])我")
-_ADDRESSING = re.compile(r"(?i)\b(?:you|your|yours|you're|you've|you'd|you'll)\b|[你您]")
-_ANSWERING = re.compile(
-    r"(?i)\b(?:i(?:'d|\s+would)?\s+(?:suggest|recommend|advise)|i\s+(?:think|can|could|will|hope"
-    r"|understand|see|know|mean)|i'll|let\s+me|i'm\s+(?:happy|glad|sorry|here|not\s+sure)"
-    r"|i(?:'ve|\s+have)\s+(?:put|included|added|listed|made|created|prepared|written|compiled"
-    r"|outlined|noted|found|gathered)|my\s+(?:top\s+)?(?:recommendation|suggestion|advice|pick))\b"
+_ADDRESSING = re.compile(
+    r"(?i)\b(?:you|your|yours|you're|you've|you'd|you'll|te|tu|tus|usted|ustedes)\b|[你您]"
 )
+_ANSWERING = re.compile(
+    r"(?i)\b(?:i(?:'d|\s+would)?\s+(?:suggest|recommend|advise|start|go\s+with|pick|choose)"
+    r"|i\s+(?:think|can(?!'t)|could|will|hope|understand|see|know|mean|believe|remember|recall"
+    r"|noticed)|as\s+i\s+(?:recall|remember|understand)|i'll|let\s+me|i'm\s+(?:happy|glad|sorry"
+    r"|here|not\s+sure|going\s+to|impressed)|i(?:'ve|\s+have)\s+(?:put|included|added|listed|made"
+    r"|created|prepared|written|compiled|outlined|noted|found|gathered|kept|adjusted|made\s+sure)"
+    r"|my\s+(?:top\s+)?(?:recommendation|suggestion|advice|pick)|too|as\s+well)\b"
+    r"|我(?:觉得|认为|建议|推荐|记得|会|可以|想推荐)|我[^，,。！？]{0,3}也"
+    # …and its tastes, which a user who agrees makes theirs ("I love Kyoto in autumn" /
+    # "Kyoto in autumn sounds magical")
+    r"|(?i:\bi(?:'ve|'d)?\s+(?:\w+\s+){0,2}?(?:love|like|enjoy|adore|prefer)|\bmy\s+(?:\w+\s+)?"
+    r"favou?rite|\bme\s+(?:encanta|gusta)n?\b)|我[^，,。！？]{0,3}(?:喜欢|爱|最爱)"
+)
+_QUOTED = re.compile(r"[\"“”「」『』]")
+# a draft begins: "Here's a draft:", "Dear Hiring Manager,"
+_DRAFT = re.compile(r"(?i)(?:[:：]|^(?:dear|hi|hello|hey)\b[^.!?]*,)\s*$")
 
 
-def _of_self(sentence: str) -> bool:
-    return speaks_of_self(sentence) or bool(_WE.search(sentence.replace("\u2019", "'")))
+def _told_of_self(others: str) -> list[str]:
+    """The assistant's sentences of their own life, up to a draft it writes for the user."""
+    told = []
+    for line in others.replace("\u2019", "'").splitlines():
+        if _DRAFT.search(line.strip()):
+            break
+        told += [
+            s
+            for s in sentences(line)
+            if (speaks_of_self(s) or _I.search(s))
+            and not _ADDRESSING.search(s)
+            and not _ANSWERING.search(s)
+            and not _QUOTED.search(s)
+        ]
+    return told
 
 
 def _their_life(words: frozenset[str], said: str, others: str) -> bool:
     """Half of the fact's words are in a sentence the assistant said of their own life, and the
-    user said none of them of their own."""
-    told = any(
-        _of_self(s)
-        and not _ADDRESSING.search(s)
-        and not _ANSWERING.search(s.replace("\u2019", "'"))
-        and 2 * len(words & terms(s)) >= len(words)
-        for s in sentences(others)
+    user said none of them of their own (to the other: "I'm so impressed by your kickboxing!"
+    is not)."""
+    if not any(2 * len(words & terms(s)) >= len(words) for s in _told_of_self(others)):
+        return False
+    return not any(
+        (speaks_of_self(s) or _WE.search(s)) and not _ADDRESSING.search(s) and words & terms(s)
+        for s in sentences(said.replace("\u2019", "'"))
     )
-    return told and not any(_of_self(s) and words & terms(s) for s in sentences(said))
 
 
 def chooses(said: str) -> bool:

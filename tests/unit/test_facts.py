@@ -336,6 +336,35 @@ def test_what_the_assistant_said_is_not_the_users(fact: str, reason: str | None)
         # a pick among what the assistant offered makes it the user's
         ("User prefers the quiet beach option", "The quiet beach option sounds perfect.",
          "I love the quiet beach option myself.", None),
+        # what the user says to the other is not of their own life
+        ("User is doing kickboxing", "Wow, I'm so impressed by your kickboxing!",
+         "I'm doing kickboxing and it's giving me so much energy.", "assistant_life"),
+        ("User is doing kickboxing", "Kickboxing is a perfect way to stay in shape.",
+         "I can't wait for my next kickboxing class.", "assistant_life"),
+        # an assistant's "we" plans with the user
+        ("User plans to start the trip in Kyoto", "Starting in Kyoto sounds perfect.",
+         "We could start the trip in Kyoto, then head to Osaka.", None),
+        ("User is building a FastAPI app", "The FastAPI app still crashes on startup.",
+         "First, we need to install FastAPI.\nThen we create the FastAPI app in main.py.", None),
+        ("用户计划先去京都", "好啊，先去京都吧。", "我们可以先去京都，然后去大阪。", None),
+        # a draft in the user's voice
+        ("User has 7 years of experience", "Change it to 7 years of experience.",
+         "Here's a draft:\nDear Hiring Manager,\nI am an engineer with 5 years of experience.",
+         None),
+        ("User is allergic to peanuts", "Allergic to peanuts, so no peanut sauce.",
+         'Say it like this: "Hi, I\'m allergic to peanuts, so please no peanut sauce."', None),
+        ("用户有7年工作经验", "改成7年工作经验。", "尊敬的招聘经理：\n我有5年工作经验。", None),
+        # the answer's voice, and its tastes, which a user who agrees makes theirs
+        ("User's Japan trip budget is $3,000", "Right, the Japan trip budget is $3,000.",
+         "As I recall, the Japan trip budget is $3,000.", None),
+        ("User is vegetarian", "Great, vegetarian is right.", "I've kept every meal vegetarian.",
+         None),
+        ("User finds Kyoto in autumn magical", "Kyoto in autumn sounds magical.",
+         "I love Kyoto in autumn.", None),
+        ("User likes spicy food", "Spicy food is the best.", "I love spicy food too!", None),
+        ("用户喜欢徒步", "徒步很棒！", "我自己也很喜欢徒步。", None),
+        ("El usuario quiere visitar Kioto en otoño", "Kioto en otoño suena genial.",
+         "Me alegra que te guste Kioto en otoño.", None),
     ],
 )  # fmt: skip
 def test_the_assistants_own_life_is_not_the_users(
