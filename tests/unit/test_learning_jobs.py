@@ -400,3 +400,18 @@ async def test_a_question_in_another_language_has_the_users_memories_read_by_e5(
     _, read = store._rows[memory_id]
     assert is_carried(learned)
     assert not is_carried(read)
+
+
+async def test_the_other_speakers_life_is_not_learned_as_the_users(embeddings: Embeddings) -> None:
+    # LoCoMo conv-41 through the 1.5B model: John's kickboxing, written as Maria's
+    model = CopyingModel("User is doing kickboxing", "User volunteers at a homeless shelter")
+    store = InMemoryStore()
+    jobs = jobs_on(store, embeddings, model)
+    turns = (
+        Turn("assistant", "Woah, that sounds cool! I'm doing kickboxing and it gives me energy."),
+        Turn("user", "Kickboxing is a great workout. I volunteer at a homeless shelter."),
+    )
+    assert await jobs.run(Batch("alice", "", turns, 1, T0, "idle"))
+    assert [m.content for m in await store.list("alice")] == [
+        "User volunteers at a homeless shelter"
+    ]
