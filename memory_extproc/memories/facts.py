@@ -330,13 +330,12 @@ _OPTIONS = re.compile(
 
 
 # The assistant telling of their own life: LoCoMo's other speaker does, in most turns ("I'm
-# doing kickboxing and it's giving me so much energy."), and the 1.5B model wrote 21 of 230
+# doing kickboxing and it's giving me so much energy."), and the 1.5B model wrote 18 of 230
 # facts it kept from such windows as the user's ("User is doing kickboxing", after "Kickboxing
 # is a perfect way to stay in shape"). An assistant's "we" plans with the user ("We could
 # start in Kyoto"); what it says of itself while it answers is not its life ("I'd suggest …",
 # "As I recall …", "I love spicy food too!"), nor what it says to the user ("I love your
 # idea"), nor a draft it writes in the user's voice ("Dear Hiring Manager, I am …").
-_I = re.compile(r"(?<![自忘])我(?!们)")
 _WE = re.compile(r"(?i)\b(?:we|we're|we've|we'd|we'll|us|our|ours)\b|(?<![自忘])我")
 _ADDRESSING = re.compile(
     r"(?i)\b(?:you|your|yours|you're|you've|you'd|you'll|te|tu|tus|usted|ustedes)\b|[你您]"
@@ -346,13 +345,13 @@ _ANSWERING = re.compile(
     r"|i\s+(?:think|can(?!'t)|could|will|hope|understand|see|know|mean|believe|remember|recall"
     r"|noticed)|as\s+i\s+(?:recall|remember|understand)|i'll|let\s+me|i'm\s+(?:happy|glad|sorry"
     r"|here|not\s+sure|going\s+to|impressed)|i(?:'ve|\s+have)\s+(?:put|included|added|listed|made"
-    r"|created|prepared|written|compiled|outlined|noted|found|gathered|kept|adjusted|made\s+sure)"
+    r"|created|prepared|written|compiled|outlined|noted|found|gathered|kept|adjusted)"
     r"|my\s+(?:top\s+)?(?:recommendation|suggestion|advice|pick)|too|as\s+well)\b"
     r"|我(?:觉得|认为|建议|推荐|记得|会|可以|想推荐)|我[^，,。！？]{0,3}也"
     # …and its tastes, which a user who agrees makes theirs ("I love Kyoto in autumn" /
     # "Kyoto in autumn sounds magical")
-    r"|(?i:\bi(?:'ve|'d)?\s+(?:\w+\s+){0,2}?(?:love|like|enjoy|adore|prefer)|\bmy\s+(?:\w+\s+)?"
-    r"favou?rite|\bme\s+(?:encanta|gusta)n?\b)|我[^，,。！？]{0,3}(?:喜欢|爱|最爱)"
+    r"|\bi(?:'ve|'d)?\s+(?:\w+\s+){0,2}?(?:love|like|enjoy|adore|prefer)|\bmy\s+(?:\w+\s+)?"
+    r"favou?rite|\bme\s+(?:encanta|gusta)n?\b|我[^，,。！？]{0,3}(?:喜欢|爱|最爱)"
 )
 _QUOTED = re.compile(r"[\"“”「」『』]")
 # a draft begins: "Here's a draft:", "Dear Hiring Manager,"
@@ -368,7 +367,7 @@ def _told_of_self(others: str) -> list[str]:
         told += [
             s
             for s in sentences(line)
-            if (speaks_of_self(s) or _I.search(s))
+            if (speaks_of_self(s) or _I_ZH.search(s))
             and not _ADDRESSING.search(s)
             and not _ANSWERING.search(s)
             and not _QUOTED.search(s)
