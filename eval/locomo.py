@@ -98,22 +98,28 @@ def session_date(text: str) -> str:
     return datetime.strptime(text, "%I:%M %p on %d %B, %Y").isoformat()
 
 
+# What the "LLM" answers a session's last turn when the user spoke last: no other speaker's
+# line follows it, and the answer to a request's last message is not shown to extraction.
+SESSION_END_ANSWER = "Talk soon!"
+
+
 def chats(sample: dict[str, Any], side: str = "a") -> list[Chat]:
     """Every exchange of every session, in order, as speaker ``side`` sends them (the other
-    speaker answers); a session is a new conversation."""
+    speaker answers); a session is a new conversation. A session that ends on the user's
+    turn sends it too, as an application would: left out, "I'm off to do some taekwondo!",
+    the last line of one, was never heard, while replay mode stored its gold observation."""
     user = speaker(sample, side)
     found = []
     for session in sessions(sample):
         history: list[dict[str, str]] = []
+        date = session_date(session.date_time)
         for turn in session.turns:
             role = "user" if turn["speaker"] == user else "assistant"
             if role == "assistant" and history and history[-1]["role"] == "user":
-                found.append(
-                    Chat(
-                        session.number, session_date(session.date_time), list(history), turn["text"]
-                    )
-                )
+                found.append(Chat(session.number, date, list(history), turn["text"]))
             history.append({"role": role, "content": turn["text"]})
+        if history and history[-1]["role"] == "user":
+            found.append(Chat(session.number, date, list(history), SESSION_END_ANSWER))
     return found
 
 

@@ -7,7 +7,15 @@ import orjson
 import pytest
 
 from eval.answer_recall import content, recalled
-from eval.locomo import Asked, Provenance, chats, first_person, questions, score
+from eval.locomo import (
+    SESSION_END_ANSWER,
+    Asked,
+    Provenance,
+    chats,
+    first_person,
+    questions,
+    score,
+)
 from eval.replay import ObservationReplay
 from eval.tokens import token_counter
 from memory_extproc.llm_api.requests import Turn
@@ -52,11 +60,16 @@ def test_each_speaker_replays_the_conversation_as_the_user() -> None:
     as_ann = chats(SAMPLE, "a")
     assert [(c.session, c.answer) for c in as_ann] == [
         (1, "Lovely! I started learning the cello."),
+        (1, SESSION_END_ANSWER),  # Ann's last line ends the session: sent all the same
         (2, "Thanks, it went well."),
     ]
+    assert as_ann[1].messages[-1] == {
+        "role": "user",
+        "content": "Cello is hard, good luck with it.",
+    }
     assert [m["role"] for m in as_ann[0].messages] == ["user", "user"]
     assert as_ann[0].date == "2023-05-08T13:56:00"
-    assert as_ann[1].messages == [
+    assert as_ann[2].messages == [
         {"role": "assistant", "content": "I played my first cello concert."},
         {"role": "user", "content": "Congratulations on the concert!"},
     ]
@@ -64,6 +77,7 @@ def test_each_speaker_replays_the_conversation_as_the_user() -> None:
     assert [(c.session, c.messages[-1]["content"], c.answer) for c in as_bo] == [
         (1, "Lovely! I started learning the cello.", "Cello is hard, good luck with it."),
         (2, "I played my first cello concert.", "Congratulations on the concert!"),
+        (2, "Thanks, it went well.", SESSION_END_ANSWER),
     ]
 
 
