@@ -1,11 +1,14 @@
-"""When a fact happened, kept: a relative date the user said ("yesterday", "last week", "three
-days ago", "el mes pasado", "上个月") resolved against the day they said it. Pure.
+"""When a fact happened or will, kept: a relative date the user said ("yesterday", "last week",
+"three days ago", "next month", "el mes pasado", "上个月", "明年") resolved against the day they
+said it. Pure.
 
 A memory outlives the day it was said: "User went to a support group last week" is wrong a month
 later, and "User went to a support group" cannot answer "When did I go?". The 1.5B model is told
 to resolve such dates and often does not: it dropped them, or wrote the conversation's own day
 ("User sold their car in 2026-11-25" for "last week"); in Spanish and Chinese it kept the words
-("El usuario empezó a tomar clases de violonchelo el mes pasado").
+("El usuario empezó a tomar clases de violonchelo el mes pasado"). What is ahead fares the same:
+"User choreographs for a festival next month", said on 2023-01-20, could not answer "When is
+my group performing at a festival?" (February 2023; LoCoMo conv-30).
 
 Each language has its phrases and its wording of a date (``_Language``); a sentence is read
 with every language's phrases, as only its own match.
@@ -34,9 +37,10 @@ _COUNTS_ZH = {"一": 1, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六":
 
 @dataclass(frozen=True, slots=True)
 class _When:
-    """What a relative phrase means: a day, the week or weekend before a day, a month, a year."""
+    """What a relative phrase means: a day, the week or weekend before or after a day, a month,
+    a year."""
 
-    kind: str  # "day", "week", "weekend", "week_of", "month", "year"
+    kind: str  # "day", "week", "weekend", "week_of", "week_after", "weekend_after", "month", "year"
     day: date
 
 
@@ -72,11 +76,28 @@ def _counted(unit: str, count: int, said_on: date) -> _When:
     return _When("year", date(said_on.year - count, 1, 1))
 
 
+def _ahead(period: str, said_on: date, weekdays: tuple[str, ...]) -> _When:
+    """The period after the day said: "next month", "明年", "el próximo viernes" (the first
+    one after that day)."""
+    if period in ("week", "weekend"):
+        return _When(f"{period}_after", said_on)
+    if period == "month":
+        return _When("month", _back(said_on, -1))
+    if period == "year":
+        return _When("year", date(said_on.year + 1, 1, 1))
+    forward = (weekdays.index(period) - said_on.weekday() - 1) % 7 + 1
+    return _When("day", said_on + timedelta(days=forward))
+
+
 def _english(match: re.Match[str], said_on: date) -> _When:
     if match["today"]:
         return _When("day", said_on)
     if match["yesterday"]:
         return _When("day", said_on - timedelta(days=1))
+    if match["tomorrow"]:
+        return _When("day", said_on + timedelta(days=1))
+    if match["next"]:
+        return _ahead(match["next"].lower(), said_on, _WEEKDAYS)
     if last := (match["last"] or "").lower():
         if last in ("week", "weekend"):
             return _When(last, said_on)
@@ -95,6 +116,11 @@ def _spanish(match: re.Match[str], said_on: date) -> _When:
         return _When("day", said_on)
     if match["yesterday"]:
         return _When("day", said_on - timedelta(days=1 if match["yesterday"] != "anteayer" else 2))
+    if match["tomorrow"]:
+        return _When("day", said_on + timedelta(days=1 if match["tomorrow"] == "mañana" else 2))
+    if ahead := match["next"] or match["coming"]:
+        period = {"semana": "week", "fin de semana": "weekend", "mes": "month", "año": "year"}
+        return _ahead(period.get(ahead.lower(), ahead.lower()), said_on, _WEEKDAYS_ES)
     if match["week"]:
         return _When("week", said_on)
     if match["weekend"]:
@@ -116,6 +142,19 @@ def _chinese(match: re.Match[str], said_on: date) -> _When:
         return _When("day", said_on)
     if match["yesterday"]:
         return _When("day", said_on - timedelta(days=2 if match["yesterday"] == "前天" else 1))
+    if match["tomorrow"]:
+        return _When("day", said_on + timedelta(days=1))  # not 后天: also "acquired", not innate
+    if match["next_weekend"]:
+        return _When("weekend_after", said_on)
+    if match["next_week"]:
+        if weekday := match["next_weekday"]:  # 下周三: the Wednesday of the week after this one
+            index = 6 if weekday == "天" else _WEEKDAYS_ZH.index(weekday)
+            return _When("day", said_on + timedelta(days=7 - said_on.weekday() + index))
+        return _When("week_after", said_on)
+    if match["next_month"]:
+        return _When("month", _back(said_on, -1))
+    if match["next_year"]:
+        return _When("year", date(said_on.year + 1, 1, 1))
     if match["weekend"]:
         return _When("weekend", said_on)
     if match["week"]:
@@ -140,6 +179,8 @@ _LANGUAGES = (
               (?P<today>today|tonight|this\s+(?:morning|afternoon|evening))
               |(?P<yesterday>yesterday|last\s+night)
               |last\s+(?P<last>week|weekend|month|year|{"|".join(_WEEKDAYS)})
+              |(?P<tomorrow>tomorrow(?!['’]s))
+              |next\s+(?P<next>week|weekend|month|year|{"|".join(_WEEKDAYS)})
               |(?P<count>\d{{1,2}}|{"|".join(_COUNTS)})\s+(?P<unit>day|week|month|year)s?\s+ago
             )\b"""
         ),
@@ -149,6 +190,8 @@ _LANGUAGES = (
             "week": "the week before {iso}",
             "weekend": "the weekend before {iso}",
             "week_of": "the week of {iso}",
+            "week_after": "the week after {iso}",
+            "weekend_after": "the weekend after {iso}",
             "month": "in {month} {year}",
             "year": "in {year}",
         },
@@ -170,6 +213,11 @@ _LANGUAGES = (
             rf"""(?ix)(?<!\w)(?:
               (?P<today>hoy|esta\s+(?:mañana|tarde|noche))
               |(?P<yesterday>ayer|anoche|anteayer)
+              |(?<!la\s)(?<!una\s)(?<!cada\s)(?<!por\s)(?<!de\s)(?<!esta\s)
+                (?P<tomorrow>pasado\s+mañana|mañana)
+              |(?:el\s+|la\s+)?próxim[oa]\s+(?P<next>fin\s+de\s+semana|semana|mes|año
+                |{"|".join(_WEEKDAYS_ES)})
+              |(?:el\s+|la\s+)?(?P<coming>fin\s+de\s+semana|semana|mes|año)\s+que\s+viene
               |(?:el\s+)?(?P<weekend>fin\s+de\s+semana)\s+pasado
               |(?:la\s+)?(?P<week>semana)\s+pasada
               |(?:el\s+)?(?P<month>mes)\s+pasado
@@ -184,6 +232,8 @@ _LANGUAGES = (
             "week": "la semana antes del {iso}",
             "weekend": "el fin de semana antes del {iso}",
             "week_of": "la semana del {iso}",
+            "week_after": "la semana después del {iso}",
+            "weekend_after": "el fin de semana después del {iso}",
             "month": "en {month} de {year}",
             "year": "en {year}",
         },
@@ -202,6 +252,11 @@ _LANGUAGES = (
         relative=re.compile(
             rf"""(?P<today>今天|今晚|今早)
             |(?P<yesterday>昨天|昨晚|昨日|前天)
+            |(?P<tomorrow>明天|明晚|明早)
+            |(?P<next_weekend>下(?:个)?(?:周末|星期末))
+            |(?P<next_week>下(?:个)?(?:周|星期|礼拜))(?P<next_weekday>[{_WEEKDAYS_ZH}天])?
+            |(?P<next_month>下(?:个)?月)
+            |(?P<next_year>明年)
             |(?P<weekend>上(?:个)?(?:周末|星期末))
             |(?P<week>上(?:个)?(?:周|星期|礼拜))(?P<weekday>[{_WEEKDAYS_ZH}天])?
             |(?P<month>上(?:个)?月)
@@ -215,6 +270,8 @@ _LANGUAGES = (
             "week": "{year}年{m}月{d}日前的一周",
             "weekend": "{year}年{m}月{d}日前的周末",
             "week_of": "{year}年{m}月{d}日那一周",
+            "week_after": "{year}年{m}月{d}日后的一周",
+            "weekend_after": "{year}年{m}月{d}日后的周末",
             "month": "{year}年{m}月",
             "year": "{year}年",
         },

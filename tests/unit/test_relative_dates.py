@@ -51,6 +51,32 @@ def test_a_fact_keeps_when_it_happened(fact: str, said: str, kept: str) -> None:
     assert dated(fact, said, MONDAY) == kept
 
 
+@pytest.mark.parametrize(
+    ("fact", "said", "kept"),
+    [
+        # "next month" said in January is February: "When is my group performing?" (LoCoMo)
+        ("User is choreographing for a festival next month",
+         "I'm choreographing for a festival next month.",
+         "User is choreographing for a festival in June 2023"),
+        ("User has a job interview", "I have a job interview tomorrow.",
+         "User has a job interview on 2023-05-09"),
+        ("User flies to Rome", "I fly to Rome next Friday.", "User flies to Rome on 2023-05-12"),
+        ("User flies to Rome", "I fly to Rome next Monday.", "User flies to Rome on 2023-05-15"),
+        ("User starts a new job", "Next week I start a new job.",
+         "User starts a new job the week after 2023-05-08"),
+        ("User is moving to Lisbon next year", "We're moving to Lisbon next year.",
+         "User is moving to Lisbon in 2024"),
+        # not a date: "the next day", "next time"
+        ("User felt better", "I was sick, but I felt better the next day.", "User felt better"),
+        ("User will bring snacks", "Next time I will bring snacks.", "User will bring snacks"),
+        ("User mentors tomorrow's leaders", "I mentor tomorrow's leaders.",
+         "User mentors tomorrow's leaders"),
+    ],
+)  # fmt: skip
+def test_a_fact_keeps_when_it_will_happen(fact: str, said: str, kept: str) -> None:
+    assert dated(fact, said, MONDAY) == kept
+
+
 def test_across_a_year_and_a_month_end() -> None:
     assert dated("User quit their job", "I quit my job last month.", "2024-01-15") == (
         "User quit their job in December 2023"
@@ -94,6 +120,19 @@ THURSDAY = "2026-11-26"
         ("用户的妹妹住在上海", "我两年前搬到了杭州，我妹妹住在上海。", "用户的妹妹住在上海"),
         ("用户学了两年钢琴", "我两年前开始学钢琴。", "用户学了两年钢琴"),
         ("用户二十年前去过巴黎", "我二十年前去过巴黎。", "用户二十年前去过巴黎"),
+        # ahead: tomorrow, next week, next month, next year
+        ("El usuario se muda a Madrid", "Me mudo a Madrid el mes que viene.",
+         "El usuario se muda a Madrid en diciembre de 2026"),
+        ("El usuario tiene un examen mañana", "Tengo un examen mañana.",
+         "El usuario tiene un examen el 2026-11-27"),
+        ("El usuario viaja a Roma", "Viajo a Roma el próximo lunes.",
+         "El usuario viaja a Roma el 2026-11-30"),
+        ("El usuario corre por la mañana", "Corro todos los días por la mañana.",
+         "El usuario corre por la mañana"),
+        ("用户明年要换工作", "我明年要换工作。", "用户2027年要换工作"),
+        ("用户要去北京出差", "我下周三要去北京出差。", "用户要去北京出差（2026年12月2日）"),
+        ("用户下个月搬家", "我下个月搬家。", "用户2026年12月搬家"),
+        ("用户明天有面试", "我明天有个面试。", "用户2026年11月27日有面试"),
     ],
 )  # fmt: skip
 def test_a_fact_in_spanish_or_chinese_keeps_when_it_happened(
