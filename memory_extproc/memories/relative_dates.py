@@ -180,7 +180,7 @@ _LANGUAGES = (
               |(?P<yesterday>yesterday|last\s+night)
               |last\s+(?P<last>week|weekend|month|year|{"|".join(_WEEKDAYS)})
               |(?P<tomorrow>tomorrow(?!['’]s))
-              |next\s+(?P<next>week|weekend|month|year|{"|".join(_WEEKDAYS)})
+              |(?<!the\s)(?<!that\s)next\s+(?P<next>week|weekend|month|year|{"|".join(_WEEKDAYS)})
               |(?P<count>\d{{1,2}}|{"|".join(_COUNTS)})\s+(?P<unit>day|week|month|year)s?\s+ago
             )\b"""
         ),

@@ -68,6 +68,8 @@ def test_a_fact_keeps_when_it_happened(fact: str, said: str, kept: str) -> None:
          "User is moving to Lisbon in 2024"),
         # not a date: "the next day", "next time"
         ("User felt better", "I was sick, but I felt better the next day.", "User felt better"),
+        ("User moved to Oslo", "I lost my job, and the next month I moved to Oslo.",
+         "User moved to Oslo"),
         ("User will bring snacks", "Next time I will bring snacks.", "User will bring snacks"),
         ("User mentors tomorrow's leaders", "I mentor tomorrow's leaders.",
          "User mentors tomorrow's leaders"),
