@@ -76,15 +76,22 @@ def _counted(unit: str, count: int, said_on: date) -> _When:
     return _When("year", date(said_on.year - count, 1, 1))
 
 
-def _ahead(period: str, said_on: date, weekdays: tuple[str, ...]) -> _When:
+def _ahead(
+    period: str, said_on: date, weekdays: tuple[str, ...], *, next_calendar_week: bool = False
+) -> _When:
     """The period after the day said: "next month", "明年", "el próximo viernes" (the first
-    one after that day)."""
+    one after that day), "next Friday" (``next_calendar_week``: that of the week after the
+    day's, as 下周五 is; said on a Thursday it is not the next day)."""
     if period in ("week", "weekend"):
         return _When(f"{period}_after", said_on)
     if period == "month":
         return _When("month", _back(said_on, -1))
     if period == "year":
         return _When("year", date(said_on.year + 1, 1, 1))
+    if next_calendar_week:
+        return _When(
+            "day", said_on + timedelta(days=7 - said_on.weekday() + weekdays.index(period))
+        )
     forward = (weekdays.index(period) - said_on.weekday() - 1) % 7 + 1
     return _When("day", said_on + timedelta(days=forward))
 
@@ -95,9 +102,9 @@ def _english(match: re.Match[str], said_on: date) -> _When:
     if match["yesterday"]:
         return _When("day", said_on - timedelta(days=1))
     if match["tomorrow"]:
-        return _When("day", said_on + timedelta(days=1))
+        return _When("day", said_on + timedelta(days=2 if "after" in match["tomorrow"] else 1))
     if match["next"]:
-        return _ahead(match["next"].lower(), said_on, _WEEKDAYS)
+        return _ahead(match["next"].lower(), said_on, _WEEKDAYS, next_calendar_week=True)
     if last := (match["last"] or "").lower():
         if last in ("week", "weekend"):
             return _When(last, said_on)
@@ -117,7 +124,10 @@ def _spanish(match: re.Match[str], said_on: date) -> _When:
     if match["yesterday"]:
         return _When("day", said_on - timedelta(days=1 if match["yesterday"] != "anteayer" else 2))
     if match["tomorrow"]:
-        return _When("day", said_on + timedelta(days=1 if match["tomorrow"] == "mañana" else 2))
+        return _When(
+            "day",
+            said_on + timedelta(days=2 if match["tomorrow"].lower().startswith("pasado") else 1),
+        )
     if ahead := match["next"] or match["coming"]:
         period = {"semana": "week", "fin de semana": "weekend", "mes": "month", "año": "year"}
         return _ahead(period.get(ahead.lower(), ahead.lower()), said_on, _WEEKDAYS_ES)
@@ -148,8 +158,8 @@ def _chinese(match: re.Match[str], said_on: date) -> _When:
         return _When("weekend_after", said_on)
     if match["next_week"]:
         if weekday := match["next_weekday"]:  # 下周三: the Wednesday of the week after this one
-            index = 6 if weekday == "天" else _WEEKDAYS_ZH.index(weekday)
-            return _When("day", said_on + timedelta(days=7 - said_on.weekday() + index))
+            days = (*_WEEKDAYS_ZH[:6], "天")
+            return _ahead(weekday, said_on, days, next_calendar_week=True)
         return _When("week_after", said_on)
     if match["next_month"]:
         return _When("month", _back(said_on, -1))
@@ -179,8 +189,9 @@ _LANGUAGES = (
               (?P<today>today|tonight|this\s+(?:morning|afternoon|evening))
               |(?P<yesterday>yesterday|last\s+night)
               |last\s+(?P<last>week|weekend|month|year|{"|".join(_WEEKDAYS)})
-              |(?P<tomorrow>tomorrow(?!['’]s))
+              |(?<!no\s)(?P<tomorrow>(?:the\s+)?day\s+after\s+tomorrow|tomorrow)(?!['’]s)
               |(?<!the\s)(?<!that\s)next\s+(?P<next>week|weekend|month|year|{"|".join(_WEEKDAYS)})
+                (?!['’]s)
               |(?P<count>\d{{1,2}}|{"|".join(_COUNTS)})\s+(?P<unit>day|week|month|year)s?\s+ago
             )\b"""
         ),
@@ -213,10 +224,10 @@ _LANGUAGES = (
             rf"""(?ix)(?<!\w)(?:
               (?P<today>hoy|esta\s+(?:mañana|tarde|noche))
               |(?P<yesterday>ayer|anoche|anteayer)
-              |(?<!la\s)(?<!una\s)(?<!cada\s)(?<!por\s)(?<!de\s)(?<!esta\s)
-                (?P<tomorrow>pasado\s+mañana|mañana)
+              |(?<!la\s)(?<!una\s)(?<!cada\s)(?<!por\s)(?<!de\s)(?<!esta\s)(?<!el\s)
+                (?<!media\s)(?<!turno\s)(?P<tomorrow>pasado\s+mañana|mañana)
               |(?:el\s+|la\s+)?próxim[oa]\s+(?P<next>fin\s+de\s+semana|semana|mes|año
-                |{"|".join(_WEEKDAYS_ES)})
+                |{"|".join(_WEEKDAYS_ES)})(?!\s+(?:santa|nuevo)\b)
               |(?:el\s+|la\s+)?(?P<coming>fin\s+de\s+semana|semana|mes|año)\s+que\s+viene
               |(?:el\s+)?(?P<weekend>fin\s+de\s+semana)\s+pasado
               |(?:la\s+)?(?P<week>semana)\s+pasada
@@ -252,13 +263,13 @@ _LANGUAGES = (
         relative=re.compile(
             rf"""(?P<today>今天|今晚|今早)
             |(?P<yesterday>昨天|昨晚|昨日|前天)
-            |(?P<tomorrow>明天|明晚|明早)
-            |(?P<next_weekend>下(?:个)?(?:周末|星期末))
-            |(?P<next_week>下(?:个)?(?:周|星期|礼拜))(?P<next_weekday>[{_WEEKDAYS_ZH}天])?
-            |(?P<next_month>下(?:个)?月)
-            |(?P<next_year>明年)
+            |(?<!的)(?P<tomorrow>明天|明晚|明早)
+            |(?<!下)(?P<next_weekend>下(?:个)?(?:周末|星期末))
+            |(?<!下)(?P<next_week>下(?:个)?(?:周|星期|礼拜))(?:(?P<next_weekday>[{_WEEKDAYS_ZH}天])(?!起))?
+            |(?<!下)(?P<next_month>下(?:个)?月)
+            |(?<!聪)(?P<next_year>明年)
             |(?P<weekend>上(?:个)?(?:周末|星期末))
-            |(?P<week>上(?:个)?(?:周|星期|礼拜))(?P<weekday>[{_WEEKDAYS_ZH}天])?
+            |(?<!上)(?P<week>上(?:个)?(?:周|星期|礼拜))(?:(?P<weekday>[{_WEEKDAYS_ZH}天])(?!起))?
             |(?P<month>上(?:个)?月)
             |(?P<year>去年)
             |(?<![\d{"".join(_COUNTS_ZH)}])(?P<count>\d{{1,2}}|[{"".join(_COUNTS_ZH)}])(?:个)?(?P<unit>天|周|星期|月|年)(?:以)?前""",
@@ -316,10 +327,8 @@ def dated(fact: str, said: str, day: str) -> str:
     said_on = date.fromisoformat(day)
     words = terms(fact) - {"user"}
     for sentence in sentences(said):
-        for language in _LANGUAGES:
-            match = language.relative.search(sentence)
-            if match is None:
-                continue
+        for language, match in ((n, m) for n in _LANGUAGES for m in n.relative.finditer(sentence)):
+            # "I graduated last year and I start work next month": the phrase of the fact's clause
             if len(words & _clause(language, sentence, match)) < min(language.shared, len(words)):
                 continue
             worded = _worded(language, language.meaning(match, said_on))

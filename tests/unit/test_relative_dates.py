@@ -60,8 +60,15 @@ def test_a_fact_keeps_when_it_happened(fact: str, said: str, kept: str) -> None:
          "User is choreographing for a festival in June 2023"),
         ("User has a job interview", "I have a job interview tomorrow.",
          "User has a job interview on 2023-05-09"),
-        ("User flies to Rome", "I fly to Rome next Friday.", "User flies to Rome on 2023-05-12"),
+        # "next Friday" is that of the week after the day said's, as 下周五 is: said on a
+        # Thursday it is not the next day
+        ("User flies to Rome", "I fly to Rome next Friday.", "User flies to Rome on 2023-05-19"),
         ("User flies to Rome", "I fly to Rome next Monday.", "User flies to Rome on 2023-05-15"),
+        ("User flies to Denver", "I fly to Denver the day after tomorrow.",
+         "User flies to Denver on 2023-05-10"),
+        # the phrase of the fact's own clause, not the sentence's first
+        ("User starts work", "I graduated last year and I start work next month.",
+         "User starts work in June 2023"),
         ("User starts a new job", "Next week I start a new job.",
          "User starts a new job the week after 2023-05-08"),
         ("User is moving to Lisbon next year", "We're moving to Lisbon next year.",
@@ -73,6 +80,10 @@ def test_a_fact_keeps_when_it_happened(fact: str, said: str, kept: str) -> None:
         ("User will bring snacks", "Next time I will bring snacks.", "User will bring snacks"),
         ("User mentors tomorrow's leaders", "I mentor tomorrow's leaders.",
          "User mentors tomorrow's leaders"),
+        ("User is planning next year's vacation", "I'm planning next year's vacation.",
+         "User is planning next year's vacation"),
+        ("User parties like there's no tomorrow", "I party like there's no tomorrow.",
+         "User parties like there's no tomorrow"),
     ],
 )  # fmt: skip
 def test_a_fact_keeps_when_it_will_happen(fact: str, said: str, kept: str) -> None:
@@ -127,6 +138,10 @@ THURSDAY = "2026-11-26"
          "El usuario se muda a Madrid en diciembre de 2026"),
         ("El usuario tiene un examen mañana", "Tengo un examen mañana.",
          "El usuario tiene un examen el 2026-11-27"),
+        ("El usuario tiene un examen", "Mañana tengo un examen.",
+         "El usuario tiene un examen el 2026-11-27"),
+        ("El usuario va a Sevilla en Semana Santa", "La próxima Semana Santa voy a Sevilla.",
+         "El usuario va a Sevilla en Semana Santa"),
         ("El usuario viaja a Roma", "Viajo a Roma el próximo lunes.",
          "El usuario viaja a Roma el 2026-11-30"),
         ("El usuario corre por la mañana", "Corro todos los días por la mañana.",
@@ -135,6 +150,11 @@ THURSDAY = "2026-11-26"
         ("用户要去北京出差", "我下周三要去北京出差。", "用户要去北京出差（2026年12月2日）"),
         ("用户下个月搬家", "我下个月搬家。", "用户2026年12月搬家"),
         ("用户明天有面试", "我明天有个面试。", "用户2026年11月27日有面试"),
+        # 下周一起: next week, together (一起), not next Monday (周一)
+        ("用户下周一起去看电影", "我们下周一起去看电影。",
+         "用户2026年11月26日后的一周一起去看电影"),
+        ("用户下下周去日本", "我下下周去日本。", "用户下下周去日本"),
+        ("用户想给孩子们更好的明天", "我想给孩子们更好的明天。", "用户想给孩子们更好的明天"),
     ],
 )  # fmt: skip
 def test_a_fact_in_spanish_or_chinese_keeps_when_it_happened(
