@@ -154,17 +154,13 @@ def _chinese(match: re.Match[str], said_on: date) -> _When:
         return _When("day", said_on - timedelta(days=2 if match["yesterday"] == "前天" else 1))
     if match["tomorrow"]:
         return _When("day", said_on + timedelta(days=1))  # not 后天: also "acquired", not innate
-    if match["next_weekend"]:
-        return _When("weekend_after", said_on)
-    if match["next_week"]:
-        if weekday := match["next_weekday"]:  # 下周三: the Wednesday of the week after this one
-            days = (*_WEEKDAYS_ZH[:6], "天")
-            return _ahead(weekday, said_on, days, next_calendar_week=True)
-        return _When("week_after", said_on)
-    if match["next_month"]:
-        return _When("month", _back(said_on, -1))
-    if match["next_year"]:
-        return _When("year", date(said_on.year + 1, 1, 1))
+    # 下周三: the Wednesday of the week after this one
+    ahead = match["next_weekday"] or next(
+        (p for p in ("weekend", "week", "month", "year") if match[f"next_{p}"]), None
+    )
+    if ahead:
+        days = (*_WEEKDAYS_ZH[:6], "天")
+        return _ahead(ahead, said_on, days, next_calendar_week=True)
     if match["weekend"]:
         return _When("weekend", said_on)
     if match["week"]:
