@@ -67,7 +67,7 @@ from devstack.envoy import EnvoyProcess, Upstream, render
 from devstack.milvus import MilvusProcess
 from devstack.otlp import OtlpReceiver
 from devstack.ports import free_port
-from devstack.process import ManagedProcess
+from devstack.process import ManagedProcess, run_harness
 from devstack.processor import ProcessorProcess, serving, write_config
 from devstack.tokens import DevIdentity
 from devstack.valkey import ValkeyProcess
@@ -524,4 +524,4 @@ def report(
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    run_harness(main)

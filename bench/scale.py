@@ -54,6 +54,7 @@ from bench.harness import (
 )
 from devstack.milvus import MilvusProcess
 from devstack.ports import free_port
+from devstack.process import run_harness
 from devstack.tokens import DevIdentity
 from memory_extproc import config as config_module
 from memory_extproc.clock import now_ms
@@ -477,4 +478,4 @@ if __name__ == "__main__":
     if sys.argv[1:2] == ["--plot"]:  # redraw from a saved run: --plot bench/results/scale-….json
         plot(json.loads(Path(sys.argv[2]).read_text())["points"], PLOT)
     else:
-        asyncio.run(main())
+        run_harness(main)

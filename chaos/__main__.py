@@ -52,6 +52,7 @@ from devstack.envoy import EnvoyProcess, Upstream, render
 from devstack.milvus import MilvusProcess
 from devstack.mock_llm import MockLLM, Reply, memory_lines
 from devstack.ports import free_port
+from devstack.process import run_harness
 from devstack.processor import ProcessorProcess, write_config
 from devstack.tokens import DevIdentity
 from devstack.valkey import ValkeyProcess
@@ -533,4 +534,4 @@ def learnable(sent: Sent, chaos: Chaos) -> bool:
 
 
 if __name__ == "__main__":
-    sys.exit(asyncio.run(main()))
+    sys.exit(run_harness(main))

@@ -40,6 +40,7 @@ from devstack.embeddings import EmbeddingsServer
 from devstack.local_llm import MODEL_NAME, LocalLlmProcess
 from devstack.milvus import MilvusProcess
 from devstack.ports import free_port
+from devstack.process import run_harness
 from eval import replay
 from eval.locomo import (
     SIDES,
@@ -272,4 +273,4 @@ async def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(asyncio.run(main()))
+    sys.exit(run_harness(main))

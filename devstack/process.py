@@ -1,14 +1,20 @@
-"""Child processes in their own process group, stopped for real (signal, then SIGKILL)."""
+"""Child processes in their own process group, stopped for real (signal, then SIGKILL), also
+when the harness that started them is stopped."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import signal
 import subprocess
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
+from types import FrameType
+from typing import Any, TypeVar
+
+_T = TypeVar("_T")
 
 
 class ManagedProcess:
@@ -62,3 +68,18 @@ class ManagedProcess:
             return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
         except OSError:
             return ""
+
+
+def _interrupted(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt(signal.Signals(signum).name)
+
+
+def run_harness(main: Callable[[], Coroutine[Any, Any, _T]]) -> _T:
+    """``asyncio.run(main())`` where a stop unwinds ``main``'s ``finally`` blocks, so Milvus,
+    Envoy and the model it started stop with it. Its children live in their own process
+    groups and never see the signal: a plain SIGTERM (``kill``, or make passing it on) would
+    leave them running, as would a SIGINT ignored because the harness started in the
+    background."""
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, _interrupted)
+    return asyncio.run(main())

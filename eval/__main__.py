@@ -43,6 +43,7 @@ from devstack.local_llm import LocalLlmProcess
 from devstack.milvus import MilvusProcess
 from devstack.mock_llm import MockLLM, Reply, memory_lines
 from devstack.ports import free_port
+from devstack.process import run_harness
 from devstack.tokens import DevIdentity
 from eval import replay
 from eval.locomo import (
@@ -399,4 +400,4 @@ async def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(asyncio.run(main()))
+    sys.exit(run_harness(main))

@@ -51,6 +51,7 @@ from devstack.local_llm import MODEL_NAME, LocalLlmProcess
 from devstack.milvus import MilvusProcess
 from devstack.mock_llm import MockLLM, memory_lines
 from devstack.ports import free_port
+from devstack.process import run_harness
 from devstack.tokens import DevIdentity
 from eval.progress import Progress
 from eval.tokens import token_counter
@@ -345,4 +346,4 @@ async def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(asyncio.run(main()))
+    sys.exit(run_harness(main))

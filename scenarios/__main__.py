@@ -30,6 +30,7 @@ from devstack.local_llm import LocalLlmProcess
 from devstack.milvus import MilvusProcess
 from devstack.mock_llm import MockLLM
 from devstack.ports import free_port
+from devstack.process import run_harness
 from devstack.tokens import DevIdentity
 from scenarios.cases import Outcome, verdict
 from scenarios.catalog import SETS, TOLD
@@ -151,4 +152,4 @@ async def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(asyncio.run(main()))
+    sys.exit(run_harness(main))
