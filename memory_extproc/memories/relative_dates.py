@@ -319,16 +319,19 @@ def dated(fact: str, said: str, day: str) -> str:
     """The fact with the relative date of the user's sentence it came from resolved: the phrase
     replaced where the fact kept it, the conversation's own day replaced where the model wrote
     that instead, the date added where the fact has none. A fact that holds another date, or
-    whose sentence it shares under two words with, is left as it is."""
+    that neither kept the phrase nor shares two words with its clause, is left as it is."""
     said_on = date.fromisoformat(day)
     words = terms(fact) - {"user"}
     for sentence in sentences(said):
         for language, match in ((n, m) for n in _LANGUAGES for m in n.relative.finditer(sentence)):
-            # "I graduated last year and I start work next month": the phrase of the fact's clause
-            if len(words & _clause(language, sentence, match)) < min(language.shared, len(words)):
+            kept = re.search(language.edge.format(re.escape(match.group(0))), fact, re.I)
+            # "I graduated last year and I start work next month": the phrase of the fact's
+            # clause. A fact that kept the phrase needs no more: said the same day, it means
+            # the same date ("… choreographs for a festival next month", its clause reworded)
+            shared = len(words & _clause(language, sentence, match))
+            if not kept and shared < min(language.shared, len(words)):
                 continue
             worded = _worded(language, language.meaning(match, said_on))
-            kept = re.search(language.edge.format(re.escape(match.group(0))), fact, re.I)
             if kept:
                 return f"{fact[: kept.start()]}{worded}{fact[kept.end() :]}"
             wrong = re.search(language.wrong_day.format(day=re.escape(day)), fact)

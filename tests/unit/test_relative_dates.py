@@ -58,6 +58,11 @@ def test_a_fact_keeps_when_it_happened(fact: str, said: str, kept: str) -> None:
         ("User is choreographing for a festival next month",
          "I'm choreographing for a festival next month.",
          "User is choreographing for a festival in June 2023"),
+        # the phrase kept, its clause reworded (the 1.5B model on the same turn, another run)
+        ("User practices hip-hop and choreographs for a festival next month",
+         "We do all kinds of dances. Finishing up choreography to perform at a nearby festival "
+         "next month. Can't wait!",
+         "User practices hip-hop and choreographs for a festival in June 2023"),
         ("User has a job interview", "I have a job interview tomorrow.",
          "User has a job interview on 2023-05-09"),
         # "next Friday" is that of the week after the day said's, as 下周五 is: said on a
