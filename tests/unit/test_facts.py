@@ -654,6 +654,19 @@ OFFER = "For your commute you could take the bus, rent an e-scooter, or cycle al
          "dangling"),
         ("用户正在和安娜聊天", "安娜你好，好久不见！", "dangling"),
         ("El usuario está hablando con Ana", "¡Hola Ana, cuánto tiempo!", "dangling"),
+        # …nor a courtesy paid in it
+        ("User thanks Gina for her kind words", "Thanks Gina, your kind words mean a lot!",
+         "dangling"),
+        ("User congratulates Caroline for going after what she cares about",
+         "Congrats Caroline, you're going after what you care about!", "dangling"),
+        ("用户感谢安娜的帮助", "谢谢安娜的帮助！", "dangling"),
+        ("El usuario agradece a Ana su ayuda", "¡Gracias Ana por tu ayuda!", "dangling"),
+        # …unless it says more
+        ("User thanks Gina for the tips but prefers to keep their store small",
+         "Thanks Gina for the tips, but I prefer to keep my store small.", None),
+        # what the user is thankful for in their life is a fact
+        ("User is thankful for their family's support through the move",
+         "I'm thankful for my family's support through the move.", None),
         # what was talked about is
         ("User talked to Jon about moving to Paris", "I talked to Jon about moving to Paris.",
          None),
