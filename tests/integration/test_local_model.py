@@ -137,24 +137,28 @@ STATED = (
     ("I live in Berlin, in a flat near the river.", ("Berlin",)),
     ("My manager at work is Priya.", ("Priya",)),
     ("I'm allergic to peanuts, and my sister Anna lives in Oslo.", ("peanut", "Anna")),
+    ("I moved to Lisbon last spring for a job at a bakery.", ("Lisbon", "bakery")),
 )
 
 
-@pytest.mark.parametrize("odd", ODD_ANSWERS, ids=["demo", "refusal", "code", "error"])
+@pytest.mark.parametrize(
+    ("odd", "stated"),
+    list(zip(ODD_ANSWERS, STATED, strict=True)),
+    ids=["demo", "refusal", "code", "error"],
+)
 async def test_what_the_user_states_is_learned_whatever_the_assistant_answered(
-    run: Run, odd: str
+    run: Run, odd: str, stated: tuple[str, tuple[str, ...]]
 ) -> None:
-    """The odd answer both before the statement (in the history) and after it (the reply).
-    Three conversations: one that opened alike would be the same one sent again."""
+    """The odd answer both before the statement (in the history) and after it (the reply)."""
     user = f"odd-{uuid.uuid4().hex[:8]}"
+    said, words = stated
     run.answers.next = odd
-    for greeting, (said, _) in zip(("Hi", "Hello", "Hey there"), STATED, strict=True):
-        history = [{"role": "user", "content": greeting}, {"role": "assistant", "content": odd},
-                   {"role": "user", "content": said}]  # fmt: skip
-        await run.chat(user, history)
-        await run.learned()
+    history = [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": odd},
+               {"role": "user", "content": said}]  # fmt: skip
+    await run.chat(user, history)
+    await run.learned()
     held = " ".join(m.content for m in await run.memories(user))
-    missing = [w for _, words in STATED for w in words if w not in held]
+    missing = [w for w in words if w not in held]
     assert not missing, f"not learned after {odd!r}: {missing} (held: {held!r})"
     made_of_answers = [w for w in ("memories", "hello", "timed out", "sorry") if w in held]
     assert not made_of_answers, held
