@@ -48,7 +48,7 @@ format: setup
 	$(VENV)/bin/ruff format .
 
 test: setup lint docs-check
-	$(VENV)/bin/pytest -q
+	$(VENV)/bin/pytest -q -n 2 --dist loadfile
 
 # The documentation (docs/, mkdocs.yml): built strictly, so a broken link or reference fails
 docs-check: setup

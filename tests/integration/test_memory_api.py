@@ -239,7 +239,7 @@ async def test_project_defaults_to_the_authenticated_one(stack: Stack, user: str
         ("GET", "/v1/memory?user_id=bob", None, 400, "invalid_request"),
         ("DELETE", "/v1/memory", None, 400, "invalid_request"),
         ("DELETE", "/v1/memory?scope=everyone", None, 400, "invalid_request"),
-        ("PATCH", f"/v1/memory/{new_memory_id()}", b"{}", 400, "invalid_request"),
+        ("PATCH", "/v1/memory/mem_0f1e2d3c4b5a69788796a5b4c3d2e1f0", b"{}", 400, "invalid_request"),
         ("PUT", "/v1/memory/search", b"{}", 405, "method_not_allowed"),
     ],
 )
