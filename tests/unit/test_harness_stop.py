@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -52,8 +53,14 @@ def test_a_stopped_harness_stops_the_processes_it_started(tmp_path: Path, sig: i
     )
     assert harness.stdout is not None
     child = int(harness.stdout.readline())
-    assert _alive(child)
-    harness.send_signal(sig)
-    rest = harness.communicate(timeout=30)[0]
-    assert "stopped" in rest
-    assert not _alive(child)
+    try:
+        assert _alive(child)
+        harness.send_signal(sig)
+        rest = harness.communicate(timeout=30)[0]
+        assert "stopped" in rest
+        assert not _alive(child)
+    finally:  # a failed run leaves nothing behind either
+        harness.kill()
+        harness.wait()
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(child, signal.SIGKILL)
