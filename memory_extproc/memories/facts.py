@@ -263,7 +263,9 @@ _CONVERSATION = re.compile(
 # Caroline …" (25 of the 1.5B model's 676 facts on three LoCoMo slices, none of which answered a
 # question; they came first for any question naming that person)
 _COURTESY = re.compile(
-    r"(?i)^(?!.*\b(?:but|though|although|pero|aunque)\b|.*但)"  # a courtesy that says more
+    r"(?i)^(?!.*\b(?:but|though|although|pero|aunque)\b|.*但"  # a courtesy that says more
+    r"|.*\band\s+(?:is|was|has|had|will|prefers?|likes?|loves?|wants?|chose|chooses|picked"
+    r"|picks?|decided|plans?|goes|went|enjoys?)\b)"
     r"\s*(?:user\s+(?:thanks|thanked|congratulates|congratulated|compliments|complimented)\b"
     r"|el\s+usuario\s+(?:agradece|agradeció|le\s+da\s+las\s+gracias|felicita|felicitó)\b"
     r"|用户(?:感谢|谢谢|祝贺|恭喜|称赞))"

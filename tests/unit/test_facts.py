@@ -664,6 +664,8 @@ OFFER = "For your commute you could take the bus, rent an e-scooter, or cycle al
         # …unless it says more
         ("User thanks Gina for the tips but prefers to keep their store small",
          "Thanks Gina for the tips, but I prefer to keep my store small.", None),
+        ("User thanks the assistant and chose the vegan restaurant",
+         "Thanks, I'll go with the vegan restaurant.", None),
         # what the user is thankful for in their life is a fact
         ("User is thankful for their family's support through the move",
          "I'm thankful for my family's support through the move.", None),
