@@ -260,15 +260,21 @@ _CONVERSATION = re.compile(
     r"\s*[.!。]?\s*$"
 )
 # …or a courtesy paid in it: "User thanks Gina for her kind words", "User congratulates
-# Caroline …" (25 of the 1.5B model's 676 facts on three LoCoMo slices, none of which answered a
-# question; they came first for any question naming that person)
+# Caroline …", "User says goodbye to Jon" (25 of the 1.5B model's 676 facts on three LoCoMo
+# slices, none of which answered a question; they came first for any question naming that person)
 _COURTESY = re.compile(
     r"(?i)^(?!.*\b(?:but|though|although|pero|aunque)\b|.*但"  # a courtesy that says more
     r"|.*\band\s+(?:is|was|has|had|will|prefers?|likes?|loves?|wants?|chose|chooses|picked"
     r"|picks?|decided|plans?|goes|went|enjoys?)\b)"
     r"\s*(?:user\s+(?:thanks|thanked|congratulates|congratulated|compliments|complimented)\b"
     r"|el\s+usuario\s+(?:agradece|agradeció|le\s+da\s+las\s+gracias|felicita|felicitó)\b"
-    r"|用户(?:感谢|谢谢|祝贺|恭喜|称赞))"
+    r"|用户(?:感谢|谢谢|祝贺|恭喜|称赞)"
+    # a goodbye to someone and nothing more, not one to "their hometown" (leaving is a fact)
+    r"|user\s+(?:says|said|bids|bade)\s+(?:goodbye|bye|farewell)\s+to\s+"
+    r"(?!(?:their|his|her|its|our|the|a|an)\b)[^\s,]+(?:\s+[^\s,]+){0,2}?(?:,?\s+and\s+wish.*)?$"
+    r"|el\s+usuario\s+se\s+(?:despide|despidió)\s+de\s+(?!(?:su|sus|la|el|los|las)\b)"
+    r"[^\s,]+(?:\s+[^\s,]+){0,2}?$"
+    r"|用户(?:和|跟|与|向)\S{1,6}?(?:道别|告别|说再见)[。！!.]?$)"
 )
 # Whose a value is, at the head of a fact: a relative's or a named person's ("User's sister
 # Anna's budget …", "用户的妹妹安娜的预算…", "El presupuesto de su hermana Ana …"), not one

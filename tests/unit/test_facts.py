@@ -661,11 +661,22 @@ OFFER = "For your commute you could take the bus, rent an e-scooter, or cycle al
          "Congrats Caroline, you're going after what you care about!", "dangling"),
         ("用户感谢安娜的帮助", "谢谢安娜的帮助！", "dangling"),
         ("El usuario agradece a Ana su ayuda", "¡Gracias Ana por tu ayuda!", "dangling"),
+        ("User says goodbye to Jon and wishes him a good night", "Bye Jon, have a good night!",
+         "dangling"),
+        ("用户和安娜道别", "安娜再见！", "dangling"),
+        ("El usuario se despide de Ana", "¡Adiós Ana, hasta luego!", "dangling"),
         # …unless it says more
         ("User thanks Gina for the tips but prefers to keep their store small",
          "Thanks Gina for the tips, but I prefer to keep my store small.", None),
         ("User thanks the assistant and chose the vegan restaurant",
          "Thanks, I'll go with the vegan restaurant.", None),
+        # leaving a place is a fact
+        ("User said goodbye to their hometown and moved to Paris",
+         "I said goodbye to my hometown and moved to Paris.", None),
+        ("El usuario se despidió de su ciudad natal", "Me despedí de mi ciudad natal.", None),
+        ("User said goodbye to Jon and moved to Paris", "Bye Jon! I moved to Paris.", None),
+        ("User said goodbye to Max, their dog", "We had to say goodbye to Max, our dog.", None),
+        ("用户向朋友们告别，搬到了上海", "我跟朋友们告别了，搬到了上海。", None),
         # what the user is thankful for in their life is a fact
         ("User is thankful for their family's support through the move",
          "I'm thankful for my family's support through the move.", None),
