@@ -3,17 +3,22 @@ no provenance (a model's facts are traced to turns by shared words, which may un
 same for every system compared.
 
 An answer is recalled when all its content words are in the block: stop words out, words
-stemmed, numbers as digits ("two" = "2", "$10,000" = "10000"), dates in one ISO form ("7 May
-2023", "May 7, 2023" and "2023-05-07" are one date; an answer of "May 2023" or "2023" is met by
-any date of that month or year in the block).
+stemmed by Snowball's English stemmer ("dancing" is "dance": the product's cruder `stem` read
+them as two words, so "a dance class" did not hold the answer "by dancing"), numbers as digits
+("two" = "2", "$10,000" = "10000"), dates in one ISO form ("7 May 2023", "May 7, 2023" and
+"2023-05-07" are one date; an answer of "May 2023" or "2023" is met by any date of that month
+or year in the block).
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 
-from memory_extproc.words import terms
+import snowballstemmer
+
+from memory_extproc.words import CJK, STOPWORDS, terms
 
 _MONTH_NAMES = (
     ("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("may",),
@@ -39,6 +44,8 @@ _NUMBER_WORDS = {
     )
 } | {"once": "1", "twice": "2", "thrice": "3"}
 _NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
+_ENGLISH = snowballstemmer.stemmer("english")
 
 
 def _month(text: str) -> int:
@@ -72,11 +79,23 @@ def _numbers(text: str) -> tuple[set[str], str]:
     return found, _NUMBER.sub(" ", text)
 
 
+@functools.lru_cache(maxsize=65536)
+def _stem(word: str) -> str:
+    return str(_ENGLISH.stemWord(word))
+
+
+def _words(text: str) -> set[str]:
+    """Stemmed words; Chinese and Japanese as the product reads them (character pairs)."""
+    latin = (w for w in _WORD.findall(CJK.sub(" ", text.lower())) if w not in STOPWORDS)
+    stemmed = {w if w in _NUMBER_WORDS else _stem(w) for w in latin if len(w) > 1}
+    return stemmed | set(terms(" ".join(CJK.findall(text))))
+
+
 def content(text: str) -> set[str]:
     """The answer's content, as tokens: ISO dates, digits, stemmed words."""
     dates, rest = _dates(text)
     numbers, rest = _numbers(rest)
-    words = terms(rest)
+    words = _words(rest)
     numbers |= {_NUMBER_WORDS[w] for w in words if w in _NUMBER_WORDS}
     return set(dates) | numbers | {w for w in words if w not in _NUMBER_WORDS}
 

@@ -208,6 +208,15 @@ def test_answer_recall_needs_every_content_word_in_the_block() -> None:
     assert not recalled("", block)  # nothing to recall is not a recall
 
 
+def test_answer_recall_reads_a_words_forms_as_one_word() -> None:
+    """ "by dancing" is in "a dance class" (the product's crude stems kept them apart), but a
+    word is not in a shorter one it starts with ("hate" / "hat")."""
+    assert recalled("By dancing", ["[2023-03-23] User has a photo of a dance class"])
+    assert recalled("Twelve lessons", ["[2023-03-23] User took 12 dance lessons"])
+    assert recalled("跳舞", ["[2023-03-23] 用户喜欢跳舞"])
+    assert not recalled("Hates hats", ["[2023-03-23] User wears a hat"])
+
+
 @pytest.mark.parametrize(
     ("question", "asked"),
     [
