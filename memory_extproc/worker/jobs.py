@@ -55,11 +55,7 @@ from memory_extproc.worker.prompts import (
     transcript,
     windows,
 )
-from memory_extproc.worker.turn_notes import (
-    preferences_missed,
-    specifics_missed,
-    turn_notes,
-)
+from memory_extproc.worker.turn_notes import preferences_missed, turn_notes
 
 log = logging.getLogger(__name__)
 _COPIED = ("rejected_stale_value", "rejected_echo", "rejected_ungrounded")  # of known facts
@@ -255,10 +251,8 @@ class LearningJobs:
                 continue  # "I'm vegetarian." then "Actually I'm vegan now.": the model's to tell
             missed = preferences_missed(turn.text, facts, said_on)
             outcomes["noted_missed_preference"] += len(missed)
-            dropped = specifics_missed(turn.text, [*facts, *missed], said_on)
-            outcomes["noted_missed_specific"] += len(dropped)
-            facts.extend((*missed, *dropped))
-            changes += [says_change(turn.text)] * (len(missed) + len(dropped))
+            facts.extend(missed)
+            changes += [says_change(turn.text)] * len(missed)
         held = await self._writer.held(batch.user_id, [f.content for f in facts])
         facts = list(
             await asyncio.gather(

@@ -6,8 +6,7 @@ hit@5 0.555 → 0.68 at fewer tokens, eval/RESULTS.md), and a stated fact does n
 the assistant answered (a refusal, a stand-in). A message that only asks keeps the answer with
 it, since the answer is what the user learned; what the answer only echoed from injected
 memories is left out, and a question answered from memory alone leaves no note (echo.py).
-With a model, the preferences it did not keep are noted the same way (preferences_missed), and
-the sentences whose count or title it dropped (specifics_missed).
+With a model, the preferences it did not keep are noted the same way (preferences_missed).
 """
 
 from __future__ import annotations
@@ -20,7 +19,7 @@ from memory_extproc.memories.notes import note, statement
 from memory_extproc.memories.preferences import states_aversion, states_preference
 from memory_extproc.retrieval.decision import is_greeting
 from memory_extproc.store.model import MemoryType
-from memory_extproc.words import CJK, function_char, numbers, sentences, terms, width
+from memory_extproc.words import CJK, function_char, sentences, terms, width
 from memory_extproc.worker.echo import adds_information, statements, strip_echoes
 
 _MIN_CHARS = 12
@@ -111,55 +110,6 @@ def preferences_missed(message: str, learned: Sequence[Fact], date: str) -> list
         and not _MEMORY_COMMAND.search(s)
         and not _kept_in(s, kept)
     ][:_MOST_NOTES]
-
-
-def specifics_missed(message: str, learned: Sequence[Fact], date: str) -> list[Fact]:
-    """With a model, the notes of the user's sentences whose count or quoted title no learned
-    fact holds. The 1.5B model keeps the gist and drops the specific a later question asks for:
-    "I've known these friends for 4 years, since I moved from my home country" became "User's
-    friends have been there through everything", "I loved "Becoming Nicole" by Amy Ellis Nutt"
-    became "User found the book inspiring" (LoCoMo conv-26, eval/RESULTS.md)."""
-    held = set().union(*(_counts(said) | terms(said) for said in map(_said, learned)))
-    return [
-        Fact(_kind(s), note(s, "", date), context=message[:_CONTEXT_CHARS])
-        for s in _stated(_CODE.sub(" ", message))
-        if _OWN.search(s)
-        and _specifics(s) - held
-        and not is_instruction_like(s)
-        and not _MEMORY_COMMAND.search(s)
-    ][:_MOST_SPECIFICS]
-
-
-# the user's own life, not a text they pasted: "I've known …", "we have …", "我…", "mi …"
-_OWN = re.compile(
-    r"(?<![\w/'(=-])(?i:i|i'm|i've|i'd|i'll|me|my|mine|we|we're|we've|us|our|yo|mi|mis|nosotros"
-    r"|nuestr[oa]s?)(?![\w/'=)-])|我"
-)
-_MOST_SPECIFICS = 2  # per turn: what the model dropped, not a second notes mode
-# a count said in words ("two kids", "for three years"); not "one", a pronoun as often
-_COUNTS = {
-    word: str(number)
-    for number, word in enumerate(
-        "zero one two three four five six seven eight nine ten eleven twelve".split()
-    )
-    if number != 1
-}
-_LETTERS = re.compile(r"[a-z]+")
-# a title the user quoted: "Becoming Nicole", “Charlotte's Web”
-_TITLE = re.compile(r"[\"\u201c]([A-Z][^\"\u201d]{1,80})[\"\u201d]")
-
-
-def _said(fact: Fact) -> str:
-    return statement(fact.content)  # a note's words, not its date
-
-
-def _counts(text: str) -> set[str]:
-    return numbers(text) | {_COUNTS[w] for w in _LETTERS.findall(text.lower()) if w in _COUNTS}
-
-
-def _specifics(text: str) -> set[str]:
-    """A sentence's counts as digits, and the words of its quoted titles."""
-    return _counts(text) | {w for title in _TITLE.findall(text) for w in terms(title)}
 
 
 # what the user asked memory not to keep: "Don't remember that I love cats."

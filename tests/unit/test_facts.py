@@ -25,7 +25,7 @@ from memory_extproc.memories.facts import (
 )
 from memory_extproc.memories.judge import parse_judgment
 from memory_extproc.store.model import MemoryType
-from memory_extproc.worker.turn_notes import preferences_missed, specifics_missed, turn_notes
+from memory_extproc.worker.turn_notes import preferences_missed, turn_notes
 
 
 def notes(message: str, answer: str, date: str, recalled: Sequence[str] = ()) -> list[str]:
@@ -531,43 +531,6 @@ def test_a_preference_the_model_did_not_keep_as_one_is_noted() -> None:
     assert preferences_missed("Don't remember that I love cats.", [], "d") == []
     # a statement without a standing preference, or a question, is the model's to learn
     assert preferences_missed("I live in Porto. Do you prefer tea?", [], "d") == []
-
-
-def test_a_sentence_whose_count_or_title_the_model_dropped_is_noted() -> None:
-    said = (
-        "They've been there through everything, I've known these friends for 4 years. "
-        'I loved "Becoming Nicole" by Amy Ellis Nutt. How old is yours?'
-    )
-    gist = [
-        Fact(MemoryType.SEMANTIC, "User's friends have been there through everything"),
-        Fact(MemoryType.EPISODIC, "User found the book inspiring"),
-    ]
-    missed = specifics_missed(said, gist, "2023-06-09")
-    assert [m.content for m in missed] == [
-        "On 2023-06-09 the user said: \"They've been there through everything, I've known these "
-        'friends for 4 years."',
-        'On 2023-06-09 the user said: "I loved "Becoming Nicole" by Amy Ellis Nutt."',
-    ]
-    assert all(m.context == said for m in missed)
-    # kept by any fact, in digits or in words, the title quoted or not
-    kept = [
-        *gist,
-        Fact(MemoryType.SEMANTIC, "User has known their friends for four years"),
-        Fact(MemoryType.EPISODIC, "User loved the book Becoming Nicole"),
-    ]
-    assert specifics_missed(said, kept, "2023-06-09") == []
-    assert len(specifics_missed("We have two kids.", kept, "d")) == 1
-    assert specifics_missed("We have two kids.", [Fact(MemoryType.SEMANTIC, "User has 2 kids")],
-                            "d") == []  # fmt: skip
-    # a note's date is not a count it holds; "one" is no count; a question is the model's
-    dated = Fact(MemoryType.EPISODIC, 'On 2023-02-02 the user said: "hi"')
-    assert len(specifics_missed("I ran a 2 km race.", [dated], "d")) == 1
-    assert specifics_missed("I found one I like. Is 5 too many?", [], "d") == []
-    assert specifics_missed("Don't remember that I have 3 cats.", [], "d") == []
-    # a pasted text's figures are not the user's; a turn gives at most two such notes
-    assert specifics_missed("Region 4 shipped 300 units. Region 5 shipped 200.", [], "d") == []
-    three = "I have 2 cats at home. I ran 5 km today. I turned 40 in May."
-    assert len(specifics_missed(three, [], "d")) == 2
 
 
 def test_a_preference_kept_without_its_aversion_is_noted() -> None:
