@@ -16,6 +16,8 @@ the candidates, so a word every candidate shares counts for little), and
 * when the question names a day or month ("on 25 May, 2022", "in July 2023"), counts a
   candidate recorded then as a companion, ahead by ``date_weight``: memories are dated by when
   they were said (LoCoMo, 81 of 798 questions name a date: hit@1 +0.017, hit@5 +0.005).
+* when the question asks how long, how many or how often, orders a candidate that holds an
+  amount ahead by ``amount_weight`` (amounts.py).
 
 The cosine threshold keeps deciding whether anything is injected, and no mixed score is ever
 compared with it (rank-fusion scores live on another scale: held against a cosine threshold they
@@ -27,6 +29,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from memory_extproc.retrieval.amounts import asks_amount, holds_amount
 from memory_extproc.retrieval.dates import named_spans
 from memory_extproc.store.model import ScoredMemory
 from memory_extproc.words import terms
@@ -43,6 +46,7 @@ class RankPolicy:
     keyword_weight: float = 0.6
     companion_margin: float = 0.15  # once one passes, companions down to threshold - margin
     date_weight: float = 0.2  # a memory recorded on the day the question names
+    amount_weight: float = 0.1  # one holding an amount, for "how long / many / often" (amounts.py)
     # An open request's standing preferences (plan.py): the nearest few, down to this cosine,
     # far below the threshold because a request for a choice rarely names the preference it
     # bears on ("Recommend some cafes in San Francisco" / "User follows a strict gluten-free
@@ -101,8 +105,15 @@ def rank(
     passes = rescue and any(c.score >= threshold for c in candidates)
     floor = threshold - policy.companion_margin if passes else threshold
     spans = named_spans(query)
+    amount = policy.amount_weight if asks_amount(query) else 0.0
     scored = [
-        (candidate.score + policy.keyword_weight * share + policy.date_weight * dated, candidate)
+        (
+            candidate.score
+            + policy.keyword_weight * share
+            + policy.date_weight * dated
+            + amount * holds_amount(candidate.memory.content),
+            candidate,
+        )
         for candidate, share in zip(candidates, shares, strict=True)
         for dated in [any(a <= candidate.memory.recorded_at < b for a, b in spans)]
         if candidate.score >= floor

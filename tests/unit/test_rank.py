@@ -3,6 +3,9 @@ companions fill the slots once something passes."""
 
 from __future__ import annotations
 
+import pytest
+
+from memory_extproc.retrieval.amounts import asks_amount, holds_amount
 from memory_extproc.retrieval.rank import RankPolicy, rank, with_preferences
 from memory_extproc.store.model import Memory, ScoredMemory
 from memory_extproc.words import stem, terms
@@ -91,6 +94,56 @@ def test_a_question_naming_a_date_prefers_what_was_said_then() -> None:
     assert rank("What did I do for Joanna?", [best, other, said_then], 0.45, 5, ON) == [best, other]
     # a date alone never opens the door
     assert rank(asked, [said_then], 0.45, 5, ON) == []
+
+
+def test_a_question_asking_how_long_prefers_a_memory_holding_an_amount() -> None:
+    gist = hit("User's friends have been there through everything", 0.62)
+    said = hit("User has friends who have been there for 4 years", 0.57)
+    asked = "How long have I had my current group of friends for?"
+    assert rank(asked, [gist, said], 0.6, 5, ON) == [said, gist]
+    # the same memories for a question that asks for no amount: cosine and keywords as before
+    assert rank("Who supports me?", [gist, said], 0.6, 5, ON) == [gist, said]
+    # an amount never opens the door
+    assert rank(asked, [said], 0.6, 5, ON) == []
+
+
+@pytest.mark.parametrize(
+    ("question", "asks"),
+    [
+        ("How long have I had my current group of friends for?", True),
+        ("For how long has Nate had his turtles?", True),
+        ("How many kids do I have?", True),
+        ("How often do I take my kids to the park?", True),
+        ("¿Cuántos hijos tengo?", True),
+        ("我养了几只猫？", True),
+        ("我学钢琴多久了？", True),
+        ("How did I get to work?", False),
+        ("When did I move to Porto?", False),
+        ("我住在哪里？", False),
+    ],
+)
+def test_which_questions_ask_for_an_amount(question: str, asks: bool) -> None:
+    assert asks_amount(question) is asks
+
+
+@pytest.mark.parametrize(
+    ("memory", "holds"),
+    [
+        ("User has known their friends for 4 years", True),
+        ("User has three kids", True),
+        ("User takes their kids to the park a few times a week", True),
+        ("User goes to salsa lessons every Thursday", True),
+        ("User's trip budget is $2,000", True),
+        ("用户每周去两次健身房", True),
+        ("User went to a support group on 2023-05-07", False),  # a day is not an amount
+        ("User has been painting since 2016", False),
+        ("User and Mel cherish each other", False),
+        ("User's family has been there every step of the way", False),
+        ("User loves everything about pottery", False),
+    ],
+)
+def test_which_memories_hold_an_amount(memory: str, holds: bool) -> None:
+    assert holds_amount(memory) is holds
 
 
 def test_an_open_requests_preferences_lead_down_to_their_floor() -> None:
