@@ -11,6 +11,7 @@ holding an amount ahead (rank.py), as a question naming a day ranks what was sai
 from __future__ import annotations
 
 import re
+import string
 
 # "How long…", "For how long…", "How many…", "How often…"; "¿Cuántos…?", "¿Cada cuánto…?";
 # "多久", "多少", "几个", "多大"
@@ -24,15 +25,18 @@ _DAYS = re.compile(
     r"\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}\s+[A-Z][a-z]+,?\s+\d{4}\b"
     r"|(?<![$€£¥\d.,])(?:19|20)\d{2}(?![\d,])"
 )
-_AMOUNT = re.compile(
-    r"""(?ix)\d
-    |\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|dozen|hundred
-      |once|twice|several|few|daily|weekly|monthly|yearly|annually|times
-      |every\s+(?:other\s+)?(?:day|week|month|year|morning|evening|night|weekend|summer|winter
-        |spring|fall|autumn|monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?
-      |dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez|vez|veces|cada|diario|semanal)\b
-    |[一二两三四五六七八九十百千几每][个年次天周月岁只位口本遍]"""
+_DIGIT = re.compile(r"\d")
+_AMOUNT_WORDS = frozenset(
+    """two three four five six seven eight nine ten eleven twelve twenty thirty dozen hundred
+    once twice several few daily weekly monthly yearly annually times
+    dos tres cuatro cinco seis siete ocho nueve diez vez veces cada diario semanal""".split()
 )
+_SPACED = str.maketrans(dict.fromkeys(string.punctuation + "\u2019", " "))
+_EVERY = re.compile(
+    r"""(?x)\bevery\s+(?:other\s+)?(?:day|week|month|year|morning|evening|night|weekend|summer
+    |winter|spring|fall|autumn|monday|tuesday|wednesday|thursday|friday|saturday|sunday)"""
+)  # "every Thursday", not "every step of the way"
+_AMOUNT_ZH = re.compile(r"[一二两三四五六七八九十百千几每][个年次天周月岁只位口本遍]")
 
 
 def asks_amount(question: str) -> bool:
@@ -40,5 +44,14 @@ def asks_amount(question: str) -> bool:
 
 
 def holds_amount(memory: str) -> bool:
-    """A count, a length or a frequency, not only the day it happened."""
-    return bool(_AMOUNT.search(_DAYS.sub(" ", memory)))
+    """A count, a length or a frequency, not only the day it happened. Read for each of a
+    search's candidates: sets and short patterns, not one long pattern tried at every place."""
+    if _DIGIT.search(memory) and _DIGIT.search(_DAYS.sub(" ", memory)):
+        return True
+    lowered = memory.lower()
+    words = set(lowered.translate(_SPACED).split())
+    return bool(
+        words & _AMOUNT_WORDS
+        or ("every" in words and _EVERY.search(lowered))
+        or _AMOUNT_ZH.search(memory)
+    )

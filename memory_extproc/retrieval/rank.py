@@ -111,7 +111,7 @@ def rank(
             candidate.score
             + policy.keyword_weight * share
             + policy.date_weight * dated
-            + amount * holds_amount(candidate.memory.content),
+            + (amount and amount * holds_amount(candidate.memory.content)),
             candidate,
         )
         for candidate, share in zip(candidates, shares, strict=True)
