@@ -9,7 +9,7 @@ import os
 import signal
 import subprocess
 import time
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from pathlib import Path
 from types import FrameType
 from typing import Any, TypeVar
@@ -18,7 +18,15 @@ _T = TypeVar("_T")
 
 
 class ManagedProcess:
-    def __init__(self, name: str, argv: Sequence[str], log_path: Path) -> None:
+    def __init__(
+        self,
+        name: str,
+        argv: Sequence[str],
+        log_path: Path,
+        *,
+        env: Mapping[str, str] | None = None,
+        cwd: Path | None = None,
+    ) -> None:
         self.name = name
         self.log_path = log_path
         log_path.parent.mkdir(parents=True, exist_ok=True)
@@ -29,6 +37,8 @@ class ManagedProcess:
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
             start_new_session=True,
+            env=env,
+            cwd=cwd,
         )
 
     @property

@@ -12,6 +12,7 @@ import grpc
 import yaml
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from devstack import baseline
 from devstack.process import ManagedProcess
 
 
@@ -31,12 +32,18 @@ def serving(grpc_port: int) -> bool:
 
 
 class ProcessorProcess:
-    def __init__(self, config_path: Path, grpc_port: int, log_path: Path) -> None:
+    """``tree``: run another revision's processor (devstack/baseline.py) instead of today's."""
+
+    def __init__(
+        self, config_path: Path, grpc_port: int, log_path: Path, tree: Path | None = None
+    ) -> None:
         self.grpc_port = grpc_port
         self._process = ManagedProcess(
-            "memory-extproc",
+            "memory-extproc" if tree is None else f"memory-extproc ({tree.name[:8]})",
             [sys.executable, "-m", "memory_extproc", "--config", str(config_path), "serve"],
             log_path,
+            env=None if tree is None else baseline.environment(tree),
+            cwd=tree,
         )
 
     def wait_ready(self, timeout_s: float = 60) -> None:
