@@ -12,6 +12,8 @@ Eight client connections send, interleaved, seven kinds of requests:
   retrieval    a personal question: embed, search, inject (auto_store off: request path);
   retrieval_zh the same questions in Chinese, against the same English memories: read by
                multilingual-e5 instead of MiniLM;
+  retrieval_es, retrieval_de  the same in Spanish (a language with word rules of its own) and
+               German (one without);
   personalised an open request ("recommend a book for my holiday"): the preferences near it
                join the search.
 Added latency = percentile(kind) - percentile(direct); the response phase adds
@@ -25,6 +27,14 @@ object.
 of the synthetic extractor: the idle and busy phases then run first, and the busy phase leaves
 the model a backlog of hours, so every later phase (latency, saturation, CPU) runs with it
 extracting in the background.
+
+`BENCH_BASELINE=<git ref>` runs that revision's processor beside today's (devstack/baseline.py:
+a worktree, today's packages), behind an Envoy of its own config, on the same Milvus and the same
+memories (copied into a collection in its schema), the same stand-in LLMs, in the same run: every
+kind that goes through a processor is sent to both, interleaved, each phase's traffic shared
+between them (so the machine carries what a run without a baseline carries), CPU measured in
+blocks taking turns; saturation and scaling one side after the other. It prints both columns and
+their ratios, and the JSON holds the baseline's figures under `baseline_` + the same keys.
 
 `BENCH_VALKEY=1` keeps captured turns and conversation state in a Valkey of its own, as replicas
 do (`memory.valkey.url`), instead of `spool_dir`: the response phase and the learning CPU then
@@ -42,7 +52,9 @@ import statistics
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import aiohttp
 import numpy as np
@@ -50,10 +62,14 @@ from pymilvus import MilvusClient
 
 from bench.dataset import Questions, facts_and_questions
 from bench.harness import (
+    BASE,
     CONCURRENCY,
     KINDS,
+    LANGUAGE,
     OURS,
+    SIDED,
     Samples,
+    Stack,
     World,
     drive,
     embed_facts,
@@ -62,8 +78,10 @@ from bench.harness import (
     session_cpu_seconds,
     start_stack,
     wait_indexed,
+    with_baseline,
 )
-from devstack.envoy import EnvoyProcess, Upstream, render
+from devstack import baseline
+from devstack.envoy import REPO_CONFIG, EnvoyProcess, Upstream, render
 from devstack.milvus import MilvusProcess
 from devstack.otlp import OtlpReceiver
 from devstack.ports import free_port
@@ -97,7 +115,11 @@ ALONE_SHARE = 0.25
 CONTENTION_ROUNDS = int(os.environ.get("BENCH_CONTENTION_ROUNDS", "1500"))
 # embeddings and searches alone, for the floor
 FLOOR_ROUNDS = max(1, int(os.environ.get("BENCH_FLOOR_ROUNDS", "500")))
+WARMUP = int(os.environ.get("BENCH_WARMUP", "100"))  # requests of each kind before measuring
 COLLECTION = "bench_memories"
+# a git ref: its processor runs beside today's, on the same memories, sharing the same load
+BASELINE = os.environ.get("BENCH_BASELINE", "")
+BASE_COLLECTION = "bench_memories_baseline"  # the same memories, in the baseline's schema
 LOCAL = os.environ.get("BENCH_EXTRACTOR", "synthetic") == "local"
 TRACING = os.environ.get("BENCH_TRACING") == "1"  # every request traced, to a local collector
 # captured turns and conversation state in Valkey, as replicas keep them (not in spool_dir)
@@ -107,9 +129,10 @@ BUSY_RATE = float(os.environ.get("BENCH_BUSY_RATE", "2"))
 
 
 async def load_memories(uri: str, world: World) -> None:
-    print(f"embedding {len(world.facts)} distinct facts …", flush=True)
+    owned = sorted({index for indexes in world.owned.values() for index in indexes})
+    print(f"embedding {len(owned)} distinct facts …", flush=True)
     texts = [fact for fact, _ in world.facts]
-    vectors = embed_facts(texts)
+    vectors = dict(zip(owned, embed_facts([texts[i] for i in owned]), strict=True))
     store = MilvusStore(uri, COLLECTION, DIMENSION)
     await store.start()
     if not await store.wait_available(120):
@@ -137,9 +160,10 @@ class FloorProbe:
     time, read in the memory voice) and the client side of the processor's Milvus search alone
     (pymilvus' synchronous client, the cheaper of its two: the processor's filter, limit, fields
     and ef). The third part, what any request costs (the ext_proc exchange), is the
-    passthrough's processor CPU; the floor is the sum."""
+    passthrough's processor CPU; the floor is the sum. ``baseline``: the search in the
+    baseline's collection too, with the part of the vector it holds."""
 
-    def __init__(self, world: World, uri: str) -> None:
+    def __init__(self, world: World, uri: str, baseline: bool = False) -> None:
         self._world = world
         self._embedder = build_embedder(config_module.load(None))
         self._client = MilvusClient(uri=uri)
@@ -150,6 +174,12 @@ class FloorProbe:
             "search_params": {"metric_type": "IP"},
             "consistency_level": "Eventually",
         }
+        self._collections = {"search_client": (COLLECTION, DIMENSION, "IP")}
+        if baseline:  # its schema: the length of its vectors, the metric of its index
+            fields = self._client.describe_collection(BASE_COLLECTION)["fields"]
+            (dim,) = [int(f["params"]["dim"]) for f in fields if f["name"] == "embedding"]
+            metric = self._client.describe_index(BASE_COLLECTION, "embedding")["metric_type"]
+            self._collections["search_client_baseline"] = (BASE_COLLECTION, dim, metric)
         self.measure(20)  # warm
 
     def measure(self, rounds: int) -> dict[str, float]:
@@ -161,14 +191,16 @@ class FloorProbe:
             asked.append((user, in_memory_voice(world.questions.ask(question))))
         started = time.process_time()
         vectors = [english_query(self._embedder.embed([text])[0]) for _, text in asked]
-        embed_ms = (time.process_time() - started) / rounds * 1000
-        started = time.process_time()
-        for (user, _), vector in zip(asked, vectors, strict=True):
-            self._client.search(COLLECTION, data=[vector.tolist()],
-                                filter=filters.user_scope(user, alive_at=now_ms()),
-                                **self._search)  # fmt: skip
-        search_ms = (time.process_time() - started) / rounds * 1000
-        return {"embedding": embed_ms, "search_client": search_ms}
+        measured = {"embedding": (time.process_time() - started) / rounds * 1000}
+        for name, (collection, dim, metric) in self._collections.items():
+            search = {**self._search, "search_params": {"metric_type": metric}}
+            started = time.process_time()
+            for (user, _), vector in zip(asked, vectors, strict=True):
+                self._client.search(collection, data=[vector[:dim].tolist()],
+                                    filter=filters.user_scope(user, alive_at=now_ms()),
+                                    **search)  # fmt: skip
+            measured[name] = (time.process_time() - started) / rounds * 1000
+        return measured
 
     def close(self) -> None:
         self._client.close()
@@ -180,21 +212,30 @@ async def cpu_by_kind(
     world: World,
     leaders: dict[str, int],
     requests: int,
+    kinds: tuple[str, ...],
 ) -> dict[str, dict[str, float]]:
-    """CPU ms per request of each kind, in one closed-loop block per kind, from /proc: each
-    process with its children (the session), and the processor alone (without its worker,
-    which may be learning meanwhile)."""
+    """CPU ms per request of each kind, in one closed-loop block per kind (today's and the
+    baseline's one after the other), from /proc: each process with its children (the session),
+    and the processor alone (without its worker, which may be learning meanwhile). "processor"
+    and "envoy" are those the kind went through."""
     cpu: dict[str, dict[str, float]] = {}
-    main = leaders["processor"]
-    for kind in KINDS:
+    for kind in sorted(kinds, key=lambda k: kinds.index(k.removeprefix(BASE))):
+        side = "null_" if kind == "null" else BASE if kind.startswith(BASE) else ""
+        main = leaders[side + "processor"]
         before = {name: session_cpu_seconds(pid) for name, pid in leaders.items()}
         alone = process_cpu_seconds(main)
         await drive(http, urls, world, [kind] * requests, Samples())
-        cpu[kind] = {
+        used = {
             name: (session_cpu_seconds(pid) - before[name]) / requests * 1000
             for name, pid in leaders.items()
         }
-        cpu[kind]["processor_alone"] = (process_cpu_seconds(main) - alone) / requests * 1000
+        cpu[kind] = {
+            "processor": used[side + "processor"],
+            "envoy": used[side + "envoy"],
+            "milvus": used["milvus"],
+            "llm": used["llm"],
+            "processor_alone": (process_cpu_seconds(main) - alone) / requests * 1000,
+        }
     return cpu
 
 
@@ -208,6 +249,86 @@ async def build_dataset(folder: Path, world: World) -> None:
     finally:
         milvus.stop()
     (folder / "LOADED").write_text(f"{USERS} users x {PER_USER} memories\n")
+
+
+@dataclass
+class Side:
+    """A processor under test and its Envoy: today's (prefix "") or the baseline's."""
+
+    prefix: str
+    settings: dict[str, Any]
+    processor: ProcessorProcess
+    envoy: EnvoyProcess
+    grpc_port: int
+    admin_port: int
+    listener: str  # World.request's name for its Envoy listener
+    url: str
+    tree: Path | None = None
+
+    def kind(self, kind: str) -> str:
+        return self.prefix + kind if kind in SIDED else kind
+
+    def envoy_source(self) -> Path:
+        return REPO_CONFIG if self.tree is None else self.tree / "envoy" / "envoy.yaml"
+
+
+async def start_baseline(
+    workdir: Path, tree: Path, milvus: MilvusProcess, stack: Stack, world: World,
+    parts: list[Any],
+) -> Side:  # fmt: skip
+    """The baseline revision's processor, on the same Milvus and the same memories (copied into
+    a collection in its own schema), the same stand-in LLMs, and an Envoy of its own config."""
+    grpc_port, admin_port, listen_port = free_port(), free_port(), free_port()
+    memory = {**stack.settings["memory"],
+              "milvus": {"address": f"127.0.0.1:{milvus.port}", "collection": BASE_COLLECTION},
+              "extraction": {**stack.settings["memory"]["extraction"],
+                             "spool_dir": str(workdir / "spool-baseline")}}  # fmt: skip
+    settings = {"memory": memory,
+                "server": {**stack.settings["server"], "grpc_port": grpc_port,
+                           "admin_port": admin_port}}  # fmt: skip
+    config = write_config(workdir / "config-baseline.yaml", settings)
+    processor = ProcessorProcess(config, grpc_port, workdir / "processor-baseline.log", tree)
+    parts.append(processor)
+    await asyncio.to_thread(processor.wait_ready)
+    await asyncio.to_thread(processor.wait_memory_enabled, admin_port)  # its collection is made
+    print(f"copying the memories into the baseline's collection ({BASE_COLLECTION}) …", flush=True)
+    await asyncio.to_thread(copy_memories, milvus.uri, COLLECTION, BASE_COLLECTION, world.users)
+    envoy = EnvoyProcess(
+        render(
+            listen_port=listen_port, admin_port=free_port(), processor_ports=[grpc_port],
+            upstream=Upstream("127.0.0.1", stack.llm_port), jwks_path=world.identity.jwks_path,
+            source=tree / "envoy" / "envoy.yaml",
+        ),
+        workdir / "envoy-baseline",
+    )  # fmt: skip
+    parts.append(envoy)
+    await asyncio.to_thread(envoy.wait_ready)
+    url = f"http://127.0.0.1:{listen_port}/v1/chat/completions"
+    return Side(BASE, settings, processor, envoy, grpc_port, admin_port, "baseline", url, tree)
+
+
+def copy_memories(uri: str, source: str, target: str, users: list[str]) -> int:
+    """Every user's rows of ``source`` into ``target``, in the fields ``target`` has (one user
+    at a time: Milvus 2.3 answers a query iterator with the whole collection at once). A vector
+    longer than ``target``'s is cut to its first part: today's ``[MiniLM | e5 | 1]`` begins
+    with the MiniLM reading that a revision storing MiniLM alone holds."""
+    client = MilvusClient(uri=uri)
+    fields = client.describe_collection(target)["fields"]
+    names = [f["name"] for f in fields]
+    (dim,) = [int(f["params"]["dim"]) for f in fields if f["name"] == "embedding"]
+    copied = 0
+    for user in users:
+        rows = client.query(source, filter=filters.user_scope(user, active_only=False),
+                            output_fields=names,
+                            limit=16_384)  # fmt: skip
+        for row in rows:
+            row["embedding"] = list(row["embedding"])[:dim]
+        client.insert(target, rows)
+        copied += len(rows)
+    client.flush(target)
+    wait_indexed(client, target, copied, timeout_s=600)
+    client.close()
+    return copied
 
 
 async def main() -> None:
@@ -231,6 +352,11 @@ async def main() -> None:
         rng=rng,
         identity=identity,
     )
+    tree = None
+    if BASELINE:
+        print(f"checking out the baseline {BASELINE} …", flush=True)
+        tree = await asyncio.to_thread(baseline.checkout, BASELINE)
+    kinds = with_baseline(KINDS) if BASELINE else KINDS
     if not (pristine / "LOADED").exists():
         await build_dataset(pristine, world)
     shutil.copytree(pristine, data_dir, ignore=shutil.ignore_patterns("*.log"))
@@ -250,11 +376,10 @@ async def main() -> None:
             valkey_url = valkey.url
         stack = await start_stack(workdir, milvus.port, COLLECTION, identity, parts, local=LOCAL,
                                   otlp_port=otlp_port, valkey_url=valkey_url)  # fmt: skip
-        settings, processor, envoy, llm = stack.settings, stack.processor, stack.envoy, stack.llm
-        admin_port, grpc_port, llm_port, memory_port = (
-            stack.admin_port, stack.grpc_port, stack.llm_port, stack.memory_port,
-        )  # fmt: skip
-        local = stack.local
+        sides = [Side("", stack.settings, stack.processor, stack.envoy, stack.grpc_port,
+                      stack.admin_port, "memory", stack.urls["memory"])]  # fmt: skip
+        if tree is not None:
+            sides.append(await start_baseline(workdir, tree, milvus, stack, world, parts))
         null_port, null_listener = free_port(), free_port()
         null = ManagedProcess("null-processor",
                               [sys.executable, "-m", "bench.null_processor", str(null_port)],
@@ -264,114 +389,145 @@ async def main() -> None:
         null_envoy = EnvoyProcess(
             render(
                 listen_port=null_listener, admin_port=free_port(), processor_ports=[null_port],
-                upstream=Upstream("127.0.0.1", llm_port), jwks_path=identity.jwks_path,
+                upstream=Upstream("127.0.0.1", stack.llm_port), jwks_path=identity.jwks_path,
             ),
             workdir / "envoy-null",
         )  # fmt: skip
         parts.append(null_envoy)
         await asyncio.to_thread(null_envoy.wait_ready)
         urls = {**stack.urls, "null": f"http://127.0.0.1:{null_listener}/v1/chat/completions"}
+        urls.update({side.listener: side.url for side in sides})
         connector = aiohttp.TCPConnector(limit=CONCURRENCY * 2)
         async with aiohttp.ClientSession(connector=connector) as http:
             print("warming up …", flush=True)
-            await drive(http, urls, world, list(KINDS) * 100, Samples())
+            await drive(http, urls, world, list(kinds) * WARMUP, Samples())
 
-            async def contention() -> tuple[Samples, Samples, dict[str, float]]:
+            async def contention() -> tuple[Samples, Samples, dict[str, dict[str, float]]]:
                 alone = RATE * ALONE_SHARE
                 print(f"retrieval alone at {alone:.0f}/s: idle, then with "
                       f"{BUSY_RATE:.0f} statements/s …")  # fmt: skip
                 # The same traffic twice (retrievals, and 10-turn conversations from other users);
                 # only in the second are the conversations learned from, keeping the pool busy.
+                # With a baseline, both sides share that traffic, taking turns.
                 writes = int(BUSY_RATE * CONTENTION_ROUNDS / alone)
                 phases = {}
                 for phase, statement in (("idle", "statement_unlearned"), ("busy", "statement")):
                     phases[phase] = Samples()
+                    asked = [side.kind("retrieval") for side in sides] * CONTENTION_ROUNDS
+                    said = [side.prefix + statement for side in sides] * writes
                     await asyncio.gather(
-                        drive(http, urls, world, ["retrieval"] * CONTENTION_ROUNDS, phases[phase],
+                        drive(http, urls, world, asked[:CONTENTION_ROUNDS], phases[phase],
                               rate=alone),
-                        drive(http, urls, world, [statement] * writes, Samples(), rate=BUSY_RATE),
+                        drive(http, urls, world, said[:writes], Samples(), rate=BUSY_RATE),
                     )  # fmt: skip
-                idle, busy = phases["idle"], phases["busy"]
-                extraction = await extraction_stats(http, admin_port)
-                return idle, busy, extraction
+                stats = {
+                    side.prefix: await processor_stats(http, side.admin_port) for side in sides
+                }
+                return phases["idle"], phases["busy"], stats
 
-            async def latency() -> tuple[Samples, Samples, float]:
+            async def latency() -> tuple[Samples, Samples, dict[str, float]]:
                 print(f"latency: {ROUNDS} of each kind at {RATE:.0f}/s, {CONCURRENCY} clients …")
-                plan = [kind for _ in range(ROUNDS) for kind in rng.sample(KINDS, len(KINDS))]
+                plan = [kind for _ in range(ROUNDS) for kind in rng.sample(kinds, len(kinds))]
                 samples = Samples()
+                before = {
+                    side.prefix: await processor_stats(http, side.admin_port) for side in sides
+                }
                 await drive(http, urls, world, plan, samples, rate=RATE)
+                for side in sides:  # requests that ran out of time at RATE
+                    after = await processor_stats(http, side.admin_port)
+                    timeouts[side.prefix] = after["timeouts"] - before[side.prefix]["timeouts"]
 
-                print(f"saturation: {CONCURRENCY} clients, closed loop …", flush=True)
-                saturated = Samples()
-                ours = [kind for kind in plan if kind in OURS][: 3 * CPU_BLOCK]  # our stack's
-                elapsed = await drive(http, urls, world, ours, saturated)
-                throughput = 3 * CPU_BLOCK / elapsed
+                saturated, throughput = Samples(), {}
+                for side in sides:  # one side at a time: each its own capacity
+                    print(f"saturation: {CONCURRENCY} clients, closed loop, {side.listener} …")
+                    ours = [side.kind(kind) for kind in plan if kind in OURS][: 3 * CPU_BLOCK]
+                    throughput[side.prefix] = len(ours) / await drive(http, urls, world, ours,
+                                                                      saturated)  # fmt: skip
                 return samples, saturated, throughput
 
+            timeouts: dict[str, float] = {}
             if LOCAL:  # the model learns in the background from the busy phase on
                 contended = await contention()
                 samples, saturated, throughput = await latency()
             else:
                 samples, saturated, throughput = await latency()
                 contended = await contention()
-            idle, busy, extraction = contended
-            leaders = {"processor": processor._process.proc.pid, "envoy": envoy._process.proc.pid,
-                       "milvus": milvus._process.proc.pid, "llm": llm.proc.pid,
+            leaders = {"milvus": milvus._process.proc.pid, "llm": stack.llm.proc.pid,
                        "null_processor": null.proc.pid,
                        "null_envoy": null_envoy._process.proc.pid}  # fmt: skip
-            if local is not None:
-                leaders["local_model"] = local._process.proc.pid
+            for side in sides:
+                leaders[side.prefix + "processor"] = side.processor._process.proc.pid
+                leaders[side.prefix + "envoy"] = side.envoy._process.proc.pid
             print(f"CPU per request by kind, beside the floor, in {CPU_ROUNDS} rounds …")
-            probe = await asyncio.to_thread(FloorProbe, world, milvus.uri)
+            probe = await asyncio.to_thread(FloorProbe, world, milvus.uri, tree is not None)
             rounds = []
             for _ in range(CPU_ROUNDS):  # interleaved: a slower minute weighs on both sides
-                block = await cpu_by_kind(http, urls, world, leaders, CPU_BLOCK // CPU_ROUNDS)
+                block = await cpu_by_kind(http, urls, world, leaders, CPU_BLOCK // CPU_ROUNDS,
+                                          kinds)  # fmt: skip
                 floor = await asyncio.to_thread(probe.measure, FLOOR_ROUNDS // CPU_ROUNDS)
-                floor["exchange"] = block["passthrough"]["processor_alone"]
                 rounds.append((block, floor))
             probe.close()
 
             print("scaling: retrievals, closed loop, through 1 then 2 processor processes …")
-            grpc_2, admin_2, scaled_port = free_port(), free_port(), free_port()
-            server_2 = {**settings["server"], "grpc_port": grpc_2, "admin_port": admin_2}
-            second = ProcessorProcess(
-                write_config(workdir / "config-2.yaml", {**settings, "server": server_2}),
-                grpc_2, workdir / "processor-2.log",
-            )  # fmt: skip
-            parts.append(second)
-            await asyncio.to_thread(second.wait_ready)
-            await asyncio.to_thread(second.wait_memory_enabled, admin_2)
-            scaled = EnvoyProcess(
-                render(
-                    listen_port=scaled_port, admin_port=free_port(),
-                    processor_ports=[grpc_port, grpc_2],
-                    upstream=Upstream("127.0.0.1", llm_port), jwks_path=identity.jwks_path,
-                ),
-                workdir / "envoy-2",
-            )  # fmt: skip
-            parts.append(scaled)
-            await asyncio.to_thread(scaled.wait_ready)
             scaling = {}
-            for processes, port in ((1, memory_port), (2, scaled_port)):
-                url = {"memory": f"http://127.0.0.1:{port}/v1/chat/completions"}
-                took = await drive(http, url, world, ["retrieval"] * SCALE_BLOCK, Samples())
-                scaling[processes] = SCALE_BLOCK / took
+            for side in sides:
+                scaling[side.prefix] = await scale(http, world, workdir, side, stack, identity,
+                                                   parts)  # fmt: skip
     finally:
         for part in reversed(parts):
             part.stop()
         if collector is not None:
             await collector.stop()
-    report(samples, saturated, throughput, rounds, (idle, busy, extraction), scaling, workdir)
+    measured = Measured(samples, saturated, throughput, rounds, contended, scaling, timeouts)
+    report(measured, sides, workdir)
 
 
-async def extraction_stats(http: aiohttp.ClientSession, admin_port: int) -> dict[str, float]:
-    """What the pool did, from the processor's own metrics."""
+async def scale(
+    http: aiohttp.ClientSession, world: World, workdir: Path, side: Side, stack: Stack,
+    identity: DevIdentity, parts: list[Any],
+) -> dict[int, float]:  # fmt: skip
+    """Retrievals/s at saturation through the side's processor, then through it and a second."""
+    grpc_2, admin_2, scaled_port = free_port(), free_port(), free_port()
+    server_2 = {**side.settings["server"], "grpc_port": grpc_2, "admin_port": admin_2}
+    name = f"{side.prefix}2"
+    second = ProcessorProcess(
+        write_config(workdir / f"config-{name}.yaml", {**side.settings, "server": server_2}),
+        grpc_2, workdir / f"processor-{name}.log", side.tree,
+    )  # fmt: skip
+    parts.append(second)
+    await asyncio.to_thread(second.wait_ready)
+    await asyncio.to_thread(second.wait_memory_enabled, admin_2)
+    scaled = EnvoyProcess(
+        render(
+            listen_port=scaled_port, admin_port=free_port(),
+            processor_ports=[side.grpc_port, grpc_2],
+            upstream=Upstream("127.0.0.1", stack.llm_port), jwks_path=identity.jwks_path,
+            source=side.envoy_source(),
+        ),
+        workdir / f"envoy-{name}",
+    )  # fmt: skip
+    parts.append(scaled)
+    await asyncio.to_thread(scaled.wait_ready)
+    scaling = {}
+    for processes, url in ((1, side.url),
+                           (2, f"http://127.0.0.1:{scaled_port}/v1/chat/completions")):  # fmt: skip
+        plan = [side.kind("retrieval")] * SCALE_BLOCK
+        took = await drive(http, {side.listener: url}, world, plan, Samples())
+        scaling[processes] = SCALE_BLOCK / took
+    scaled.stop()
+    second.stop()
+    return scaling
+
+
+async def processor_stats(http: aiohttp.ClientSession, admin_port: int) -> dict[str, float]:
+    """What the pool did, and how many requests ran out of time, from the processor's metrics."""
     async with http.get(f"http://127.0.0.1:{admin_port}/metrics") as response:
         text = await response.text()
     wanted = {
         'memory_extraction_jobs_total{outcome="ok"}': "jobs_ok",
         'memory_extraction_facts_total{outcome="stored"}': "facts_stored",
         "memory_extraction_queue_depth": "queue_depth_at_end",
+        'memory_retrieval_outcomes_total{outcome="timeout"}': "timeouts",
     }
     stats = dict.fromkeys(wanted.values(), 0.0)
     for line in text.splitlines():
@@ -386,128 +542,161 @@ async def extraction_stats(http: aiohttp.ClientSession, admin_port: int) -> dict
     return stats
 
 
-def report(
-    samples: Samples,
-    saturated: Samples,
-    throughput: float,
-    rounds: list[tuple[dict[str, dict[str, float]], dict[str, float]]],
-    contention: tuple[Samples, Samples, dict[str, float]],
-    scaling: dict[int, float],
-    workdir: Path,
-) -> None:
-    idle, busy, extraction = contention
-    lat, sat = samples.latency, saturated.latency
-    cpu = {
-        kind: {
-            name: statistics.fmean(r[kind][name] for r, _ in rounds) for name in rounds[0][0][kind]
-        }
-        for kind in KINDS
-    }
-    floor = {part: statistics.fmean(f[part] for _, f in rounds) for part in rounds[0][1]}
-    # the ratio of each round (processor and floor measured minutes apart), then their median
-    over_floor = [r["retrieval"]["processor_alone"] / sum(f.values()) for r, f in rounds]
-    p = {kind: {q: percentile(lat[kind], q) for q in (50, 90, 99)} for kind in KINDS}
-    print(f"\nAt {RATE:.0f} requests/s ({CONCURRENCY} clients), then CPU per request by kind:")
-    print(f"{'kind':<12} {'n':>5} {'p50 ms':>7} {'p90 ms':>7} {'p99 ms':>7} | "
-          f"{'processor':>9} {'envoy':>6} {'milvus':>6} {'llm':>6}   saturated p50")  # fmt: skip
-    for kind in KINDS:
-        c = cpu[kind]
-        processor, envoy = (
-            (c["null_processor"], c["null_envoy"])
-            if kind == "null"
-            else (c["processor"], c["envoy"])
-        )
-        saturated = f"{percentile(sat[kind], 50):>9.2f}" if sat[kind] else f"{'-':>9}"
-        print(f"{kind:<12} {len(lat[kind]):>5} {p[kind][50]:>7.2f} {p[kind][90]:>7.2f} "
-              f"{p[kind][99]:>7.2f} | {processor:>9.2f} {envoy:>6.2f} "
-              f"{c['milvus']:>6.2f} {c['llm']:>6.2f}   {saturated}")  # fmt: skip
-    print(
-        f"saturation ({CONCURRENCY} clients, closed loop, our stack's kinds): "
-        f"{throughput:.0f} requests/s"
-    )
-    print(
-        f"passthrough added p50 {p['passthrough'][50] - p['direct'][50]:.2f} ms; a processor "
-        f"that does no work adds {p['null'][50] - p['direct'][50]:.2f} ms "
-        f"(the null row: its own Envoy and processor, in the envoy and processor columns)"
-    )
-    idle_p99 = percentile(idle.latency["retrieval"], 99)
-    busy_p99 = percentile(busy.latency["retrieval"], 99)
-    idle_p50 = percentile(idle.latency["retrieval"], 50)
-    busy_p50 = percentile(busy.latency["retrieval"], 50)
-    print(
-        f"retrieval alone: p50 {idle_p50:.2f} / p99 {idle_p99:.2f} ms idle, "
-        f"p50 {busy_p50:.2f} / p99 {busy_p99:.2f} ms with the pool busy "
-        f"(extraction jobs done {extraction['jobs_ok']:.0f}, facts stored "
-        f"{extraction['facts_stored']:.0f}, queued at the end "
-        f"{extraction['queue_depth_at_end']:.0f}, dropped {extraction['dropped']:.0f})"
-    )
-    print(
-        f"retrievals at saturation: {scaling[1]:.0f}/s with 1 processor process, "
-        f"{scaling[2]:.0f}/s with 2 ({scaling[2] / scaling[1]:.2f}x)"
-    )
-    floor_ms = sum(floor.values())
-    ratio = statistics.median(over_floor)
-    print(
-        f"processor CPU per retrieval {cpu['retrieval']['processor_alone']:.2f} ms against its "
-        f"floor {floor_ms:.2f} ms (embedding {floor['embedding']:.2f} + Milvus search client "
-        f"{floor['search_client']:.2f} + ext_proc exchange {floor['exchange']:.2f}): "
-        f"{ratio:.2f}x (median of {len(rounds)} rounds: "
-        f"{', '.join(f'{x:.2f}' for x in over_floor)})"
-    )
-    result = {
-        "passthrough_added_p50_ms": round(p["passthrough"][50] - p["direct"][50], 2),
-        "passthrough_added_p99_ms": round(p["passthrough"][99] - p["direct"][99], 2),
-        "null_added_p50_ms": round(p["null"][50] - p["direct"][50], 2),
-        "null_added_p99_ms": round(p["null"][99] - p["direct"][99], 2),
-        "null_processor_cpu_ms": round(cpu["null"]["null_processor"], 2),
-        "null_envoy_cpu_ms": round(cpu["null"]["null_envoy"], 2),
-        "passthrough_envoy_cpu_ms": round(cpu["passthrough"]["envoy"], 2),
-        "direct_envoy_cpu_ms": round(cpu["direct"]["envoy"], 2),
-        "retrieval_added_p50_ms": round(p["retrieval"][50] - p["direct"][50], 2),
-        "retrieval_added_p99_ms": round(p["retrieval"][99] - p["direct"][99], 2),
-        "direct_p50_ms": round(p["direct"][50], 2),
-        "direct_p99_ms": round(p["direct"][99], 2),
-        "passthrough_processor_cpu_ms": round(cpu["passthrough"]["processor"], 2),
-        "retrieval_processor_cpu_ms": round(cpu["retrieval"]["processor"], 2),
-        "retrieval_processor_alone_cpu_ms": round(cpu["retrieval"]["processor_alone"], 2),
-        "retrieval_floor_cpu_ms": round(floor_ms, 2),
-        "retrieval_floor_embedding_cpu_ms": round(floor["embedding"], 2),
-        "retrieval_floor_search_cpu_ms": round(floor["search_client"], 2),
-        "retrieval_processor_over_floor": round(ratio, 2),
+@dataclass
+class Measured:
+    samples: Samples  # the latency phase, every kind at RATE
+    saturated: Samples
+    throughput: dict[str, float]  # by side prefix
+    rounds: list[tuple[dict[str, dict[str, float]], dict[str, float]]]  # CPU, floor
+    contention: tuple[Samples, Samples, dict[str, dict[str, float]]]  # idle, busy, by side
+    scaling: dict[str, dict[int, float]]  # by side prefix: processes → retrievals/s
+    timeouts: dict[str, float]  # by side prefix: requests out of time in the latency phase
+
+
+def figures(m: Measured, prefix: str) -> dict[str, Any]:
+    """One side's figures, under the keys a run without a baseline prints."""
+    lat, sat = m.samples.latency, m.saturated.latency
+    idle, busy, stats = m.contention
+    extraction, scaling = stats[prefix], m.scaling[prefix]
+
+    def k(kind: str) -> str:
+        return prefix + kind if kind in SIDED else kind
+
+    def added(kind: str, q: float) -> float:
+        return round(percentile(lat[k(kind)], q) - percentile(lat["direct"], q), 2)
+
+    def cpu(kind: str, part: str = "processor") -> float:
+        return round(statistics.fmean(r[k(kind)][part] for r, _ in m.rounds), 2)
+
+    def injected(kind: str) -> float:
+        return round(m.samples.injected[k(kind)] / max(1, m.samples.asked[k(kind)]), 3)
+
+    search = "search_client_baseline" if prefix else "search_client"
+    floors = [f["embedding"] + f[search] + r[k("passthrough")]["processor_alone"]
+              for r, f in m.rounds]  # fmt: skip
+    over_floor = [r[k("retrieval")]["processor_alone"] / f
+                  for (r, _), f in zip(m.rounds, floors, strict=True)]  # fmt: skip
+    idle_p50, idle_p99 = (percentile(idle.latency[k("retrieval")], q) for q in (50, 99))
+    busy_p50, busy_p99 = (percentile(busy.latency[k("retrieval")], q) for q in (50, 99))
+    result: dict[str, Any] = {
+        "passthrough_added_p50_ms": added("passthrough", 50),
+        "passthrough_added_p99_ms": added("passthrough", 99),
+        "null_added_p50_ms": added("null", 50),
+        "null_added_p99_ms": added("null", 99),
+        "passthrough_over_null_p50": round(added("passthrough", 50) / added("null", 50), 2),
+        "null_processor_cpu_ms": cpu("null"),
+        "null_envoy_cpu_ms": cpu("null", "envoy"),
+        "passthrough_envoy_cpu_ms": cpu("passthrough", "envoy"),
+        "direct_envoy_cpu_ms": cpu("direct", "envoy"),
+        "retrieval_added_p50_ms": added("retrieval", 50),
+        "retrieval_added_p99_ms": added("retrieval", 99),
+        "direct_p50_ms": round(percentile(lat["direct"], 50), 2),
+        "direct_p99_ms": round(percentile(lat["direct"], 99), 2),
+        "passthrough_processor_cpu_ms": cpu("passthrough"),
+        "retrieval_processor_cpu_ms": cpu("retrieval"),
+        "retrieval_processor_alone_cpu_ms": cpu("retrieval", "processor_alone"),
+        "retrieval_floor_cpu_ms": round(statistics.fmean(floors), 2),
+        "retrieval_floor_embedding_cpu_ms": round(
+            statistics.fmean(f["embedding"] for _, f in m.rounds), 2
+        ),
+        "retrieval_floor_search_cpu_ms": round(statistics.fmean(f[search] for _, f in m.rounds), 2),
+        "retrieval_processor_over_floor": round(statistics.median(over_floor), 2),
         "retrieval_processor_over_floor_rounds": [round(x, 2) for x in over_floor],
-        "retrieval_milvus_cpu_ms": round(cpu["retrieval"]["milvus"] - cpu["direct"]["milvus"], 2),
-        "retrieval_injected_share": round(
-            samples.injected["retrieval"] / max(1, samples.asked["retrieval"]), 3
+        "retrieval_milvus_cpu_ms": round(cpu("retrieval", "milvus") - cpu("direct", "milvus"), 2),
+        "retrieval_injected_share": injected("retrieval"),
+    }
+    for kind in (*LANGUAGE, "personalised"):
+        result |= {
+            f"{kind}_added_p50_ms": added(kind, 50),
+            f"{kind}_added_p99_ms": added(kind, 99),
+            f"{kind}_processor_cpu_ms": cpu(kind),
+            f"{kind}_processor_alone_cpu_ms": cpu(kind, "processor_alone"),
+            f"{kind}_injected_share": injected(kind),
+        }
+    for kind in LANGUAGE:  # what a question in another language costs beside an English one
+        result[f"{kind}_over_english_p50"] = round(
+            result[f"{kind}_added_p50_ms"] / result["retrieval_added_p50_ms"], 2
+        )
+        result[f"{kind}_over_english_cpu"] = round(
+            result[f"{kind}_processor_alone_cpu_ms"] / result["retrieval_processor_alone_cpu_ms"], 2
+        )
+    result |= {
+        "personalised_over_retrieval_p50_ms": round(
+            result["personalised_added_p50_ms"] - result["retrieval_added_p50_ms"], 2
         ),
-        "retrieval_zh_added_p50_ms": round(p["retrieval_zh"][50] - p["direct"][50], 2),
-        "retrieval_zh_added_p99_ms": round(p["retrieval_zh"][99] - p["direct"][99], 2),
-        "retrieval_zh_processor_cpu_ms": round(cpu["retrieval_zh"]["processor"], 2),
-        "retrieval_zh_processor_alone_cpu_ms": round(cpu["retrieval_zh"]["processor_alone"], 2),
-        "retrieval_zh_injected_share": round(
-            samples.injected["retrieval_zh"] / max(1, samples.asked["retrieval_zh"]), 3
+        "response_added_p50_ms": round(
+            percentile(lat[k("learning")], 50) - percentile(lat[k("passthrough")], 50), 2
         ),
-        "personalised_added_p50_ms": round(p["personalised"][50] - p["direct"][50], 2),
-        "personalised_added_p99_ms": round(p["personalised"][99] - p["direct"][99], 2),
-        "personalised_processor_cpu_ms": round(cpu["personalised"]["processor"], 2),
-        "personalised_injected_share": round(
-            samples.injected["personalised"] / max(1, samples.asked["personalised"]), 3
-        ),
-        "response_added_p50_ms": round(p["learning"][50] - p["passthrough"][50], 2),
-        "learning_processor_cpu_ms": round(cpu["learning"]["processor"], 2),
+        "learning_processor_cpu_ms": cpu("learning"),
+        "retrieval_timeouts": int(m.timeouts[prefix]),
+        "retrieval_p50_idle_ms": round(idle_p50, 2),
         "retrieval_p99_idle_ms": round(idle_p99, 2),
+        "retrieval_p50_busy_ms": round(busy_p50, 2),
         "retrieval_p99_busy_ms": round(busy_p99, 2),
         "retrieval_p99_busy_over_idle": round(busy_p99 / idle_p99, 2),
-        "extractor": "local model" if LOCAL else "synthetic",
-        "tracing": TRACING,
-        "valkey": VALKEY,
         "busy_extraction_jobs": int(extraction["jobs_ok"]),
-        "saturated_requests_per_s": round(throughput),
+        "busy_facts_stored": int(extraction["facts_stored"]),
+        "busy_queued_at_end": int(extraction["queue_depth_at_end"]),
+        "busy_dropped": int(extraction["dropped"]),
+        "saturated_requests_per_s": round(m.throughput[prefix]),
         "saturated_retrievals_per_s_1_process": round(scaling[1]),
         "saturated_retrievals_per_s_2_processes": round(scaling[2]),
         "retrieval_scaling_2_over_1": round(scaling[2] / scaling[1], 2),
         "saturated_retrieval_added_p50_ms": round(
-            percentile(sat["retrieval"], 50) - percentile(sat["direct"], 50), 2
+            percentile(sat[k("retrieval")], 50) - percentile(sat["direct"], 50), 2
         ),
+    }
+    return result
+
+
+def report(m: Measured, sides: list[Side], workdir: Path) -> None:
+    lat, sat = m.samples.latency, m.saturated.latency
+    kinds = [kind for kind in with_baseline(KINDS) if lat[kind]]
+    print(f"\nAt {RATE:.0f} requests/s ({CONCURRENCY} clients), then CPU per request by kind:")
+    print(f"{'kind':<22} {'n':>5} {'p50 ms':>7} {'p90 ms':>7} {'p99 ms':>7} | "
+          f"{'processor':>9} {'envoy':>6} {'milvus':>6} {'llm':>6}   saturated p50")  # fmt: skip
+    for kind in kinds:
+        c = {
+            part: statistics.fmean(r[kind][part] for r, _ in m.rounds)
+            for part in m.rounds[0][0][kind]
+        }
+        p = [percentile(lat[kind], q) for q in (50, 90, 99)]
+        saturated = f"{percentile(sat[kind], 50):>9.2f}" if sat[kind] else f"{'-':>9}"
+        print(f"{kind:<22} {len(lat[kind]):>5} {p[0]:>7.2f} {p[1]:>7.2f} {p[2]:>7.2f} | "
+              f"{c['processor']:>9.2f} {c['envoy']:>6.2f} {c['milvus']:>6.2f} {c['llm']:>6.2f}"
+              f"   {saturated}")  # fmt: skip
+    result = figures(m, "")
+    for side in sides:
+        f = result if not side.prefix else figures(m, side.prefix)
+        name = "today" if not side.prefix else f"baseline {BASELINE}"
+        print(f"\n{name}:")
+        print(f"  passthrough added p50 {f['passthrough_added_p50_ms']:.2f} ms; a processor that "
+              f"does no work adds {f['null_added_p50_ms']:.2f} ms "
+              f"({f['passthrough_over_null_p50']:.2f}x)")  # fmt: skip
+        print(f"  retrieval alone: p50 {f['retrieval_p50_idle_ms']:.2f} / p99 "
+              f"{f['retrieval_p99_idle_ms']:.2f} ms idle, p50 {f['retrieval_p50_busy_ms']:.2f} / "
+              f"p99 {f['retrieval_p99_busy_ms']:.2f} ms with the pool busy (extraction jobs "
+              f"done {f['busy_extraction_jobs']}, facts stored {f['busy_facts_stored']}, queued "
+              f"at the end {f['busy_queued_at_end']}, dropped {f['busy_dropped']})")  # fmt: skip
+        print(f"  retrievals at saturation: {f['saturated_retrievals_per_s_1_process']}/s with 1 "
+              f"processor process, {f['saturated_retrievals_per_s_2_processes']}/s with 2 "
+              f"({f['retrieval_scaling_2_over_1']:.2f}x)")  # fmt: skip
+        print(f"  processor CPU per retrieval {f['retrieval_processor_alone_cpu_ms']:.2f} ms "
+              f"against its floor {f['retrieval_floor_cpu_ms']:.2f} ms (embedding "
+              f"{f['retrieval_floor_embedding_cpu_ms']:.2f} + Milvus search client "
+              f"{f['retrieval_floor_search_cpu_ms']:.2f} + ext_proc exchange): "
+              f"{f['retrieval_processor_over_floor']:.2f}x (median of {len(m.rounds)} rounds: "
+              f"{', '.join(map(str, f['retrieval_processor_over_floor_rounds']))})")  # fmt: skip
+        if side.prefix:
+            result |= {side.prefix + key: value for key, value in f.items()}
+    if len(sides) > 1:
+        print_comparison(result)
+        result["baseline_ref"] = BASELINE
+        result["baseline_commit"] = baseline.commit_of(BASELINE)
+    result |= {
+        "extractor": "local model" if LOCAL else "synthetic",
+        "tracing": TRACING,
+        "valkey": VALKEY,
         "rate_per_s": RATE,
         "memories": USERS * PER_USER,
         "users": USERS,
@@ -521,6 +710,17 @@ def report(
     )
     print(f"(logs in {workdir})")
     print(json.dumps(result))
+
+
+def print_comparison(result: dict[str, Any]) -> None:
+    """Each figure of today's beside the baseline's, and their ratio."""
+    print(f"\n{'figure':<44} {'today':>9} {'baseline':>9} {'ratio':>6}")
+    for key, value in result.items():
+        other = result.get(BASE + key)
+        if key.startswith(BASE) or not isinstance(value, int | float) or other is None:
+            continue
+        ratio = f"{value / other:>6.2f}" if other else f"{'-':>6}"
+        print(f"{key:<44} {value:>9} {other:>9} {ratio}")
 
 
 if __name__ == "__main__":

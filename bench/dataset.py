@@ -144,9 +144,10 @@ def facts_and_questions() -> list[tuple[str, str]]:
     return pairs
 
 
-# The same questions in Chinese (bench "retrieval_zh"): a question in another language than
-# English is read by multilingual-e5 and centred on its language (embedding/spaces.py); the
-# memories stay English, so it also crosses languages. Names, cities and things stay as written.
+# The same questions in Chinese, Spanish and German (bench "retrieval_zh", "_es", "_de"): a
+# question in another language than English is read by multilingual-e5 and centred on its
+# language (embedding/spaces.py); the memories stay English, so it also crosses languages. Names,
+# cities and things stay as written.
 _ZH = "姐姐 哥哥 妈妈 爸爸 妻子 丈夫 儿子 女儿 最好的朋友 经理 邻居 表哥 阿姨 叔叔 奶奶"
 RELATIONS_ZH = dict(zip(RELATIONS, _ZH.split(), strict=True))
 _IN_CHINESE = (
@@ -168,12 +169,89 @@ PREFIXES_ZH = ["", "问一下，", "提醒我一下，", "嘿，", "你知道", 
 SUFFIXES_ZH = ["", "谢谢！", "麻烦了。", "今天就要用。", "确认一下。"]
 
 
-def in_chinese(question: str) -> str:
-    """A question of ``facts_and_questions`` as a speaker of Chinese asks it."""
-    for pattern, written in _IN_CHINESE:
+# Spanish (a language with rules of its own) and German (one without): read by e5 too
+_ES = ("hermana hermano madre padre esposa marido hijo hija mejor_amigo jefe vecino primo tía tío "
+       "abuela")  # fmt: skip
+RELATIONS_ES = {r: w.replace("_", " ") for r, w in zip(RELATIONS, _ES.split(), strict=True)}
+THINGS_ES = {"colour": "el color favorito", "cuisine": "la cocina favorita",
+             "band": "el grupo favorito", "sport": "el deporte favorito",
+             "book": "el libro favorito"}  # fmt: skip
+_IN_SPANISH = (
+    (re.compile(r"what is my (.+)'s name\?"), lambda m: f"¿Cómo se llama mi {RELATIONS_ES[m[1]]}?"),
+    (re.compile(r"where does my (.+) live\?"), lambda m: f"¿Dónde vive mi {RELATIONS_ES[m[1]]}?"),
+    (re.compile(r"what's my budget for the (.+) trip\?"),
+     lambda m: f"¿Cuál es mi presupuesto para el viaje a {m[1]}?"),
+    (re.compile(r"what is my favourite (.+)\?"),
+     lambda m: f"¿Cuál es mi {THINGS_ES[m[1]].split(' ', 1)[1]}?"),
+    (re.compile(r"what is my (.+)'s favourite (.+)\?"),
+     lambda m: f"¿Cuál es {THINGS_ES[m[2]]} de mi {RELATIONS_ES[m[1]]}?"),
+    (re.compile(r"how do I deploy (.+)\?"),
+     lambda m: f"¿Con qué herramienta despliego el servicio {m[1]}?"),
+    (re.compile(r"when does my flight to (.+) leave\?"),
+     lambda m: f"¿Qué día sale mi vuelo a {m[1]}?"),
+    (re.compile(r"what food am I allergic to\?"), lambda m: "¿A qué alimento tengo alergia?"),
+    (re.compile(r"what food is my (.+) allergic to\?"),
+     lambda m: f"¿A qué alimento tiene alergia mi {RELATIONS_ES[m[1]]}?"),
+)  # fmt: skip
+PREFIXES_ES = ["", "Una pregunta: ", "Recuérdame: ", "Oye, ", "Perdona, ", "Se me olvidó: ",
+               "Ayúdame a recordar: "]  # fmt: skip
+SUFFIXES_ES = ["", " ¡Gracias!", " Por favor.", " Lo necesito hoy.", " Solo para confirmar."]
+
+# (nominative, dative) with "my", as German inflects it
+_DE = {"sister": ("meine Schwester", "meiner Schwester"),
+       "brother": ("mein Bruder", "meinem Bruder"),
+       "mother": ("meine Mutter", "meiner Mutter"), "father": ("mein Vater", "meinem Vater"),
+       "wife": ("meine Frau", "meiner Frau"), "husband": ("mein Mann", "meinem Mann"),
+       "son": ("mein Sohn", "meinem Sohn"), "daughter": ("meine Tochter", "meiner Tochter"),
+       "best friend": ("mein bester Freund", "meinem besten Freund"),
+       "manager": ("mein Chef", "meinem Chef"), "neighbour": ("mein Nachbar", "meinem Nachbarn"),
+       "cousin": ("mein Cousin", "meinem Cousin"), "aunt": ("meine Tante", "meiner Tante"),
+       "uncle": ("mein Onkel", "meinem Onkel"),
+       "grandmother": ("meine Großmutter", "meiner Großmutter")}  # fmt: skip
+# (the, my) favourite thing
+THINGS_DE = {"colour": ("die Lieblingsfarbe", "meine Lieblingsfarbe"),
+             "cuisine": ("die Lieblingsküche", "meine Lieblingsküche"),
+             "band": ("die Lieblingsband", "meine Lieblingsband"),
+             "sport": ("die Lieblingssportart", "meine Lieblingssportart"),
+             "book": ("das Lieblingsbuch", "mein Lieblingsbuch")}  # fmt: skip
+_IN_GERMAN = (
+    (re.compile(r"what is my (.+)'s name\?"), lambda m: f"Wie heißt {_DE[m[1]][0]}?"),
+    (re.compile(r"where does my (.+) live\?"), lambda m: f"Wo wohnt {_DE[m[1]][0]}?"),
+    (re.compile(r"what's my budget for the (.+) trip\?"),
+     lambda m: f"Wie hoch ist mein Budget für die Reise nach {m[1]}?"),
+    (re.compile(r"what is my favourite (.+)\?"),
+     lambda m: f"Was ist {THINGS_DE[m[1]][1]}?"),
+    (re.compile(r"what is my (.+)'s favourite (.+)\?"),
+     lambda m: f"Was ist {THINGS_DE[m[2]][0]} von {_DE[m[1]][1]}?"),
+    (re.compile(r"how do I deploy (.+)\?"), lambda m: f"Womit deploye ich den Dienst {m[1]}?"),
+    (re.compile(r"when does my flight to (.+) leave\?"),
+     lambda m: f"An welchem Tag geht mein Flug nach {m[1]}?"),
+    (re.compile(r"what food am I allergic to\?"),
+     lambda m: "Gegen welches Lebensmittel bin ich allergisch?"),
+    (re.compile(r"what food is my (.+) allergic to\?"),
+     lambda m: f"Gegen welches Lebensmittel ist {_DE[m[1]][0]} allergisch?"),
+)  # fmt: skip
+PREFIXES_DE = ["", "Kurze Frage: ", "Erinner mich: ", "Hey, ", "Entschuldigung, ",
+               "Ich habe vergessen: ", "Hilf mir bitte: "]  # fmt: skip
+SUFFIXES_DE = ["", " Danke!", " Bitte.", " Ich brauche es heute.", " Nur zur Sicherheit."]
+
+# language → (the question written in it, prefixes, suffixes)
+_LANGUAGES = {
+    "zh": (_IN_CHINESE, PREFIXES_ZH, SUFFIXES_ZH),
+    "es": (_IN_SPANISH, PREFIXES_ES, SUFFIXES_ES),
+    "de": (_IN_GERMAN, PREFIXES_DE, SUFFIXES_DE),
+}
+LANGUAGES = ("en", *_LANGUAGES)
+
+
+def in_language(question: str, language: str) -> str:
+    """A question of ``facts_and_questions`` as a speaker of ``language`` asks it."""
+    if language == "en":
+        return question
+    for pattern, written in _LANGUAGES[language][0]:
         if found := pattern.fullmatch(question):
             return written(found)
-    raise ValueError(f"no Chinese for {question!r}")
+    raise ValueError(f"no {language} for {question!r}")
 
 
 class Questions:
@@ -183,14 +261,14 @@ class Questions:
         self._rng = rng
         self._seen: set[str] = set()
 
-    def ask(self, question: str, *, chinese: bool = False) -> str:
-        prefixes, suffixes = (PREFIXES_ZH, SUFFIXES_ZH) if chinese else (PREFIXES, SUFFIXES)
-        if chinese:
-            question = in_chinese(question)
+    def ask(self, question: str, *, language: str = "en") -> str:
+        prefixes, suffixes = (PREFIXES, SUFFIXES) if language == "en" else _LANGUAGES[language][1:]
+        question = in_language(question, language)
         for _ in range(100):
             prefix, suffix = self._rng.choice(prefixes), self._rng.choice(suffixes)
             text = f"{prefix}{question}{suffix}"
-            text = text[0].upper() + text[1:]
+            if language == "en":
+                text = text[0].upper() + text[1:]
             if text not in self._seen:
                 self._seen.add(text)
                 return text

@@ -10,7 +10,7 @@ import os
 import random
 import sys
 import time
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,10 +34,22 @@ from memory_extproc.wiring import build_embedder, build_multilingual
 from memory_extproc.words import in_memory_voice
 
 CONCURRENCY = int(os.environ.get("BENCH_CONCURRENCY", "8"))
-KINDS = ("direct", "null", "passthrough", "learning", "retrieval", "retrieval_zh", "personalised")
-# through our stack (null: its own)
-OURS = ("direct", "passthrough", "learning", "retrieval", "retrieval_zh", "personalised")
-ASKING = ("retrieval", "retrieval_zh", "personalised")  # counted: was a memory injected
+# the kinds that go through a processor under test, today's or the baseline's
+SIDED = ("passthrough", "learning", "retrieval", "retrieval_zh", "retrieval_es", "retrieval_de",
+         "personalised")  # fmt: skip
+KINDS = ("direct", "null", *SIDED)
+OURS = ("direct", *SIDED)  # through our stack (null: its own)
+ASKING = ("retrieval", "retrieval_zh", "retrieval_es", "retrieval_de", "personalised")
+LANGUAGE = {"retrieval_zh": "zh", "retrieval_es": "es", "retrieval_de": "de"}
+# `BENCH_BASELINE`: the same kinds, through the baseline revision's processor and Envoy
+BASE = "baseline_"
+
+
+def with_baseline(kinds: tuple[str, ...]) -> tuple[str, ...]:
+    """``kinds`` and, for those through a processor under test, the baseline's beside them."""
+    return (*kinds, *(BASE + kind for kind in kinds if kind in SIDED))
+
+
 EXTRACTOR = "bench-extractor"
 
 
@@ -83,11 +95,14 @@ class World:
 
     def request(self, kind: str) -> tuple[str, dict[str, str], bytes]:
         """(listener, headers, body) for one request of a kind."""
+        if kind.startswith(BASE):  # the same request, to the baseline's listener
+            _, headers, body = self.request(kind.removeprefix(BASE))
+            return "baseline", headers, body
         user = self.rng.choice(self.users)
         body: dict[str, object] = {"model": "m"}
-        if kind in ("retrieval", "retrieval_zh"):
+        if kind == "retrieval" or kind in LANGUAGE:
             _, question = self.facts[self.rng.choice(self.owned[user])]
-            text = self.questions.ask(question, chinese=kind == "retrieval_zh")
+            text = self.questions.ask(question, language=LANGUAGE.get(kind, "en"))
             body["memory_config"] = {"auto_store": False}  # the request path alone
         elif kind == "personalised":  # an open request: the preferences near it join the search
             text = self.questions.ask(self.rng.choice(OPEN_REQUESTS))
@@ -127,9 +142,7 @@ class World:
 
 @dataclass
 class Samples:
-    latency: dict[str, list[float]] = field(
-        default_factory=lambda: {k: [] for k in (*KINDS, "statement", "statement_unlearned")}
-    )
+    latency: defaultdict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
     asked: Counter[str] = field(default_factory=Counter)  # retrievals, personalised requests
     injected: Counter[str] = field(default_factory=Counter)  # … that were given memories
 
@@ -200,7 +213,7 @@ async def drive(
             if response.status != 200:
                 raise RuntimeError(f"{kind}: HTTP {response.status} {answer[:200]!r}")
             samples.latency[kind].append(elapsed)
-            if kind in ASKING:
+            if kind.removeprefix(BASE) in ASKING:
                 samples.asked[kind] += 1
                 samples.injected[kind] += b"I was given no memories" not in answer
 

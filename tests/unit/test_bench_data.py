@@ -1,22 +1,36 @@
-"""`make bench` asks its questions in English and in Chinese: the Chinese kind must take the
-path a Chinese question takes (multilingual-e5), ask about the same memory, and never repeat."""
+"""`make bench` asks its questions in English, Chinese, Spanish and German: each kind must take
+the path a question in its language takes (multilingual-e5 for all but English), ask about the
+same memory, and never repeat."""
 
 import random
 
-from bench.dataset import Questions, facts_and_questions, in_chinese
+import pytest
+
+from bench.dataset import Questions, facts_and_questions, in_language
 from memory_extproc.languages import language_of
 
 
-def test_every_question_has_a_chinese_one_read_as_chinese() -> None:
+@pytest.mark.parametrize("language", ["zh", "es", "de"])
+def test_every_question_has_one_in_each_language_read_as_that_language(language: str) -> None:
     questions = {question for _, question in facts_and_questions()}
-    chinese = {in_chinese(question) for question in questions}
-    assert len(chinese) == len(questions)
-    assert {language_of(text) for text in chinese} == {"zh"}
-    assert in_chinese("where does my best friend live?") == "我的最好的朋友住在哪里？"
+    written = {in_language(question, language) for question in questions}
+    assert len(written) == len(questions)
+    assert {language_of(text) for text in written} == {language}
 
 
-def test_a_chinese_question_is_never_asked_twice() -> None:
+def test_questions_are_written_as_their_speakers_write_them() -> None:
+    asked = "where does my best friend live?"
+    assert in_language(asked, "zh") == "我的最好的朋友住在哪里？"
+    assert in_language(asked, "es") == "¿Dónde vive mi mejor amigo?"
+    assert in_language(asked, "de") == "Wo wohnt mein bester Freund?"
+    assert in_language("what is my sister's favourite book?", "de") == (
+        "Was ist das Lieblingsbuch von meiner Schwester?"
+    )
+    assert in_language(asked, "en") == asked
+
+
+def test_a_question_is_never_asked_twice() -> None:
     asked = Questions(random.Random(0))
-    texts = [asked.ask("what food am I allergic to?", chinese=True) for _ in range(60)]
+    texts = [asked.ask("what food am I allergic to?", language="zh") for _ in range(60)]
     assert len(set(texts)) == 60
     assert all("我对什么食物过敏？" in text for text in texts)
