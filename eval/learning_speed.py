@@ -6,9 +6,16 @@ against the real local model, an in-memory store and the real embedder. No Envoy
 only the learning path, so before/after comparisons of prompts and call counts take minutes.
 
     .venv/bin/python -m eval.learning_speed [--sample conv-26] [--sessions 2] [--sides a,b]
+        [--baseline REF [--repeat N]]
 
 Prints per batch: turns, seconds, calls by task, prompt tokens and the share served from the
 model server's prompt cache, facts stored; then one JSON line with the totals.
+
+`--baseline REF` runs the same measurement on another revision first (its own
+eval.learning_speed, devstack/baseline.py), then today's, each in its own process, and prints
+the two side by side with today/baseline, then one JSON line: today's figures, the baseline's
+as `baseline_<key>`. `--repeat N` alternates the two N times (a slow minute weighs on both)
+and averages each side.
 """
 
 from __future__ import annotations
@@ -17,12 +24,16 @@ import argparse
 import asyncio
 import dataclasses
 import json
+import os
+import subprocess
+import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping, Sequence
 from pathlib import Path
 
+from devstack import baseline
 from devstack.local_llm import LocalLlmProcess
 from devstack.ports import free_port
 from eval import replay
@@ -54,6 +65,8 @@ from memory_extproc.worker.jobs import LearningJobs
 from memory_extproc.worker.pool import WorkerPool
 
 EVERY = 10  # the product's extraction_batch_size default
+# today/baseline in the JSON line as `<key>_over_baseline`: the figures a change is judged by
+RATIOS = ("seconds_per_10_turns", "seconds_per_batch", "model_calls")
 
 
 async def chats_as_captured(
@@ -196,13 +209,175 @@ async def recall(
             if k in scored}  # fmt: skip
 
 
+Result = Mapping[str, object]
+
+
+@dataclasses.dataclass(frozen=True)
+class Row:
+    """One figure of the side-by-side table; None where a side lacks it (or divides by 0)."""
+
+    key: str
+    baseline: float | None
+    today: float | None
+    ratio: float | None  # today / baseline
+
+
+@dataclasses.dataclass(frozen=True)
+class Comparison:
+    """What `--baseline` prints: the table, then the one JSON line."""
+
+    rows: list[Row]
+    line: dict[str, object]  # the JSON line
+
+
+def _number(value: object) -> float | None:
+    return value if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _ratio(today: object, before: object) -> float | None:
+    new, old = _number(today), _number(before)
+    return None if new is None or not old else round(new / old, 2)
+
+
+def _is_task(key: str) -> bool:
+    return key.startswith("calls_") and "_per_" not in key  # not calls_per_batch, not derived
+
+
+def per_10_turns(result: Result) -> dict[str, object]:
+    """The result with `calls_<task>_per_10_turns` after each `calls_<task>`: runs of other
+    lengths (another sample, another revision's batching) compare per turn learned."""
+    turns = _number(result.get("turns"))
+    derived: dict[str, object] = {}
+    for key, value in result.items():
+        derived[key] = value
+        if _is_task(key) and turns and (calls := _number(value)) is not None:
+            derived[f"{key}_per_10_turns"] = round(10 * calls / turns, 1)
+    return derived
+
+
+def average(runs: Sequence[Result]) -> dict[str, object]:
+    """One side's runs as one: numbers averaged, the rest as the first run has them."""
+    averaged = dict(runs[0])
+    for key in dict.fromkeys(k for run in runs for k in run):
+        # a counter (calls_, tokens_) is absent from a run that never counted it: 0 there
+        counter = key.startswith(("calls_", "tokens_"))
+        values = [run.get(key, 0) for run in runs if counter or key in run]
+        numbers = [n for v in values if (n := _number(v)) is not None]
+        if numbers and len(numbers) == len(values):
+            mean = round(sum(numbers) / len(numbers), 3)
+            whole = mean.is_integer() and all(isinstance(n, int) for n in numbers)
+            averaged[key] = int(mean) if whole else mean
+    return averaged
+
+
+def compare(before: Result, today: Result, *, ref: str, commit: str) -> Comparison:
+    """Pure: the two sides' results as table rows (every number either side has, today's
+    order first) and as the JSON line (today's keys, the baseline's as `baseline_<key>`)."""
+    before, today = per_10_turns(before), per_10_turns(today)
+    keys = [k for k in dict.fromkeys([*today, *before])
+            if _number(today.get(k)) is not None or _number(before.get(k)) is not None]  # fmt: skip
+    rows = [
+        Row(k, _number(before.get(k)), _number(today.get(k)), _ratio(today.get(k), before.get(k)))
+        for k in keys
+    ]
+    line = {
+        **today,
+        **{f"baseline_{k}": v for k, v in before.items()},
+        "baseline_ref": ref,
+        "baseline_commit": commit,
+        **{f"{k}_over_baseline": _ratio(today.get(k), before.get(k)) for k in RATIOS},
+    }
+    return Comparison(rows, line)
+
+
+def table(rows: Sequence[Row]) -> str:
+    """The rows as a Markdown table, to paste into eval/RESULTS.md."""
+
+    def shown(value: float | None) -> str:
+        return "—" if value is None else f"{round(value, 3):,}"
+
+    cells = [("", "baseline", "today", "today/baseline")] + [
+        (r.key, shown(r.baseline), shown(r.today), shown(r.ratio)) for r in rows
+    ]
+    widths = [max(len(c[i]) for c in cells) for i in range(4)]
+    lines = [
+        "| " + " | ".join(c.ljust(w) if i == 0 else c.rjust(w)
+                          for i, (c, w) in enumerate(zip(cell, widths, strict=True))) + " |"
+        for cell in cells
+    ]  # fmt: skip
+    lines.insert(1, "|" + "|".join("-" * (w + 2) for w in widths) + "|")
+    return "\n".join(lines)
+
+
+def side_arguments(args: argparse.Namespace, dump: str) -> list[str]:
+    """This run's own arguments, for one side: the options both revisions know."""
+    chosen = ["--sample", args.sample, "--sessions", str(args.sessions), "--sides", args.sides]
+    return chosen + (["--dump", dump] if dump else [])
+
+
+def run_side(name: str, arguments: list[str], cwd: Path, env: dict[str, str]) -> dict[str, object]:
+    """One side's run in its own process (its own local model), its lines passed through
+    with its name; its result is its last line."""
+    command = [sys.executable, "-m", "eval.learning_speed", *arguments]
+    with subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.PIPE, text=True) as child:
+        assert child.stdout is not None
+        last = ""
+        for line in child.stdout:
+            print(f"[{name}] {line}", end="", flush=True)
+            last = line if line.strip() else last
+    if child.returncode != 0:
+        raise SystemExit(f"the {name} side failed (exit status {child.returncode})")
+    try:
+        result = json.loads(last)
+    except json.JSONDecodeError:
+        raise SystemExit(f"the {name} side's last line is not JSON: {last!r}") from None
+    if not isinstance(result, dict):
+        raise SystemExit(f"the {name} side's last line is not a JSON object: {last!r}")
+    return result
+
+
+def against_baseline(args: argparse.Namespace, commit: str) -> dict[str, object]:
+    """Both revisions, baseline first, `args.repeat` times; prints the table, returns the line."""
+    tree = baseline.checkout(args.baseline)
+    # its eval/replay.py looks for the data beside its own tree (.run/baseline): point it here
+    env = {"LOCOMO_PATH": str(replay.LOCOMO), **baseline.environment(tree)}
+    dump = Path(args.dump) if args.dump else None
+    before_dump = str(dump.with_name(f"baseline-{dump.name}")) if dump else ""
+    runs: dict[str, list[dict[str, object]]] = {"baseline": [], "today": []}
+    for _ in range(args.repeat):
+        runs["baseline"].append(run_side("baseline", side_arguments(args, before_dump), tree, env))
+        today = side_arguments(args, args.dump)
+        runs["today"].append(run_side("today", today, baseline.ROOT, dict(os.environ)))
+    comparison = compare(
+        average(runs["baseline"]), average(runs["today"]), ref=args.baseline, commit=commit
+    )
+    print(table(comparison.rows), flush=True)
+    return {**comparison.line, "repeat": args.repeat}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m eval.learning_speed")
     parser.add_argument("--sample", default="conv-26")
     parser.add_argument("--sessions", type=int, default=2)
     parser.add_argument("--sides", default="a,b")
     parser.add_argument("--dump", default="", help="write the learned memories to this file")
-    print(json.dumps(asyncio.run(run(parser.parse_args()))))
+    parser.add_argument(
+        "--baseline", default="", metavar="REF", help="also run this revision, side by side"
+    )
+    parser.add_argument(
+        "--repeat", type=int, default=1, metavar="N", help="with --baseline: N runs each, averaged"
+    )
+    args = parser.parse_args()
+    if args.repeat < 1 or (args.repeat > 1 and not args.baseline):
+        parser.error("--repeat takes a number from 1, and only with --baseline")
+    if not args.baseline:
+        print(json.dumps(asyncio.run(run(args))))
+        return
+    try:
+        commit = baseline.commit_of(args.baseline)
+    except ValueError as exc:
+        parser.error(str(exc))
+    print(json.dumps(against_baseline(args, commit)))
 
 
 if __name__ == "__main__":
