@@ -170,6 +170,10 @@ def test_open_requests_are_recognised(text: str) -> None:
         "What advice does Gina give to me about running a business?",
         "When am I planning on going camping?",
         "What areas of the U.S. have I been to or am planning to go to?",
+        # asks to be reminded, not to be given a choice
+        "Help me remember: where does my sister live?",
+        "Can you help me recall what my budget for the Oslo trip is?",
+        "Ayúdame a recordar: ¿dónde vive mi hermana?",
     ],
 )
 def test_other_requests_are_not_open(text: str) -> None:
