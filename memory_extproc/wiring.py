@@ -10,6 +10,7 @@ from memory_extproc.api.service import ForgetHook, MemoryApi
 from memory_extproc.config import Config
 from memory_extproc.embedding import EmbeddingBatcher, OnnxEmbedder, model_files
 from memory_extproc.embedding.model import ModelIntegrityError
+from memory_extproc.embedding.multilingual import MODEL_NAME as MULTILINGUAL_MODEL
 from memory_extproc.embedding.multilingual import MultilingualEmbedder
 from memory_extproc.embedding.quantize import DEFAULT_CACHE, int8_model
 from memory_extproc.embedding.spaces import DIMENSION, Embeddings
@@ -40,7 +41,14 @@ def build_embedder(config: Config) -> OnnxEmbedder:
 
 
 def build_multilingual(config: Config) -> MultilingualEmbedder:
-    return MultilingualEmbedder(threads=config.memory.embedding.threads)
+    emb = config.memory.embedding
+    cache = Path(emb.cache_dir) if emb.cache_dir else DEFAULT_CACHE
+    try:
+        return MultilingualEmbedder(threads=emb.threads, precision=emb.precision, cache_dir=cache)
+    except ModelIntegrityError:
+        raise
+    except Exception as exc:  # onnxruntime's and tokenizers' own errors: a damaged file
+        raise ModelIntegrityError(f"cannot load {MULTILINGUAL_MODEL}: {exc}") from exc
 
 
 def build_embeddings(config: Config, name: str) -> Embeddings:

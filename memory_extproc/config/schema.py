@@ -91,13 +91,17 @@ class EmbeddingConfig:
     precision: str = field(
         default="int8",
         metadata=_key(
-            "The packaged model: int8 (faster, `make bench`) or float (the packaged graph).",
+            "The packaged models: int8 (faster, `make bench`) or float (MiniLM's packaged graph; "
+            "e5 exactly as its package's engine reads it).",
             choices=("int8", "float"),
         ),
     )
     cache_dir: str = field(
         default="",
-        metadata=_key('Where the int8 variant is built; "": ~/.cache/memory-extproc.'),
+        metadata=_key(
+            'Where the models derived from the packaged weights are built; "": '
+            "~/.cache/memory-extproc."
+        ),
     )
 
 

