@@ -32,6 +32,8 @@ def _identifier() -> object:
 
 def _other_script(text: str) -> bool:
     """A letter of a script other than Latin (CJK ideographs, kana, Hangul, Cyrillic…)."""
+    if text.isascii():  # most texts, read at C speed
+        return False
     return any(char.isalpha() and ord(char) > 0x24F and not _is_latin(char) for char in text)
 
 

@@ -87,17 +87,17 @@ _USER_WORDS = re.compile(
 )
 
 
-def terms(text: str) -> frozenset[str]:
+def terms(text: str, language: str = "") -> frozenset[str]:
     """The content words of a text, stemmed (stopwords and single letters dropped); Chinese and
     Japanese as character pairs, other languages without their own stopwords and stemmed by
-    Snowball too where it has the language."""
-    return _short_terms(text) if len(text) <= _CACHED_CHARS else _terms(text)
+    Snowball too where it has the language. ``language``: the text's, when already told."""
+    return _short_terms(text, language) if len(text) <= _CACHED_CHARS else _terms(text, language)
 
 
-def _terms(text: str) -> frozenset[str]:
+def _terms(text: str, language: str = "") -> frozenset[str]:
     lowered = text.lower().replace("\u2019", "'")
     said = _WORD.findall(CJK.sub(" ", lowered))  # its language read before "usuario" is "user"
-    language = latin_language(" ".join(said)) if said else "en"
+    language = language or (latin_language(" ".join(said)) if said else "en")
     lowered = _USER_WORDS.sub(" user ", lowered)
     found = {pair for run in CJK.findall(lowered) for pair in _pairs(run)}
     words = _WORD.findall(CJK.sub(" ", lowered))

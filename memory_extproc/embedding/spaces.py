@@ -173,10 +173,10 @@ class Embeddings:
             return memory_vector(await self._english.embed(text), np.zeros(_ML, np.float32))
         return await self.memory(text)
 
-    async def query(self, text: str, *, in_language_of: str = "") -> np.ndarray:
+    async def query(self, text: str, *, in_language_of: str = "", language: str = "") -> np.ndarray:
         """``in_language_of``: a longer text in the same language, for a text too short to tell
-        ("carro" of "El usuario vendió su carro")."""
-        language = language_of(in_language_of or text)
+        ("carro" of "El usuario vendió su carro"); ``language``: already told (``language_of``)."""
+        language = language or language_of(in_language_of or text)
         if language == "en":
             return english_query(await self._english.embed(text))
         return other_query(await self._other.embed(multilingual.QUERY + text), language)

@@ -65,12 +65,15 @@ class RankPolicy:
         return max(limit, self.candidates) if self.hybrid else limit
 
 
-def coverage(query: str, candidates: list[ScoredMemory], pool: int = 0) -> list[float]:
+def coverage(
+    query: str, candidates: list[ScoredMemory], pool: int = 0, language: str = ""
+) -> list[float]:
     """The share of the query's keyword weight each candidate contains (BM25-style IDF over the
     candidates, so a word every candidate shares counts for little). ``pool``: the number of
     candidates a search usually brings; a user with only a few memories must not make every
-    word they contain look common ("What car do I drive?" vs the one memory about a car)."""
-    wanted = terms(query)
+    word they contain look common ("What car do I drive?" vs the one memory about a car).
+    ``language``: the query's, when already told."""
+    wanted = terms(query, language)
     documents = [terms(c.memory.content) for c in candidates]
     count = len(documents)
     size = max(count, pool)
@@ -93,12 +96,13 @@ def rank(
     policy: RankPolicy,
     *,
     rescue: bool = True,
+    language: str = "",
 ) -> list[ScoredMemory]:
     """The memories to inject, best first (``candidates`` come best-cosine first). Without
     ``rescue`` (a request that raised the threshold) nothing below the threshold is kept."""
     if not policy.hybrid:
         return [c for c in candidates if c.score >= threshold][:limit]
-    shares = coverage(query, candidates, policy.candidates)
+    shares = coverage(query, candidates, policy.candidates, language)
 
     # A rescued near miss is itself the exception: only a memory that passes by cosine brings
     # companions (episodic notes: rescue-opened companions cost +50 tokens for +0.006 hit@5).

@@ -16,6 +16,7 @@ from memory_extproc import metrics
 from memory_extproc.clock import now_ms
 from memory_extproc.embedding.spaces import Embeddings
 from memory_extproc.identity import HeaderSignals
+from memory_extproc.languages import language_of
 from memory_extproc.llm_api.json_splice import SpliceError
 from memory_extproc.llm_api.requests import (
     ChatRequest,
@@ -142,9 +143,10 @@ class MemoryRetrieval:
                 request.earlier_user_messages, request.query, left
             )
             query = rewritten or query
+        language = language_of(query)  # told once: the model that reads it, the words ranked
         try:
             with traced("memory.embedding"):
-                vector = await self._embedder.query(query)
+                vector = await self._embedder.query(query, language=language)
         except Exception as exc:
             raise EmbeddingError from exc
         ranking = self.policy.ranking
@@ -186,7 +188,8 @@ class MemoryRetrieval:
         # A request that raised the threshold gets exactly that bar: narrowing never widens.
         rescue = plan.threshold <= self.policy.threshold
         with traced("memory.ranking"):
-            ranked = rank(query, candidates, plan.threshold, plan.limit, ranking, rescue=rescue)
+            ranked = rank(query, candidates, plan.threshold, plan.limit, ranking, rescue=rescue,
+                          language=language)  # fmt: skip
             return with_preferences(ranked, preferences, plan.limit, ranking)
 
     @staticmethod

@@ -212,3 +212,44 @@ async def test_a_preference_said_in_chinese_is_given_to_a_chinese_open_request(
     assert given.recalled[0] == "用户是素食者"
     assert "用户住在杭州" not in given.recalled
     assert (await retrieval.process(asking("中国的首都是哪里？"), ALICE)).recalled == ()
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What's my budget for the Hawaii trip? Remind me please.",
+        "¿Cuál es mi presupuesto para el viaje a Hawái?",
+    ],
+)
+async def test_a_questions_language_is_told_once(
+    embeddings: Embeddings,
+    stored_vector: Callable[[str], np.ndarray],
+    monkeypatch: pytest.MonkeyPatch,
+    question: str,
+) -> None:
+    """Which model reads a question and how its words are ranked are one decision: language
+    identification (~0.15 ms a text) runs once per question, not again for its words."""
+    from memory_extproc import languages
+
+    store = InMemoryStore()
+    fact = "User's budget for the Hawaii trip is $10,000"
+    await store.store(Memory.new("alice", fact, kind_of(fact)), stored_vector(fact))
+    retrieval = MemoryRetrieval(embeddings, store, RetrievalPolicy(), 5.0)
+    asked = {"messages": [{"role": "user", "content": question}]}
+    first = parse_request(Api.CHAT_COMPLETIONS, orjson.dumps(asked))
+    assert (await retrieval.process(first, ALICE)).outcome is Outcome.INJECTED  # words cached
+    told: list[str] = []
+    real = languages._identifier()
+
+    class Counting:
+        def classify(self, text: str) -> tuple[str, float]:
+            told.append(text)
+            return real.classify(text)  # type: ignore[attr-defined,no-any-return]
+
+    monkeypatch.setattr(languages, "_identifier", Counting)
+    again = {"messages": [{"role": "user", "content": question + " Thanks!"}]}
+    result = await retrieval.process(
+        parse_request(Api.CHAT_COMPLETIONS, orjson.dumps(again)), ALICE
+    )
+    assert result.outcome is Outcome.INJECTED
+    assert len(told) == 1

@@ -41,9 +41,9 @@ class Recording(Embeddings):
         super().__init__(EmbeddingBatcher(embedder, name="t"), EmbeddingBatcher(embedder, name="u"))
         self.texts: list[str] = []
 
-    async def query(self, text: str) -> np.ndarray:
+    async def query(self, text: str, *, in_language_of: str = "", language: str = "") -> np.ndarray:
         self.texts.append(text)
-        return await super().query(text)
+        return await super().query(text, language=language)
 
 
 def chat(*user_messages: str):  # type: ignore[no-untyped-def]
