@@ -36,6 +36,9 @@ between them (so the machine carries what a run without a baseline carries), CPU
 blocks taking turns; saturation and scaling one side after the other. It prints both columns and
 their ratios, and the JSON holds the baseline's figures under `baseline_` + the same keys.
 
+`BENCH_PROFILE=1` samples each processor with py-spy through the latency phase (bench/profile.py)
+and prints the functions that take its time.
+
 `BENCH_VALKEY=1` keeps captured turns and conversation state in a Valkey of its own, as replicas
 do (`memory.valkey.url`), instead of `spool_dir`: the response phase and the learning CPU then
 include the stream's appends and reads.
@@ -80,6 +83,7 @@ from bench.harness import (
     wait_indexed,
     with_baseline,
 )
+from bench.profile import Profile, top
 from devstack import baseline
 from devstack.envoy import REPO_CONFIG, EnvoyProcess, Upstream, render
 from devstack.milvus import MilvusProcess
@@ -124,6 +128,7 @@ LOCAL = os.environ.get("BENCH_EXTRACTOR", "synthetic") == "local"
 TRACING = os.environ.get("BENCH_TRACING") == "1"  # every request traced, to a local collector
 # captured turns and conversation state in Valkey, as replicas keep them (not in spool_dir)
 VALKEY = os.environ.get("BENCH_VALKEY") == "1"
+PROFILE = os.environ.get("BENCH_PROFILE") == "1"  # py-spy on each processor, latency phase
 # conversations/s, each at its 10th turn: one extraction job of 10 facts, keeping the pool busy
 BUSY_RATE = float(os.environ.get("BENCH_BUSY_RATE", "2"))
 
@@ -316,15 +321,14 @@ def copy_memories(uri: str, source: str, target: str, users: list[str]) -> int:
     fields = client.describe_collection(target)["fields"]
     names = [f["name"] for f in fields]
     (dim,) = [int(f["params"]["dim"]) for f in fields if f["name"] == "embedding"]
-    copied = 0
-    for user in users:
+    copied, batch = 0, []
+    for n, user in enumerate(users, 1):
         rows = client.query(source, filter=filters.user_scope(user, active_only=False),
-                            output_fields=names,
-                            limit=16_384)  # fmt: skip
-        for row in rows:
-            row["embedding"] = list(row["embedding"])[:dim]
-        client.insert(target, rows)
-        copied += len(rows)
+                            output_fields=names, limit=16_384)  # fmt: skip
+        batch += [{**row, "embedding": list(row["embedding"])[:dim]} for row in rows]
+        if len(batch) >= 5000 or n == len(users):
+            client.insert(target, batch)
+            copied, batch = copied + len(batch), []
     client.flush(target)
     wait_indexed(client, target, copied, timeout_s=600)
     client.close()
@@ -432,7 +436,15 @@ async def main() -> None:
                 before = {
                     side.prefix: await processor_stats(http, side.admin_port) for side in sides
                 }
+                profiles = [
+                    Profile(side.processor._process.proc.pid,
+                            workdir / f"profile-{side.prefix or 'today_'}processor.txt")
+                    for side in sides if PROFILE
+                ]  # fmt: skip
                 await drive(http, urls, world, plan, samples, rate=RATE)
+                for profile in profiles:
+                    profile.stop()
+                    print_profile(profile.output)
                 for side in sides:  # requests that ran out of time at RATE
                     after = await processor_stats(http, side.admin_port)
                     timeouts[side.prefix] = after["timeouts"] - before[side.prefix]["timeouts"]
@@ -710,6 +722,14 @@ def report(m: Measured, sides: list[Side], workdir: Path) -> None:
     )
     print(f"(logs in {workdir})")
     print(json.dumps(result))
+
+
+def print_profile(collapsed: Path) -> None:
+    own, cumulative = top(collapsed.read_text())
+    print(f"\nwhere {collapsed.stem.removeprefix('profile-')} spent the latency phase "
+          f"(share of samples; {collapsed}):")  # fmt: skip
+    for (name, share), (whole, whole_share) in zip(own, cumulative, strict=False):
+        print(f"  own {share:6.1%}  {name[:70]:<70}  with callees {whole_share:6.1%}  {whole[:70]}")
 
 
 def print_comparison(result: dict[str, Any]) -> None:

@@ -1,0 +1,58 @@
+"""`BENCH_PROFILE=1 make bench`: where a processor's time goes under the bench's own load.
+
+py-spy samples the processor (not its worker) through the latency phase, without pausing it,
+threads idle in a wait left out; the collapsed stacks are kept in bench/results and summed here
+into the functions that take the most samples, by their own time and with what they call.
+"""
+
+from __future__ import annotations
+
+import re
+import signal
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+_LINE = re.compile(r":\d+\)$")  # one function, whatever line of it was running
+
+
+class Profile:
+    def __init__(self, pid: int, output: Path) -> None:
+        self.output = output
+        output.parent.mkdir(parents=True, exist_ok=True)
+        spy = Path(sys.executable).with_name("py-spy")
+        self._process = subprocess.Popen(
+            [str(spy), "record", "--pid", str(pid), "--nonblocking", "--rate", "200",
+             "--format", "raw", "--output", str(output)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+
+    def stop(self) -> None:
+        """py-spy writes its file when interrupted."""
+        self._process.send_signal(signal.SIGINT)
+        self._process.wait(timeout=60)
+
+
+def top(collapsed: str, count: int = 12) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
+    """(own, cumulative): the functions with the largest shares of all samples, each counted once
+    per stack for the cumulative share."""
+    own: Counter[str] = Counter()
+    cumulative: Counter[str] = Counter()
+    total = 0
+    for line in collapsed.splitlines():
+        stack, _, samples = line.rpartition(" ")
+        if not stack or not samples.isdigit():
+            continue
+        frames = [_LINE.sub(")", frame) for frame in stack.split(";")]
+        n = int(samples)
+        total += n
+        own[frames[-1]] += n
+        for frame in dict.fromkeys(frames):  # once per stack, in order
+            cumulative[frame] += n
+    share = 1 / max(1, total)
+    return (
+        [(frame, n * share) for frame, n in own.most_common(count)],
+        [(frame, n * share) for frame, n in cumulative.most_common(count)],
+    )
