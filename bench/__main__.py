@@ -129,6 +129,8 @@ TRACING = os.environ.get("BENCH_TRACING") == "1"  # every request traced, to a l
 # captured turns and conversation state in Valkey, as replicas keep them (not in spool_dir)
 VALKEY = os.environ.get("BENCH_VALKEY") == "1"
 PROFILE = os.environ.get("BENCH_PROFILE") == "1"  # py-spy on each processor, latency phase
+# with a baseline: added latency by kind, today beside the baseline (docs/benchmarks.md)
+PLOT = Path(os.environ.get("BENCH_PLOT", "bench/baseline.png"))
 # conversations/s, each at its 10th turn: one extraction job of 10 facts, keeping the pool busy
 BUSY_RATE = float(os.environ.get("BENCH_BUSY_RATE", "2"))
 
@@ -705,6 +707,8 @@ def report(m: Measured, sides: list[Side], workdir: Path) -> None:
         print_comparison(result)
         result["baseline_ref"] = BASELINE
         result["baseline_commit"] = baseline.commit_of(BASELINE)
+        plot(result, PLOT)
+        print(f"plot: {PLOT}")
     result |= {
         "extractor": "local model" if LOCAL else "synthetic",
         "tracing": TRACING,
@@ -722,6 +726,39 @@ def report(m: Measured, sides: list[Side], workdir: Path) -> None:
     )
     print(f"(logs in {workdir})")
     print(json.dumps(result))
+
+
+def plot(result: dict[str, Any], path: Path) -> None:
+    """Added p50 and p99 by kind, today beside the baseline, with each one's processor CPU."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    kinds = [kind for kind in SIDED if kind != "learning"]
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
+    sides = (("", "today", "tab:blue"), (BASE, f"baseline {BASELINE}", "tab:gray"))
+    for axis, q in zip(axes, (50, 99), strict=True):
+        for offset, (prefix, label, color) in zip((-0.2, 0.2), sides, strict=True):
+            values = [result[f"{prefix}{kind}_added_p{q}_ms"] for kind in kinds]
+            y = [i + offset for i in range(len(kinds))]
+            axis.barh(y, values, height=0.38, color=color, label=label)
+            for i, value in enumerate(values):
+                axis.text(value, y[i], f" {value:.1f}", va="center", fontsize=7)
+        axis.set_title(f"added p{q} (ms) at {RATE:.0f} requests/s, both sides in one run",
+                       fontsize=9)  # fmt: skip
+        axis.grid(True, axis="x", alpha=0.3)
+    axes[0].set_yticks(range(len(kinds)), [
+        f"{kind}\nCPU {result[f'{kind}_processor_cpu_ms']:.1f} / "
+        f"{result[f'{BASE}{kind}_processor_cpu_ms']:.1f} ms"
+        for kind in kinds
+    ], fontsize=8)  # fmt: skip
+    axes[0].invert_yaxis()
+    axes[1].legend(fontsize=8, loc="lower right")
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
 
 
 def print_profile(collapsed: Path) -> None:

@@ -29,13 +29,18 @@ SHORT = {
 
 
 @pytest.mark.timeout(600)
-def test_a_baseline_revision_is_measured_beside_today_in_the_same_run() -> None:
+def test_a_baseline_revision_is_measured_beside_today_in_the_same_run(tmp_path: Path) -> None:
     head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True,
                           text=True, check=True).stdout.strip()  # fmt: skip
     run = subprocess.run(
         [sys.executable, "-m", "bench"],
         cwd=ROOT,
-        env={**os.environ, **SHORT, "BENCH_BASELINE": "HEAD"},
+        env={
+            **os.environ,
+            **SHORT,
+            "BENCH_BASELINE": "HEAD",
+            "BENCH_PLOT": str(tmp_path / "baseline.png"),
+        },
         capture_output=True,
         text=True,
         timeout=540,
@@ -66,3 +71,4 @@ def test_a_baseline_revision_is_measured_beside_today_in_the_same_run() -> None:
         result["baseline_retrieval_processor_alone_cpu_ms"],
     )
     assert ratio == pytest.approx(today / baseline, abs=0.01)
+    assert (tmp_path / "baseline.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"  # the plot
