@@ -6,7 +6,9 @@ against the real local model, an in-memory store and the real embedder. No Envoy
 only the learning path, so before/after comparisons of prompts and call counts take minutes.
 
     .venv/bin/python -m eval.learning_speed [--sample conv-26] [--sessions 2] [--sides a,b]
-        [--baseline REF [--repeat N]]
+        [--every 10] [--baseline REF [--repeat N]]
+
+`--every 1` learns each turn at once, as `make run` does.
 
 Prints per batch: turns, seconds, calls by task, prompt tokens and the share served from the
 model server's prompt cache, facts stored; then one JSON line with the totals.
@@ -64,7 +66,7 @@ from memory_extproc.worker.inbox import Batch
 from memory_extproc.worker.jobs import LearningJobs
 from memory_extproc.worker.pool import WorkerPool
 
-EVERY = 10  # the product's extraction_batch_size default
+EVERY = 10  # the product's extraction_batch_size default (`make run`'s: 1, every turn at once)
 # today/baseline in the JSON line as `<key>_over_baseline`: the figures a change is judged by
 RATIOS = ("seconds_per_10_turns", "seconds_per_batch", "model_calls")
 
@@ -136,7 +138,7 @@ async def run(args: argparse.Namespace) -> dict[str, object]:
 
     try:
         for side in args.sides.split(","):
-            tracker, session = TurnTracker(EVERY), None  # the processor's batching
+            tracker, session = TurnTracker(args.every), None  # the processor's batching
             async for number, captured in chats_as_captured(sample, side, store, embedder):
                 if session is not None and number != session:
                     for batch in tracker.flush_all():  # a new session: the last one went idle
@@ -312,6 +314,8 @@ def table(rows: Sequence[Row]) -> str:
 def side_arguments(args: argparse.Namespace, dump: str) -> list[str]:
     """This run's own arguments, for one side: the options both revisions know."""
     chosen = ["--sample", args.sample, "--sessions", str(args.sessions), "--sides", args.sides]
+    if args.every != EVERY:  # a revision that does not know the option fails, and says so
+        chosen += ["--every", str(args.every)]
     return chosen + (["--dump", dump] if dump else [])
 
 
@@ -360,6 +364,7 @@ def main() -> None:
     parser.add_argument("--sample", default="conv-26")
     parser.add_argument("--sessions", type=int, default=2)
     parser.add_argument("--sides", default="a,b")
+    parser.add_argument("--every", type=int, default=EVERY, help="turns a job learns at once")
     parser.add_argument("--dump", default="", help="write the learned memories to this file")
     parser.add_argument(
         "--baseline", default="", metavar="REF", help="also run this revision, side by side"
