@@ -736,7 +736,7 @@ def plot(result: dict[str, Any], path: Path) -> None:
     import matplotlib.pyplot as plt
 
     kinds = [kind for kind in SIDED if kind != "learning"]
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.8), sharey=True)
     sides = (("", "today", "tab:blue"), (BASE, f"baseline {BASELINE}", "tab:gray"))
     for axis, q in zip(axes, (50, 99), strict=True):
         for offset, (prefix, label, color) in zip((-0.2, 0.2), sides, strict=True):
@@ -748,14 +748,22 @@ def plot(result: dict[str, Any], path: Path) -> None:
         axis.set_title(f"added p{q} (ms) at {RATE:.0f} requests/s, both sides in one run",
                        fontsize=9)  # fmt: skip
         axis.grid(True, axis="x", alpha=0.3)
-    axes[0].set_yticks(range(len(kinds)), [
-        f"{kind}\nCPU {result[f'{kind}_processor_cpu_ms']:.1f} / "
-        f"{result[f'{BASE}{kind}_processor_cpu_ms']:.1f} ms"
-        for kind in kinds
-    ], fontsize=8)  # fmt: skip
+
+    def label(kind: str) -> str:
+        """The kind, its processor CPU and, for a question, the share given its memory: today /
+        baseline."""
+        both = [result[f"{p}{kind}_processor_cpu_ms"] for p in ("", BASE)]
+        text = f"{kind}\nCPU {both[0]:.1f} / {both[1]:.1f} ms"
+        if f"{kind}_injected_share" in result:
+            given = [result[f"{p}{kind}_injected_share"] for p in ("", BASE)]
+            text += f"\nmemory given {given[0]:.2f} / {given[1]:.2f}"
+        return text
+
+    axes[0].set_yticks(range(len(kinds)), [label(kind) for kind in kinds], fontsize=7)
     axes[0].invert_yaxis()
-    axes[1].legend(fontsize=8, loc="lower right")
-    fig.tight_layout()
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, fontsize=8, loc="upper center", ncol=2)
+    fig.tight_layout(rect=(0, 0, 1, 0.93))
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110)
     plt.close(fig)
