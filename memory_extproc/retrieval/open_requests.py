@@ -62,13 +62,10 @@ _OPEN_OTHER = re.compile(
 
 # …unless it asks what happened, was said or given: a question to memory about the user's own
 # past ("What book did I recommend to Melanie?", "What advice does Gina give to me?", "When am
-# I planning on going camping?"), or asks to be reminded ("Help me remember: where does my
-# sister live?", "Ayúdame a recordar…"). LoCoMo's questions: 44 of 798 read as open before,
-# given the user's preferences ahead of what they asked about; 12 now. PrefEval's 754:
-# unchanged.
+# I planning on going camping?"). LoCoMo's questions: 44 of 798 read as open before, given the
+# user's preferences ahead of what they asked about; 12 now. PrefEval's 754: unchanged.
 _RECOUNTS = re.compile(
     r"""(?x)^\s*(?i:when|why|who|whose)\b
-    | (?i:\bhelp\s+(?:me|us)\s+(?:to\s+)?(?:remember|recall)\b|\bay[uú]dame\s+a\s+recordar\b)
     | \b(?i:did|has|have|had)\s+(?:(?i:i|we|he|she|they)|[A-Z][a-z]+)\b
     | \b(?i:do|does)\s+(?:(?i:i|we|he|she|they)|[A-Z][a-z]+)\s+(?:\w+\s+){0,2}?
         (?i:give|suggest|recommend|say|tell|write|get)\b
@@ -76,8 +73,16 @@ _RECOUNTS = re.compile(
 )
 
 
+# Asking to be reminded is not asking for help choosing ("Help me remember: where does my sister
+# live?", "Ayúdame a recordar…"): the words do not count, what else the request asks does
+# ("… tips to help me remember vocabulary?")
+_REMINDED = re.compile(
+    r"(?i)\bhelp\s+(?:me|us)\s+(?:to\s+)?(?:remember|recall)\b|\bay[uú]dame\s+a\s+recordar\b"
+)
+
+
 def is_open_request(text: str) -> bool:
     """ "Can you recommend some cafes in San Francisco?" yes; "What is the capital of Peru?"
     and "What book did I recommend to Melanie?" no."""
-    said = text.replace("\u2019", "'")
+    said = _REMINDED.sub(" ", text.replace("\u2019", "'"))
     return bool(_OPEN.search(said) or _OPEN_OTHER.search(said)) and not _RECOUNTS.search(said)

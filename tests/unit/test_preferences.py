@@ -144,6 +144,11 @@ def test_other_memories_are_not_preferences(text: str) -> None:
         "How can I improve the lighting in my home?",
         "What can I cook tonight?",
         "Do you have any tips for my trip to Kyoto?",  # "do you": asked of the assistant
+        # asking to be reminded does not hide what else a request asks for
+        "Can you recommend some apps to help me remember to drink water?",
+        "What are some tips to help me remember vocabulary?",
+        "Help me remember my mom's favourite flowers and suggest a bouquet for her birthday",
+        "Ayúdame a recordar qué regalo le puedo hacer a mi hermana, dame ideas",
     ],
 )
 def test_open_requests_are_recognised(text: str) -> None:
