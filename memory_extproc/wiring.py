@@ -45,7 +45,7 @@ def build_multilingual(config: Config) -> MultilingualEmbedder:
     cache = Path(emb.cache_dir) if emb.cache_dir else DEFAULT_CACHE
     try:
         return MultilingualEmbedder(threads=emb.threads, precision=emb.precision, cache_dir=cache)
-    except ModelIntegrityError:
+    except (ModelIntegrityError, OSError):  # OSError: a cache it cannot write, said as it is
         raise
     except Exception as exc:  # onnxruntime's and tokenizers' own errors: a damaged file
         raise ModelIntegrityError(f"cannot load {MULTILINGUAL_MODEL}: {exc}") from exc
