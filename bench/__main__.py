@@ -32,9 +32,12 @@ extracting in the background.
 a worktree, today's packages), behind an Envoy of its own config, on the same Milvus and the same
 memories (copied into a collection in its schema), the same stand-in LLMs, in the same run: every
 kind that goes through a processor is sent to both, interleaved, each phase's traffic shared
-between them (so the machine carries what a run without a baseline carries), CPU measured in
-blocks taking turns; saturation and scaling one side after the other. It prints both columns and
-their ratios, and the JSON holds the baseline's figures under `baseline_` + the same keys.
+between them at the same total rate (more of it through processors: 14 kinds of 16 against 7 of
+9, so absolute figures run a little higher than without a baseline; compare within a run), CPU
+measured in blocks taking turns; saturation and scaling one side after the other. Not with
+BENCH_VALKEY: both revisions would read one stream of captured turns as replicas do. It prints
+both columns and their ratios, and the JSON holds the baseline's figures under `baseline_` + the
+same keys.
 
 `BENCH_PROFILE=1` samples each processor with py-spy through the latency phase (bench/profile.py)
 and prints the functions that take its time.
@@ -359,6 +362,8 @@ async def main() -> None:
         identity=identity,
     )
     tree = None
+    if BASELINE and VALKEY:
+        sys.exit("BENCH_BASELINE and BENCH_VALKEY: both workers would learn from one stream")
     if BASELINE:
         print(f"checking out the baseline {BASELINE} …", flush=True)
         tree = await asyncio.to_thread(baseline.checkout, BASELINE)
@@ -445,8 +450,8 @@ async def main() -> None:
                 ]  # fmt: skip
                 await drive(http, urls, world, plan, samples, rate=RATE)
                 for profile in profiles:
-                    profile.stop()
-                    print_profile(profile.output)
+                    if profile.stop():
+                        print_profile(profile.output)
                 for side in sides:  # requests that ran out of time at RATE
                     after = await processor_stats(http, side.admin_port)
                     timeouts[side.prefix] = after["timeouts"] - before[side.prefix]["timeouts"]
@@ -567,6 +572,11 @@ class Measured:
     timeouts: dict[str, float]  # by side prefix: requests out of time in the latency phase
 
 
+def ratio(value: float, by: float) -> float | None:
+    """None where the divisor rounded to nothing (a tiny run)."""
+    return round(value / by, 2) if by else None
+
+
 def figures(m: Measured, prefix: str) -> dict[str, Any]:
     """One side's figures, under the keys a run without a baseline prints."""
     lat, sat = m.samples.latency, m.saturated.latency
@@ -597,7 +607,7 @@ def figures(m: Measured, prefix: str) -> dict[str, Any]:
         "passthrough_added_p99_ms": added("passthrough", 99),
         "null_added_p50_ms": added("null", 50),
         "null_added_p99_ms": added("null", 99),
-        "passthrough_over_null_p50": round(added("passthrough", 50) / added("null", 50), 2),
+        "passthrough_over_null_p50": ratio(added("passthrough", 50), added("null", 50)),
         "null_processor_cpu_ms": cpu("null"),
         "null_envoy_cpu_ms": cpu("null", "envoy"),
         "passthrough_envoy_cpu_ms": cpu("passthrough", "envoy"),
@@ -607,6 +617,7 @@ def figures(m: Measured, prefix: str) -> dict[str, Any]:
         "direct_p50_ms": round(percentile(lat["direct"], 50), 2),
         "direct_p99_ms": round(percentile(lat["direct"], 99), 2),
         "passthrough_processor_cpu_ms": cpu("passthrough"),
+        "passthrough_processor_alone_cpu_ms": cpu("passthrough", "processor_alone"),
         "retrieval_processor_cpu_ms": cpu("retrieval"),
         "retrieval_processor_alone_cpu_ms": cpu("retrieval", "processor_alone"),
         "retrieval_floor_cpu_ms": round(statistics.fmean(floors), 2),
@@ -628,11 +639,11 @@ def figures(m: Measured, prefix: str) -> dict[str, Any]:
             f"{kind}_injected_share": injected(kind),
         }
     for kind in LANGUAGE:  # what a question in another language costs beside an English one
-        result[f"{kind}_over_english_p50"] = round(
-            result[f"{kind}_added_p50_ms"] / result["retrieval_added_p50_ms"], 2
+        result[f"{kind}_over_english_p50"] = ratio(
+            result[f"{kind}_added_p50_ms"], result["retrieval_added_p50_ms"]
         )
-        result[f"{kind}_over_english_cpu"] = round(
-            result[f"{kind}_processor_alone_cpu_ms"] / result["retrieval_processor_alone_cpu_ms"], 2
+        result[f"{kind}_over_english_cpu"] = ratio(
+            result[f"{kind}_processor_alone_cpu_ms"], result["retrieval_processor_alone_cpu_ms"]
         )
     result |= {
         "personalised_over_retrieval_p50_ms": round(
@@ -686,7 +697,7 @@ def report(m: Measured, sides: list[Side], workdir: Path) -> None:
         print(f"\n{name}:")
         print(f"  passthrough added p50 {f['passthrough_added_p50_ms']:.2f} ms; a processor that "
               f"does no work adds {f['null_added_p50_ms']:.2f} ms "
-              f"({f['passthrough_over_null_p50']:.2f}x)")  # fmt: skip
+              f"({f['passthrough_over_null_p50']}x)")  # fmt: skip
         print(f"  retrieval alone: p50 {f['retrieval_p50_idle_ms']:.2f} / p99 "
               f"{f['retrieval_p99_idle_ms']:.2f} ms idle, p50 {f['retrieval_p50_busy_ms']:.2f} / "
               f"p99 {f['retrieval_p99_busy_ms']:.2f} ms with the pool busy (extraction jobs "
@@ -706,9 +717,7 @@ def report(m: Measured, sides: list[Side], workdir: Path) -> None:
     if len(sides) > 1:
         print_comparison(result)
         result["baseline_ref"] = BASELINE
-        result["baseline_commit"] = baseline.commit_of(BASELINE)
-        plot(result, PLOT)
-        print(f"plot: {PLOT}")
+        result["baseline_commit"] = str(sides[1].tree and sides[1].tree.name)
     result |= {
         "extractor": "local model" if LOCAL else "synthetic",
         "tracing": TRACING,
@@ -724,6 +733,9 @@ def report(m: Measured, sides: list[Side], workdir: Path) -> None:
     (results / f"bench-{time.strftime('%Y%m%d-%H%M%S')}.json").write_text(
         json.dumps(result, indent=2)
     )
+    if len(sides) > 1:  # after the figures are kept: a plot that fails loses nothing
+        plot(result, PLOT)
+        print(f"plot: {PLOT}")
     print(f"(logs in {workdir})")
     print(json.dumps(result))
 
@@ -752,7 +764,7 @@ def plot(result: dict[str, Any], path: Path) -> None:
     def label(kind: str) -> str:
         """The kind, its processor CPU and, for a question, the share given its memory: today /
         baseline."""
-        both = [result[f"{p}{kind}_processor_cpu_ms"] for p in ("", BASE)]
+        both = [result[f"{p}{kind}_processor_alone_cpu_ms"] for p in ("", BASE)]
         text = f"{kind}\nCPU {both[0]:.1f} / {both[1]:.1f} ms"
         if f"{kind}_injected_share" in result:
             given = [result[f"{p}{kind}_injected_share"] for p in ("", BASE)]
@@ -778,11 +790,14 @@ def print_profile(collapsed: Path) -> None:
 
 
 def print_comparison(result: dict[str, Any]) -> None:
-    """Each figure of today's beside the baseline's, and their ratio."""
+    """Each figure of today's beside the baseline's, and their ratio (not those both share: the
+    direct path and the null processor)."""
     print(f"\n{'figure':<44} {'today':>9} {'baseline':>9} {'ratio':>6}")
     for key, value in result.items():
         other = result.get(BASE + key)
-        if key.startswith(BASE) or not isinstance(value, int | float) or other is None:
+        if key.startswith((BASE, "null_", "direct_")) or not isinstance(value, int | float):
+            continue
+        if other is None:
             continue
         ratio = f"{value / other:>6.2f}" if other else f"{'-':>6}"
         print(f"{key:<44} {value:>9} {other:>9} {ratio}")

@@ -1,8 +1,10 @@
 """`BENCH_PROFILE=1 make bench`: where a processor's time goes under the bench's own load.
 
 py-spy samples the processor (not its worker) through the latency phase, without pausing it,
-threads idle in a wait left out; the collapsed stacks are kept in bench/results and summed here
-into the functions that take the most samples, by their own time and with what they call.
+threads idle in a wait left out; the collapsed stacks are kept in the run's log folder and
+summed here into the functions that take the most samples, by their own time and with what they
+call. Sampling takes CPU of its own (200 a second): the latency figures of a profiled run are
+not those of a plain one.
 """
 
 from __future__ import annotations
@@ -26,13 +28,18 @@ class Profile:
             [str(spy), "record", "--pid", str(pid), "--nonblocking", "--rate", "200",
              "--format", "raw", "--output", str(output)],
             stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
         )  # fmt: skip
 
-    def stop(self) -> None:
-        """py-spy writes its file when interrupted."""
-        self._process.send_signal(signal.SIGINT)
-        self._process.wait(timeout=60)
+    def stop(self) -> bool:
+        """py-spy writes its file when interrupted; False, and why, when it could not sample."""
+        if self._process.poll() is None:
+            self._process.send_signal(signal.SIGINT)
+        _, errors = self._process.communicate(timeout=60)
+        if not self.output.exists():
+            print(f"py-spy did not sample: {errors.decode(errors='replace')[-500:]}")
+            return False
+        return True
 
 
 def top(collapsed: str, count: int = 12) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:

@@ -42,7 +42,7 @@ def checkout(ref: str) -> Path:
         subprocess.run(
             ["git", "-C", str(ROOT), "worktree", "add", "--detach", "--force", str(tree), commit],
             check=True,
-            capture_output=True,
+            stdout=subprocess.DEVNULL,  # git's own error, if any, is printed
         )
     subprocess.run(["sh", "tools/gen-protos.sh", sys.executable], cwd=tree, check=True)
     stubs.touch()

@@ -341,17 +341,21 @@ def run_side(name: str, arguments: list[str], cwd: Path, env: dict[str, str]) ->
 
 
 def against_baseline(args: argparse.Namespace, commit: str) -> dict[str, object]:
-    """Both revisions, baseline first, `args.repeat` times; prints the table, returns the line."""
+    """Both revisions `args.repeat` times, taking turns at going first; prints the table, returns
+    the line."""
     tree = baseline.checkout(args.baseline)
     # its eval/replay.py looks for the data beside its own tree (.run/baseline): point it here
     env = {"LOCOMO_PATH": str(replay.LOCOMO), **baseline.environment(tree)}
     dump = Path(args.dump) if args.dump else None
     before_dump = str(dump.with_name(f"baseline-{dump.name}")) if dump else ""
     runs: dict[str, list[dict[str, object]]] = {"baseline": [], "today": []}
-    for _ in range(args.repeat):
-        runs["baseline"].append(run_side("baseline", side_arguments(args, before_dump), tree, env))
-        today = side_arguments(args, args.dump)
-        runs["today"].append(run_side("today", today, baseline.ROOT, dict(os.environ)))
+    sides = {
+        "baseline": (side_arguments(args, before_dump), tree, env),
+        "today": (side_arguments(args, args.dump), baseline.ROOT, dict(os.environ)),
+    }
+    for repeat in range(args.repeat):  # baseline first, then the other way round, and so on
+        for name in ("baseline", "today") if repeat % 2 == 0 else ("today", "baseline"):
+            runs[name].append(run_side(name, *sides[name]))
     comparison = compare(
         average(runs["baseline"]), average(runs["today"]), ref=args.baseline, commit=commit
     )
