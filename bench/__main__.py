@@ -323,6 +323,7 @@ def copy_memories(uri: str, source: str, target: str, users: list[str]) -> int:
     longer than ``target``'s is cut to its first part: today's ``[MiniLM | e5 | 1]`` begins
     with the MiniLM reading that a revision storing MiniLM alone holds."""
     client = MilvusClient(uri=uri)
+    client.load_collection(source)  # loaded by today's processor, maybe not yet in full
     fields = client.describe_collection(target)["fields"]
     names = [f["name"] for f in fields]
     (dim,) = [int(f["params"]["dim"]) for f in fields if f["name"] == "embedding"]
