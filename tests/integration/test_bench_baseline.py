@@ -25,6 +25,7 @@ SHORT = {
     "BENCH_CONTENTION_ROUNDS": "24",
     "BENCH_FLOOR_ROUNDS": "10",
     "BENCH_RATE": "40",
+    "BENCH_FRESH": "1",
 }
 
 
