@@ -20,7 +20,6 @@ import re
 from pathlib import Path
 
 import numpy as np
-import onnxruntime as ort
 from tokenizers import Tokenizer, models, pre_tokenizers
 
 from memory_extproc.embedding import e5_file, e5_onnx
@@ -30,6 +29,7 @@ from memory_extproc.embedding.model import (
     package_dir,
     sha256_of,
 )
+from memory_extproc.embedding.onnx import session
 from memory_extproc.embedding.quantize import DEFAULT_CACHE
 
 MODEL_NAME = "multilingual-e5-small"
@@ -70,14 +70,7 @@ class MultilingualEmbedder:
         self._positions = model.tensors["emb.pos"].reshape(-1, DIMENSION)
         self._type = model.tensors["emb.type"][:DIMENSION]
         self._norm = (model.tensors["emb.ln.w"], model.tensors["emb.ln.b"], model.eps)
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = threads
-        options.inter_op_num_threads = 1
-        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        graph = e5_onnx.cached_graph(model, precision, cache_dir)
-        self._session = ort.InferenceSession(
-            str(graph), options, providers=["CPUExecutionProvider"]
-        )
+        self._session = session(e5_onnx.cached_graph(model, precision, cache_dir), threads)
         # int8: the activations' scale spans the batch (model.py, ModelFiles.batchable)
         self._batchable = precision == "float"
 

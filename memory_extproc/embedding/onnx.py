@@ -2,11 +2,23 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import onnxruntime as ort
 from tokenizers import Tokenizer
 
 from memory_extproc.embedding.model import DIMENSION, MAX_SEQUENCE_TOKENS, ModelFiles
+
+
+def session(graph: Path, threads: int) -> ort.InferenceSession:
+    """A graph on the CPU, ``threads`` for each run and one run at a time (each model has its
+    own thread: embedding/batcher.py)."""
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    return ort.InferenceSession(str(graph), options, providers=["CPUExecutionProvider"])
 
 
 class OnnxEmbedder:
@@ -19,13 +31,7 @@ class OnnxEmbedder:
         self._tokenizer = Tokenizer.from_file(str(files.tokenizer))
         self._tokenizer.enable_truncation(max_length=MAX_SEQUENCE_TOKENS)
         self._tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # a token, not a secret
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = threads
-        options.inter_op_num_threads = 1
-        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        self._session = ort.InferenceSession(
-            str(files.onnx), options, providers=["CPUExecutionProvider"]
-        )
+        self._session = session(files.onnx, threads)
         output = self._session.get_outputs()[0]
         if output.shape[-1] != DIMENSION:
             raise ValueError(
