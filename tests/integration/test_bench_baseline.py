@@ -33,20 +33,24 @@ SHORT = {
 def test_a_baseline_revision_is_measured_beside_today_in_the_same_run(tmp_path: Path) -> None:
     head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True,
                           text=True, check=True).stdout.strip()  # fmt: skip
-    run = subprocess.run(
-        [sys.executable, "-m", "bench"],
-        cwd=ROOT,
-        env={
-            **os.environ,
-            **SHORT,
-            "BENCH_BASELINE": "HEAD",
-            "BENCH_PLOT": str(tmp_path / "baseline.png"),
-        },
-        capture_output=True,
-        text=True,
-        timeout=540,
-        check=False,
-    )
+    try:
+        run = subprocess.run(
+            [sys.executable, "-m", "bench"],
+            cwd=ROOT,
+            env={
+                **os.environ,
+                **SHORT,
+                "BENCH_BASELINE": "HEAD",
+                "BENCH_PLOT": str(tmp_path / "baseline.png"),
+            },
+            capture_output=True,
+            text=True,
+            timeout=540,
+            check=False,
+        )
+    finally:  # a worktree per commit tested would pile up under .run/baseline
+        subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force",
+                        str(ROOT / ".run" / "baseline" / head)], check=False)  # fmt: skip
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     result = json.loads(run.stdout.strip().splitlines()[-1])
     assert result["baseline_ref"] == "HEAD"
