@@ -110,10 +110,10 @@ def encoder(source: E5File) -> ModelProto:
         k = node("Transpose", [k], f"{at}kT", perm=[0, 2, 3, 1])
         v = node("Transpose", [v], f"{at}vT", perm=[0, 2, 1, 3])
         scores = node("Mul", [node("MatMul", [q, k], f"{at}qk"), "scale"], f"{at}scaled")
-        weights_ = node(
+        attention = node(
             "Softmax", [node("Add", [scores, padding], f"{at}masked")], f"{at}p", axis=-1
         )
-        context = node("Transpose", [node("MatMul", [weights_, v], f"{at}pv")], f"{at}ctxT",
+        context = node("Transpose", [node("MatMul", [attention, v], f"{at}pv")], f"{at}ctxT",
                        perm=[0, 2, 1, 3])  # fmt: skip
         context = node("Reshape", [context, "join"], f"{at}ctx")
         attended = node("Add", [x, linear(context, at, "ao", hidden)], f"{at}res1")
