@@ -266,6 +266,40 @@ PERSONAL: tuple[Scenario, ...] = (
     ),
 )  # fmt: skip
 
+# Changes the product once hid or missed (issue 67): a move said in a later conversation, a
+# number corrected right after a relative date was resolved ("next week" → "the week after
+# 2026-12-06"), a job left for another ("quit … now …"). Ages are 40 and 41: no day or month
+# of a resolved date can be mistaken for them (`SCENARIO_SET=changes`).
+CHANGES: tuple[Scenario, ...] = (
+    Scenario(
+        1, "a move in a later conversation",
+        ((Turn("I've lived in Denver for five years.", "Denver is a great place to live.",
+               ("User has lived in Denver for five years",)),),
+         (Turn("Big news: we moved to Seattle last month.", "Congratulations on the move!",
+               ("User moved to Seattle last month",), ends=True),)),
+        "Where do I live?", current=("Seattle",), old=("Denver",),
+    ),
+    Scenario(
+        2, "a number corrected after a relative date",
+        ((Turn("My husband Mark turns 40 next week, any party ideas?",
+               "A surprise dinner with his friends is a classic.",
+               ("User's husband Mark turns 40 next week",)),
+          Turn("Oops, my mistake: Mark is turning 41, not 40.", "Got it, 41 it is.",
+               ("User's husband Mark is turning 41",))),),
+        "How old is Mark turning?", current=("41",), old=("40",),
+    ),
+    Scenario(
+        3, "a job left for another",
+        ((Turn("I work as a nurse at a hospital.", "Nursing is demanding work.",
+               ("User works as a nurse at a hospital",)),),
+         (Turn("I quit last month, and now I teach at a primary school.",
+               "What a change, congratulations!",
+               ("User quit their hospital job last month and now teaches at a primary school",),
+               ends=True),)),
+        "What do I do for work?", current=("primary school",), old=("nurse",),
+    ),
+)  # fmt: skip
+
 # Words that say a value is no longer current ("no longer", "sold", "used to"), by language.
 _QUALIFIED = re.compile(
     r"\b(no longer|not|n't|sold|quit|left|former|formerly|used to|previously|from|instead of"

@@ -180,3 +180,35 @@ VARIANTS: tuple[Scenario, ...] = (
         RENT_QUESTION, current=("14,000 pesos",), old=("12,000 pesos",), added=("Luna",),
     ),
 )  # fmt: skip
+
+# The changes of scenarios/cases.py's CHANGES, as a speaker of Spanish says them
+CHANGES: tuple[Scenario, ...] = (
+    Scenario(
+        1, "a move in a later conversation",
+        ((Turn("Vivo en Denver desde hace cinco años.", "Denver es una gran ciudad para vivir.",
+               ("El usuario vive en Denver desde hace cinco años",)),),
+         (Turn("¡Tengo noticias! Nos mudamos a Seattle el mes pasado.",
+               "¡Felicidades por la mudanza!",
+               ("El usuario se mudó a Seattle el mes pasado",), ends=True),)),
+        "¿Dónde vivo?", current=("Seattle",), old=("Denver",),
+    ),
+    Scenario(
+        2, "a number corrected after a relative date",
+        ((Turn("Mi marido Marcos cumple 40 la semana que viene, ¿alguna idea para la fiesta?",
+               "Una cena sorpresa con sus amigos nunca falla.",
+               ("El marido del usuario, Marcos, cumple 40 años la semana que viene",)),
+          Turn("Uy, me equivoqué: Marcos cumple 41, no 40.", "Entendido, 41.",
+               ("El marido del usuario, Marcos, cumple 41 años",))),),
+        "¿Cuántos años cumple Marcos?", current=("41",), old=("40",),
+    ),
+    Scenario(
+        3, "a job left for another",
+        ((Turn("Trabajo de enfermera en un hospital.", "La enfermería es un trabajo exigente.",
+               ("El usuario trabaja de enfermera en un hospital",)),),
+         (Turn("Dejé el trabajo el mes pasado y ahora soy maestra en una escuela primaria.",
+               "¡Qué cambio, felicidades!",
+               ("El usuario dejó su trabajo en el hospital el mes pasado y ahora es maestra en "
+                "una escuela primaria",), ends=True),)),
+        "¿En qué trabajo ahora?", current=("escuela primaria",), old=("enfermera",),
+    ),
+)  # fmt: skip

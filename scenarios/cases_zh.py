@@ -161,3 +161,29 @@ VARIANTS: tuple[Scenario, ...] = (
         RENT_QUESTION, current=("5000元",), old=("4500元",), added=("露娜",),
     ),
 )  # fmt: skip
+
+# The changes of scenarios/cases.py's CHANGES, as a speaker of Chinese says them
+CHANGES: tuple[Scenario, ...] = (
+    Scenario(
+        1, "a move in a later conversation",
+        ((Turn("我在丹佛住了五年了。", "丹佛是个宜居的城市。", ("用户在丹佛住了五年",)),),
+         (Turn("告诉你个好消息，我们上个月搬到西雅图了。", "恭喜你们搬新家！",
+               ("用户上个月搬到了西雅图",), ends=True),)),
+        "我住在哪里？", current=("西雅图",), old=("丹佛",),
+    ),
+    Scenario(
+        2, "a number corrected after a relative date",
+        ((Turn("我老公马克下周就满40岁了，有什么办派对的好点子吗？", "给他办个惊喜晚宴很经典。",
+               ("用户的丈夫马克下周满40岁",)),
+          Turn("哎呀，我说错了：马克是满41岁，不是40岁。", "好的，是41岁。",
+               ("用户的丈夫马克即将满41岁",))),),
+        "马克要满几岁了？", current=("41",), old=("40",),
+    ),
+    Scenario(
+        3, "a job left for another",
+        ((Turn("我在一家医院当护士。", "护士的工作很辛苦。", ("用户在一家医院当护士",)),),
+         (Turn("我上个月辞职了，现在在一所小学当老师。", "变化真大，恭喜你！",
+               ("用户上个月辞去了医院的工作，现在在一所小学当老师",), ends=True),)),
+        "我现在做什么工作？", current=("小学",), old=("护士",),
+    ),
+)  # fmt: skip

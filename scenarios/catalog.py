@@ -11,9 +11,14 @@ from scenarios.cases import Scenario, Turn
 
 # Each language's sets (`SCENARIO_LANG`, `SCENARIO_SET`); personal is written in English only
 SETS: dict[str, dict[str, tuple[Scenario, ...]]] = {
-    "en": {"truth": cases.SCENARIOS, "variants": cases.VARIANTS, "personal": cases.PERSONAL},
-    "zh": {"truth": cases_zh.SCENARIOS, "variants": cases_zh.VARIANTS},
-    "es": {"truth": cases_es.SCENARIOS, "variants": cases_es.VARIANTS},
+    "en": {
+        "truth": cases.SCENARIOS,
+        "variants": cases.VARIANTS,
+        "personal": cases.PERSONAL,
+        "changes": cases.CHANGES,
+    },
+    "zh": {"truth": cases_zh.SCENARIOS, "variants": cases_zh.VARIANTS, "changes": cases_zh.CHANGES},
+    "es": {"truth": cases_es.SCENARIOS, "variants": cases_es.VARIANTS, "changes": cases_es.CHANGES},
 }
 # How the stand-in chat LLM restates a memory it was given, in each language
 TOLD = {"en": cases.TOLD, "zh": cases_zh.TOLD, "es": cases_es.TOLD}

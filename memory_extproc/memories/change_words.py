@@ -35,19 +35,22 @@ FILLER = frozenset(
 # 靠窗的座位", not a restatement of it (not the 更 of 更新, 更换: update, replace)
 FILLER_ZH = re.compile(
     "现在|目前|如今|其实|实际上|已经|完全|彻底|真的|最近|对了|另外|也|了|更(?=喜欢|爱|偏爱)"
+    "|即将|将要|快要|就要"  # "about to": when, not what ("马克即将满41岁" / "马克满40岁")
 )
 NEGATION = frozenset("not no never longer nunca jamás 不 没 别".split())
 # "I've gone vegan", "I became vegan", "me volví vegano": I am vegan now
 BECOME = frozenset("gone become became turned went switched".split())
 
 _STOP = r"[^,.;!?，。；！？]"  # a character of the same clause
+_SENTENCE = r"[^.;!?。；！？]"  # a character of the same sentence
+_WORD = r"[$€£]?\w+(?:[.,]\d+)*"  # one word or amount: "41", "$1,350", "Austin"
 
 CHANGE_MARKER = re.compile(
     r"\b(?:actually|now|anymore|any more|no longer|instead|these days|currently|switched"
-    r"|changed|became|become|gone|turned|moved|new|updated?|correction|meant"
+    r"|changed|became|become|gone|turned|moved|new|updated?|correction|meant|my\s+mistake|oops"
     r"|ahora|actualmente|ya\s+no|en\s+realidad|últimamente|hoy\s+en\s+día|cambi(?:é|ó|ado|o)"
     r"|pas(?:é|ó)\s+a|me\s+volví|se\s+volvió|me\s+hice|se\s+hizo|nuev[oa]s?|me\s+mudé|se\s+mudó"
-    r"|sub(?:ió|ieron)|baj(?:ó|aron)|quise\s+decir|corrección)\b"
+    r"|sub(?:ió|ieron)|baj(?:ó|aron)|quise\s+decir|corrección|me\s+equivoqué)\b"
     r"|现在|目前|如今|其实|实际上|改成|改为|改吃|改用|换成|换了|变成|变了|不再|已经不|最近|更新"
     r"|口误|说错|打错|写错|我是说|意思是|想说的是|纠正|更正|搬到|搬去|涨了|涨到|降到|降了",
     re.IGNORECASE,
@@ -61,10 +64,16 @@ CORRECTIONS = tuple(
         rf"\b(?:i|user)\s+meant\s+(?P<right>{_STOP}+?)\s*,?\s+(?:not|instead\s+of)\s+"
         rf"(?P<wrong>{_STOP}+)",
         rf"\bnot\s+(?P<wrong>{_STOP}+?)\s*,\s*but\s+(?P<right>{_STOP}+)",
+        # "Oops, my mistake: Mark is turning 41, not 40": one word for another, after a word
+        # that owns the mistake (without it, "I like cats, not dogs" would "correct" a dog)
+        rf"\b(?:my\s+mistake|my\s+bad|oops|sorry|i\s+mean|correction|i\s+was\s+wrong)\b"
+        rf"{_SENTENCE}*?(?<!\w)(?P<right>{_WORD})\s*,\s*not\s+(?P<wrong>{_WORD})",
         rf"\b(?:dije|escribí|puse)\s+(?P<wrong>{_STOP}+?)\s*[,;.]?\s*(?:pero\s+)?quise\s+decir\s+"
         rf"(?P<right>{_STOP}+)",
         rf"\bquise\s+decir\s+(?P<right>{_STOP}+?)\s*,?\s+no\s+(?P<wrong>{_STOP}+)",
         rf"\bno\s+(?P<wrong>{_STOP}+?)\s*,\s*sino\s+(?P<right>{_STOP}+)",
+        rf"\b(?:me\s+equivoqué|me\s+confundí|perd(?:ón|ona)|error|corrijo)\b"
+        rf"{_SENTENCE}*?(?<!\w)(?P<right>{_WORD})\s*,\s*no\s+(?P<wrong>{_WORD})",
         # 我之前说波士顿是口误，我想说的是奥斯汀
         rf"(?:说|写|打)(?:的|成)?是?(?P<wrong>{_STOP}{{1,12}}?)(?:是口误|说错了|打错了|写错了|不对)"
         rf"[，,。；]?\s*(?:我|其实)?(?:想说的是|要说的是|的意思是|应该是|是)(?P<right>{_STOP}+)",
@@ -89,7 +98,40 @@ ENDINGS = tuple(
         rf"(?:从|在)(?P<object>{_STOP}+?)(?:辞职|离职|退休|退出|毕业)",
         rf"(?:辞掉|辞去|卖掉|卖了|戒掉|戒了|退掉|退了|离开了|取消了|退出了|不再)了?(?P<object>{_STOP}+)",
         rf"和(?P<object>{_STOP}+?)分手",
+        # "I quit.", "Renuncié la semana pasada", "我上个月辞职了": what was left unnamed is the
+        # job (LEFT_JOB)
+        r"\b(?:quit|resigned|retired|renunci(?:é|ó)|dimit(?:í|ió))\b(?P<object>)",
+        r"(?P<object>)(?:辞职|离职)",
     )
+)
+# An ending that names nothing else ("I quit last month", "我辞职了") ended the job, in the
+# language of the verb
+LEFT_JOB = (
+    (re.compile(r"\b(?:quit|resigned|retired)\b", re.IGNORECASE), "job"),
+    (re.compile(r"\b(?:renunci(?:é|ó)|dimit(?:í|ió)|me\s+jubilé|se\s+jubiló)\b", re.I), "trabajo"),
+    (re.compile("辞职|离职|退休"), "工作"),
+)
+# The user moved ("we moved to Seattle", "El usuario se mudó a Sevilla", "我们上个月搬到西雅图"):
+# it ends where the user lived (RESIDENCE). Not a relative's move ("my sister moved to …", "mi
+# hermana se mudó …", "我妹妹搬到 …"): the user is the subject, with only when between.
+MOVED = re.compile(
+    r"\b(?:i|we|user)(?:'ve|\s+have|\s+has)?\s+(?:just\s+|recently\s+|finally\s+|also\s+)?"
+    r"(?:moved|relocated)\s+(?:back\s+)?(?:to|into)\b"
+    r"|\b(?:me\s+mud(?:é|o)|nos\s+mud(?:amos|aremos)|me\s+he\s+mudado|nos\s+hemos\s+mudado"
+    r"|(?:el\s+usuari[oa]|la\s+usuaria)\s+(?:\w+\s+){0,2}?se\s+(?:mudó|ha\s+mudado))\s+(?:a|para)\b"
+    r"|(?:我们?|用户)(?:\d+[年月日号]|[上下这去今前]?个?[月周年天]|刚刚?|已经|最近|终于|也|都|一家人?|全家)*"
+    r"(?:搬到|搬去|搬家到|迁到|移居)",
+    re.IGNORECASE,
+)
+# Where the user lives: "I've lived in Denver", "User lives in Boston", "El usuario vive en …",
+# "Vivo en …", "用户住在…", "我在丹佛住了五年" (not "User's brother lives in …")
+RESIDENCE = re.compile(
+    r"\b(?:i|we|user)(?:'ve|'m|\s+have|\s+has|\s+am|\s+are|\s+is)?\s+(?:\w+\s+){0,2}?"
+    r"(?:live|lives|lived|living|reside|resides|resided|based)\s+in\b"
+    r"|(?:^|[¡¿.,;:!?]\s*|\b(?:el\s+usuari[oa]|la\s+usuaria|yo|nosotr[oa]s)\s+(?:\w+\s+){0,2}?)"
+    r"(?:vivo|vivimos|vive|viven|resido|reside)\s+en\b"
+    r"|(?:我们?|用户)(?:一直|现在|目前|已经)?(?:住在|居住在|定居在|在[^，。；！？,.;!?的]{1,10}?住)",
+    re.IGNORECASE,
 )
 # "switched careers", "became a baker", "no longer …", "me hice panadero", "转行当了面包师":
 # one thing replaced another, whatever it was (not "now" or "new": "User got a new puppy"
@@ -98,17 +140,27 @@ SWITCH = re.compile(
     r"\b(?:switched|changed|became|become|no\s+longer|gave\s+up|quit|swapped|replaced"
     r"|cambi(?:é|ó)|me\s+volví|se\s+volvió|me\s+hice|se\s+hizo|ya\s+no|dej(?:é|ó)"
     r"|renunci(?:é|ó)|reemplac(?:é|ó)|pas(?:é|ó)\s+a)\b"
-    r"|改行|转行|换了|换成|改成|变成|不再|辞职|改吃|当上了|成为",
+    r"|改行|转行|换了|换成|改成|变成|不再|辞职|改吃|当上了|成为"
+    r"|\b(?:moved|relocated|me\s+mudé|nos\s+mudamos|se\s+mudó)\b|搬到|搬去|搬家",
     re.IGNORECASE,
 )
-# when something ended, after what ended: "my car last week", "mi carro la semana pasada"
-WHEN_SUFFIX = re.compile(
-    r"(\s+((last|this|next)\s+\w+|yesterday|today|\w+\s+ago|on\s+\S+|in\s+\d[\d-]*"
+# when something ended, after what ended or alone: "my car last week", "mi carro la semana
+# pasada", "last month" (of "I quit last month")
+_WHEN = (
+    r"(?:last|this|next)\s+\w+|yesterday|today|\w+\s+ago|on\s+\S+|in\s+\d[\d-]*"
     r"|in\s+[a-z]+\s+\d{4}|the\s+week(?:end)?\s+(?:before|of)\s+\S+"
     r"|(?:la|el)\s+(?:semana|mes|año)\s+pasad[oa]|ayer|hoy|hace\s+\w+(?:\s+\w+)?"
-    r"|en\s+\d{4}|en\s+[a-z]+\s+de\s+\d{4}))+\s*$",
+    r"|en\s+\d{4}|en\s+[a-z]+\s+de\s+\d{4}"
+)
+# what an ending names stops where a new clause starts: "my job last month and now I teach …"
+# (not "my car and my bike")
+OBJECT_END = re.compile(
+    r"\s+(?:(?:and|but)\s+(?=(?:now|then|i|i'm|we|user|he|she|they)\b)|(?:y|pero)\s+(?=(?:ahora"
+    r"|luego|ya|yo|el\s+usuari[oa]|soy|es|estoy|está|trabajo|trabaja)\b)).*$"
+    r"|[，,]?(?:现在|而且|并且|但是).*$",
     re.IGNORECASE,
 )
+WHEN_SUFFIX = re.compile(rf"(\s+({_WHEN}))+\s*$|^\s*({_WHEN})\s*$", re.IGNORECASE)
 WHEN = frozenset("last this next week month year yesterday today ago day".split())
 # what an ending names, without its determiner: "my car" → "car", "mi carro" → "carro"
 DETERMINER = re.compile(

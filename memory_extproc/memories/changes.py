@@ -31,6 +31,7 @@ from enum import StrEnum
 
 from memory_extproc import words
 from memory_extproc.memories import change_words as vocabulary
+from memory_extproc.memories.relative_dates import without_resolved_dates
 from memory_extproc.words import CJK, STOPWORDS, function_char, function_words, stem
 
 
@@ -153,8 +154,11 @@ def corrected(old: str, new: str) -> str | None:
     if pair is None:
         return None
     wrong, right = pair
-    bound = "" if CJK.search(wrong) else r"\b"  # Chinese words have no boundaries
-    pattern = re.compile(rf"{bound}{re.escape(wrong)}{bound}", re.IGNORECASE)
+    if CJK.search(wrong):  # "是满41岁，不是40岁": the verb said once, before the right value
+        wrong = next((right[:k] + wrong for k in (3, 2, 1) if right[:k] + wrong in old), wrong)
+    # Chinese words have no boundaries; an amount starts with no word character ("$1,200")
+    before, after = ("", "") if CJK.search(wrong) else (r"(?<!\w)", r"(?!\w)")
+    pattern = re.compile(rf"{before}{re.escape(wrong)}{after}", re.IGNORECASE)
     if not wrong or not pattern.search(old):
         return None
     return pattern.sub(lambda _: right, old)
@@ -165,8 +169,24 @@ def ended_object(text: str) -> str | None:
     """What "I sold my car last week" ends: "my car"."""
     for pattern in vocabulary.ENDINGS:
         if match := pattern.search(text):
-            return vocabulary.WHEN_SUFFIX.sub("", match.group("object")).strip()
+            named = vocabulary.OBJECT_END.sub("", match.group("object"))
+            named = vocabulary.WHEN_SUFFIX.sub("", named).strip()
+            return named or next(
+                (job for verb, job in vocabulary.LEFT_JOB if verb.search(match.group())), ""
+            )
     return None
+
+
+def moved_from(new: str, old: str) -> bool:
+    """The user moved (``new``), and ``old`` says where they lived, somewhere the move does not
+    name: the move ends it ("User moved to Seattle" / "User has lived in Denver for five
+    years"; not "… lives in Seattle")."""
+    if not (vocabulary.MOVED.search(new) and vocabulary.RESIDENCE.search(old)):
+        return False
+    if vocabulary.MOVED.search(old):
+        return False
+    a, b = _read(new), _read(old)
+    return not (a.content & b.content) - a.numbers
 
 
 def says_switch(text: str) -> bool:
@@ -192,7 +212,7 @@ def compare(new: str, old: str, *, change_said: bool = False) -> Change | None:
     ``change_said``: the speaker said elsewhere that something changed (a marker in the message
     a fact was extracted from), which lets a one-word slot count as a new value.
     """
-    change = _compare(new, old, change_said)
+    change = _compare(new, old, change_said) or _compare_undated(new, old, change_said)
     if change is not None:
         return change
     clauses = _clauses(new)
@@ -204,6 +224,17 @@ def compare(new: str, old: str, *, change_said: bool = False) -> Change | None:
         if change is not None and change is not Change.RESTATED:
             return change
     return None
+
+
+def _compare_undated(new: str, old: str, change_said: bool) -> Change | None:
+    """A new value the date the product wrote hid ("Mark turns 40 the week after 2026-12-06" /
+    "Mark is turning 41"): compared without it, a change or a correction only. Two events of
+    one kind on two dates ("ran a race on 2023-05-07" / "… on 2023-06-20") stay two."""
+    bare_new, bare_old = without_resolved_dates(new), without_resolved_dates(old)
+    if (bare_new, bare_old) == (new, old):
+        return None
+    change = _compare(bare_new, bare_old, change_said)
+    return change if change in (Change.CHANGED, Change.CORRECTED) else None
 
 
 @functools.lru_cache(maxsize=4096)
@@ -219,6 +250,8 @@ def _clauses(text: str) -> list[str]:
 def _compare(new: str, old: str, change_said: bool) -> Change | None:
     if corrected(old, new) is not None:
         return Change.CORRECTED
+    if moved_from(new, old):
+        return Change.ENDED
     a, b = _read(new), _read(old)
     if len(a.vocabulary & b.vocabulary) < 2 and ended_object(new) is None:
         return None  # not even a frame in common: the common case, decided without aligning

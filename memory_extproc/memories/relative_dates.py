@@ -315,6 +315,31 @@ def _clause(language: _Language, sentence: str, match: re.Match[str]) -> frozens
     return words
 
 
+def _worded_pattern(language: _Language) -> str:
+    """Any date as ``language`` words it, as a pattern: "the week after 2026-12-06"."""
+    fields = {"iso": r"\d{4}-\d{2}-\d{2}", "year": r"\d{4}", "m": r"\d{1,2}", "d": r"\d{1,2}",
+              "month": "|".join(language.months) or "_"}  # fmt: skip
+    worded = (
+        re.escape(template).replace(r"\{", "{").replace(r"\}", "}").replace(r"\ ", r"\s+")
+        for template in sorted(language.words.values(), key=len, reverse=True)
+    )
+    return "|".join(f"(?:{w.format(**{k: f'(?:{v})' for k, v in fields.items()})})" for w in worded)
+
+
+# What ``dated`` adds, in every language: a space or an opening bracket before it
+_RESOLVED = re.compile(
+    r"\s*[（(]?(?:" + "|".join(_worded_pattern(language) for language in _LANGUAGES) + r")[）)]?",
+    re.IGNORECASE,
+)
+
+
+def without_resolved_dates(text: str) -> str:
+    """The fact as the user said it, before ``dated`` wrote when: "User's husband Mark turns 40
+    the week after 2026-12-06" is "User's husband Mark turns 40". What a correction or a new
+    value is compared by (memories/changes.py): the date alone made it a different frame."""
+    return _RESOLVED.sub("", text).strip()
+
+
 def dated(fact: str, said: str, day: str) -> str:
     """The fact with the relative date of the user's sentence it came from resolved: the phrase
     replaced where the fact kept it, the conversation's own day replaced where the model wrote

@@ -154,6 +154,7 @@ class MemoryWriter:
         *,
         source: str,
         changes: Sequence[bool] = (),
+        switches: Sequence[bool] = (),
         wait_visible: bool = True,
     ) -> list[tuple[Written, str]]:
         """One job's facts with few Milvus calls: one hash lookup, one search for all of them,
@@ -161,9 +162,12 @@ class MemoryWriter:
         outcome, with the id of the memory it stored or revised ("" when nothing was written).
 
         ``changes``: for each fact, whether the user's words it came from said something
-        changed ("now", "I meant" …); none said: all False. Without ``wait_visible`` the
-        caller waits (``settled``)."""
+        changed ("now", "I meant" …); ``switches``, whether they said one thing replaced
+        another ("I quit last month, and now I teach …": the model's "User teaches at a primary
+        school" shares no word with the nurse it replaces). None said: all False. Without
+        ``wait_visible`` the caller waits (``settled``)."""
         changed = list(changes) or [False] * len(facts)
+        switched = list(switches) or [False] * len(facts)
         digests = [content_hash(f.content) for f in facts]
         existing = await self._store.existing_hashes(user_id, digests)
         results: list[tuple[Written, str]] = [(Written.DEDUPED, "")] * len(facts)
@@ -188,7 +192,9 @@ class MemoryWriter:
             [
                 SearchRequest(
                     user_id, asked[i], limit=POLICY.candidates, project_id=project_id,
-                    threshold=POLICY.related_to(says_switch(statement(facts[i].content))),
+                    threshold=POLICY.related_to(
+                        switched[i] or says_switch(statement(facts[i].content))
+                    ),
                 )
                 for i, _ in kept
             ]

@@ -19,7 +19,7 @@ from memory_extproc.config import RetentionConfig
 from memory_extproc.llm_api.requests import Turn
 from memory_extproc.llm_client import ChatClient, LlmError
 from memory_extproc.memories import retention
-from memory_extproc.memories.changes import says_change
+from memory_extproc.memories.changes import says_change, says_switch
 from memory_extproc.memories.facts import (
     ExtractionParseError,
     Fact,
@@ -214,6 +214,7 @@ class LearningJobs:
         outcomes["skipped_request_only"] += sum(1 for t in new if not t.text)  # no call for them
         facts: list[Fact] = []
         changes: list[bool] = []
+        switches: list[bool] = []
         failed: ExtractionParseError | None = None
         asked = failures = 0
         for window in windows(turns, batch.new_turns, MESSAGES_PER_CALL):
@@ -243,6 +244,7 @@ class LearningJobs:
             outcomes.update(said)
             facts.extend(found)
             changes += [says_change(stated)] * len(found)
+            switches += [says_switch(stated)] * len(found)
         if failed is not None and failures == asked:
             raise failed  # not one usable answer: the job failed
         said_on = day(batch.at_ms)
@@ -253,6 +255,7 @@ class LearningJobs:
             outcomes["noted_missed_preference"] += len(missed)
             facts.extend(missed)
             changes += [says_change(turn.text)] * len(missed)
+            switches += [says_switch(turn.text)] * len(missed)
         held = await self._writer.held(batch.user_id, [f.content for f in facts])
         facts = list(
             await asyncio.gather(
@@ -262,7 +265,7 @@ class LearningJobs:
         with traced("memory.write") as span:  # reconcile, then store
             written = await self._writer.write_batch(
                 batch.user_id, batch.project_id, facts, batch.at_ms, source="conversation",
-                changes=changes, wait_visible=False,
+                changes=changes, switches=switches, wait_visible=False,
             )  # fmt: skip
             span.set_attribute("memory.facts", len(facts))
         outcomes -= Counter()  # drop zero counts

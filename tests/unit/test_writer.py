@@ -575,3 +575,32 @@ async def test_a_user_heard_in_another_language_has_every_memory_read_by_e5(
 
     await w.write_batch("alice", "", [fact("User's sister lives in Berlin")], T0, source="c")
     assert not any(is_carried(v) for m, v in store._rows.values() if m.user_id == "alice")
+
+
+async def test_a_switch_said_in_the_message_lets_the_judge_see_what_shares_no_word(
+    store: InMemoryStore, embeddings: Embeddings
+) -> None:
+    """ "I quit last month, and now I teach at a primary school": the 1.5B model wrote "User
+    teaches at a primary school", which shares no word with the nurse it replaces."""
+    old, new = "User works as a nurse at a hospital", "User teaches at a primary school"
+    judge = Judge('{"still_true": false}')
+    w = writer(store, embeddings, judge)
+    await w.write("alice", "", fact(old), T0, source="c")
+    results = await w.write_batch(
+        "alice", "", [fact(new)], T0 + DAY, source="c", changes=[True], switches=[True]
+    )
+    assert [w for w, _ in results] == [Written.UPDATED]
+    assert await active(store) == [f"{new} (previously: {old})"]
+    assert judge.prompts[0][-1]["content"] == f"OLD: {old}\nNEW: {new}"
+
+
+async def test_without_a_switch_said_a_far_memory_is_not_judged(
+    store: InMemoryStore, embeddings: Embeddings
+) -> None:
+    judge = Judge('{"still_true": false}')
+    w = writer(store, embeddings, judge)
+    await w.write("alice", "", fact("User works as a nurse at a hospital"), T0, source="c")
+    new = fact("User teaches at a primary school")
+    results = await w.write_batch("alice", "", [new], T0 + DAY, source="c", changes=[True])
+    assert [w for w, _ in results] == [Written.STORED]
+    assert judge.prompts == []
