@@ -87,6 +87,10 @@ MEMORIES_REMOVED = Counter(
     "Memories removed by retention: expired (TTL) or over_user_cap (least recently used)",
     ["reason"],
 )
+MEMORIES_CASCADED = Counter(
+    "memory_cascaded_total",
+    "Memories a move ended with it: the user's local life in the place they left",
+)
 MEMORIES_RENEWED = Counter(
     "memory_retention_renewed_total", "Memories whose use was recorded (count and TTL renewed)"
 )

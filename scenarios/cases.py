@@ -300,9 +300,55 @@ CHANGES: tuple[Scenario, ...] = (
     ),
 )  # fmt: skip
 
+# What a move takes with it (issue 67): the user's local life in the city they left ends with
+# the move, as "Until moving to …"; a relative's home, a birthplace, a team stay
+# (`SCENARIO_SET=cascades`).
+CASCADES: tuple[Scenario, ...] = (
+    Scenario(
+        1, "a move ends the gym in the old city, not a brother's home",
+        ((Turn("I live in Denver, and I go to a climbing gym in Denver twice a week.",
+               "Climbing is a great way to stay fit.",
+               ("User lives in Denver", "User goes to a climbing gym in Denver twice a week")),
+          Turn("My brother Tom lives in Denver too.", "Nice to have family close by.",
+               ("User's brother Tom lives in Denver",))),
+         (Turn("We moved to Seattle last month!", "Congratulations on the move!",
+               ("User moved to Seattle last month",), ends=True),)),
+        "Where do I live?", current=("Seattle",), old=("climbing gym",), kept=("Tom",),
+    ),
+    Scenario(
+        2, "a move ends the family doctor there, not the birthplace",
+        ((Turn("I've lived in Austin for years, and my family doctor is Dr. Patel in Austin.",
+               "Good to have a doctor you trust.",
+               ("User has lived in Austin for years",
+                "User's family doctor is Dr. Patel in Austin")),
+          Turn("I was born in Austin, actually.", "A true local!",
+               ("User was born in Austin",))),
+         (Turn("I relocated to Chicago two weeks ago.", "Chicago is a big change!",
+               ("User relocated to Chicago two weeks ago",), ends=True),)),
+        "Where do I live?", current=("Chicago",), old=("Dr. Patel",), kept=("born",),
+    ),
+    Scenario(
+        3, "a move ends the commute there",
+        ((Turn("I live in Boston and I take the subway to work in Boston every day.",
+               "The T can be crowded at rush hour.",
+               ("User lives in Boston", "User takes the subway to work in Boston every day")),),
+         (Turn("I moved to Denver last week.", "Welcome to Denver!",
+               ("User moved to Denver last week",), ends=True),)),
+        "Where do I live?", current=("Denver",), old=("subway",),
+    ),
+    Scenario(
+        4, "a move leaves a favourite team alone",
+        ((Turn("I live in Denver and I'm a huge Broncos fan.", "Go Broncos!",
+               ("User lives in Denver", "User is a huge Broncos fan")),),
+         (Turn("We moved to Seattle last month.", "Congratulations on the move!",
+               ("User moved to Seattle last month",), ends=True),)),
+        "Where do I live?", current=("Seattle",), kept=("Broncos",),
+    ),
+)  # fmt: skip
+
 # Words that say a value is no longer current ("no longer", "sold", "used to"), by language.
 _QUALIFIED = re.compile(
-    r"\b(no longer|not|n't|sold|quit|left|former|formerly|used to|previously|from|instead of"
+    r"\b(no longer|not|n't|sold|quit|left|former|formerly|used to|previously|until|from|instead of"
     r"|anymore|was|changed|meant)\b",
     re.IGNORECASE,
 )

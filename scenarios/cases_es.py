@@ -212,3 +212,48 @@ CHANGES: tuple[Scenario, ...] = (
         "¿En qué trabajo ahora?", current=("escuela primaria",), old=("enfermera",),
     ),
 )  # fmt: skip
+
+# The cascades of scenarios/cases.py's CASCADES, as a speaker of Spanish says them
+CASCADES: tuple[Scenario, ...] = (
+    Scenario(
+        1, "a move ends the gym in the old city, not a brother's home",
+        ((Turn("Vivo en Denver y voy a un gimnasio de escalada en Denver dos veces por semana.",
+               "La escalada es una gran forma de mantenerse en forma.",
+               ("El usuario vive en Denver",
+                "El usuario va a un gimnasio de escalada en Denver dos veces por semana")),
+          Turn("Mi hermano Tomás también vive en Denver.", "Qué bien tener a la familia cerca.",
+               ("El hermano del usuario, Tomás, vive en Denver",))),
+         (Turn("¡Nos mudamos a Seattle el mes pasado!", "¡Felicidades por la mudanza!",
+               ("El usuario se mudó a Seattle el mes pasado",), ends=True),)),
+        "¿Dónde vivo?", current=("Seattle",), old=("escalada",), kept=("Tomás",),
+    ),
+    Scenario(
+        2, "a move ends the family doctor there, not the birthplace",
+        ((Turn("Vivo en Austin desde hace años y mi médica de cabecera es la doctora Patel, "
+               "en Austin.", "Es bueno tener una médica de confianza.",
+               ("El usuario vive en Austin desde hace años",
+                "La médica de cabecera del usuario es la doctora Patel, en Austin")),
+          Turn("De hecho, nací en Austin.", "¡Toda una local!", ("El usuario nació en Austin",))),
+         (Turn("Me mudé a Chicago hace dos semanas.", "¡Chicago es un gran cambio!",
+               ("El usuario se mudó a Chicago hace dos semanas",), ends=True),)),
+        "¿Dónde vivo?", current=("Chicago",), old=("Patel",), kept=("nació",),
+    ),
+    Scenario(
+        3, "a move ends the commute there",
+        ((Turn("Vivo en Boston y todos los días voy al trabajo en metro por Boston.",
+               "El metro va lleno en hora punta.",
+               ("El usuario vive en Boston",
+                "El usuario va al trabajo en metro por Boston todos los días")),),
+         (Turn("Me mudé a Denver la semana pasada.", "¡Bienvenido a Denver!",
+               ("El usuario se mudó a Denver la semana pasada",), ends=True),)),
+        "¿Dónde vivo?", current=("Denver",), old=("metro",),
+    ),
+    Scenario(
+        4, "a move leaves a favourite team alone",
+        ((Turn("Vivo en Denver y soy muy fan de los Broncos.", "¡Vamos Broncos!",
+               ("El usuario vive en Denver", "El usuario es muy fan de los Broncos")),),
+         (Turn("Nos mudamos a Seattle el mes pasado.", "¡Felicidades por la mudanza!",
+               ("El usuario se mudó a Seattle el mes pasado",), ends=True),)),
+        "¿Dónde vivo?", current=("Seattle",), kept=("Broncos",),
+    ),
+)  # fmt: skip

@@ -187,3 +187,41 @@ CHANGES: tuple[Scenario, ...] = (
         "我现在做什么工作？", current=("小学",), old=("护士",),
     ),
 )  # fmt: skip
+
+# The cascades of scenarios/cases.py's CASCADES, as a speaker of Chinese says them
+CASCADES: tuple[Scenario, ...] = (
+    Scenario(
+        1, "a move ends the gym in the old city, not a brother's home",
+        ((Turn("我住在丹佛，每周去丹佛的一家攀岩馆两次。", "攀岩是很好的锻炼方式。",
+               ("用户住在丹佛", "用户每周去丹佛的一家攀岩馆两次")),
+          Turn("我哥哥汤姆也住在丹佛。", "家人离得近真好。", ("用户的哥哥汤姆住在丹佛",))),
+         (Turn("我们上个月搬到西雅图了！", "恭喜你们搬新家！",
+               ("用户上个月搬到了西雅图",), ends=True),)),
+        "我住在哪里？", current=("西雅图",), old=("攀岩馆",), kept=("汤姆",),
+    ),
+    Scenario(
+        2, "a move ends the family doctor there, not the birthplace",
+        ((Turn("我在奥斯汀住了很多年了，我的家庭医生是奥斯汀诊所的帕特尔医生。",
+               "有信任的医生很重要。",
+               ("用户在奥斯汀住了很多年", "用户的家庭医生是奥斯汀诊所的帕特尔医生")),
+          Turn("其实我就是在奥斯汀出生的。", "地道的本地人！", ("用户出生在奥斯汀",))),
+         (Turn("我两周前搬到芝加哥了。", "芝加哥变化可不小！",
+               ("用户两周前搬到了芝加哥",), ends=True),)),
+        "我住在哪里？", current=("芝加哥",), old=("帕特尔",), kept=("出生",),
+    ),
+    Scenario(
+        3, "a move ends the commute there",
+        ((Turn("我住在波士顿，每天坐地铁去波士顿市区上班。", "高峰期地铁挺挤的。",
+               ("用户住在波士顿", "用户每天坐地铁去波士顿市区上班")),),
+         (Turn("我上周搬到丹佛了。", "欢迎来到丹佛！", ("用户上周搬到了丹佛",), ends=True),)),
+        "我住在哪里？", current=("丹佛",), old=("地铁",),
+    ),
+    Scenario(
+        4, "a move leaves a favourite team alone",
+        ((Turn("我住在丹佛，是野马队的铁杆球迷。", "野马队加油！",
+               ("用户住在丹佛", "用户是野马队的铁杆球迷")),),
+         (Turn("我们上个月搬到西雅图了。", "恭喜你们搬新家！",
+               ("用户上个月搬到了西雅图",), ends=True),)),
+        "我住在哪里？", current=("西雅图",), kept=("野马队",),
+    ),
+)  # fmt: skip

@@ -16,9 +16,20 @@ SETS: dict[str, dict[str, tuple[Scenario, ...]]] = {
         "variants": cases.VARIANTS,
         "personal": cases.PERSONAL,
         "changes": cases.CHANGES,
+        "cascades": cases.CASCADES,
     },
-    "zh": {"truth": cases_zh.SCENARIOS, "variants": cases_zh.VARIANTS, "changes": cases_zh.CHANGES},
-    "es": {"truth": cases_es.SCENARIOS, "variants": cases_es.VARIANTS, "changes": cases_es.CHANGES},
+    "zh": {
+        "truth": cases_zh.SCENARIOS,
+        "variants": cases_zh.VARIANTS,
+        "changes": cases_zh.CHANGES,
+        "cascades": cases_zh.CASCADES,
+    },
+    "es": {
+        "truth": cases_es.SCENARIOS,
+        "variants": cases_es.VARIANTS,
+        "changes": cases_es.CHANGES,
+        "cascades": cases_es.CASCADES,
+    },
 }
 # How the stand-in chat LLM restates a memory it was given, in each language
 TOLD = {"en": cases.TOLD, "zh": cases_zh.TOLD, "es": cases_es.TOLD}

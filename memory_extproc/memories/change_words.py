@@ -179,3 +179,14 @@ CLAUSE = re.compile(
     r"|[。；！？]\s*|[，,]\s*(?:另外|而且|还有|并且|同时|但是|不过)",
     re.IGNORECASE,
 )
+# The people of a user's life: "User's brother lives in Denver" is not "User lives in Denver"
+# restated, and a brother's gym is not the user's (memories/cascades.py)
+PEOPLE = re.compile(
+    r"\b(?:brothers?|sisters?|mother|father|mom|mum|dad|parents?|sons?|daughters?|wife|husband"
+    r"|partner|friends?|cousins?|aunts?|uncles?|grand\w+|nieces?|nephews?|boyfriend|girlfriend"
+    r"|children|kids?|herman[oa]s?|madre|padre|mamá|papá|padres|hij[oa]s?|espos[oa]|marido|mujer"
+    r"|pareja|amig[oa]s?|prim[oa]s?|tí[oa]s?|abuel[oa]s?|novi[oa])\b"
+    r"|哥哥|姐姐|弟弟|妹妹|父亲|母亲|爸爸|妈妈|父母|儿子|女儿|孩子|妻子|老婆|丈夫|老公|朋友"
+    r"|表[哥姐弟妹]|堂[哥姐弟妹]|阿姨|叔叔|爷爷|奶奶|外公|外婆",
+    re.IGNORECASE,
+)

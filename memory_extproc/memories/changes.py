@@ -80,6 +80,7 @@ class _Read:
     negated: bool
     vocabulary: frozenset[str]  # the tokens as a set
     named: str  # the person a third-person statement is about ("Maria …"), else ""
+    people: frozenset[str]  # the people of the user's it names ("brother", "妹妹")
 
 
 def _is_number(token: str) -> bool:
@@ -135,8 +136,9 @@ def _read(text: str) -> _Read:
     first = text.split(maxsplit=1)[0].strip(",.:;!?'\"") if text.strip() else ""
     lowered_first = first.lower().removesuffix("'s")
     is_name = first[:1].isupper() and lowered_first.isalpha() and lowered_first not in _NOT_NAMES
+    people = frozenset(stem(m.group().lower()) for m in vocabulary.PEOPLE.finditer(text))
     return _Read(tuple(tokens), numbers, content, negated, frozenset(tokens),
-                 lowered_first if is_name else "")  # fmt: skip
+                 lowered_first if is_name else "", people)  # fmt: skip
 
 
 @functools.lru_cache(maxsize=4096)
@@ -262,7 +264,7 @@ def _compare(new: str, old: str, change_said: bool) -> Change | None:
     # most of their words but hold two values of one thing
     if _one_slot_changed(a, b, said) or (said and _amount_changed(a, b)):
         return Change.CHANGED
-    if a.negated == b.negated and _restates(a, b):
+    if a.negated == b.negated and a.people == b.people and _restates(a, b):
         return Change.RESTATED
     obj = ended_object(new)
     named = _read(obj).content - vocabulary.WHEN if obj is not None else frozenset()
@@ -300,6 +302,13 @@ def _claims(read: _Read) -> frozenset[str]:
     if "been" in said:  # "has been vegan" says "is vegan"
         said -= {"has", "have", "had"}
     return frozenset(said) - _GRAMMAR
+
+
+def contradicts(new: str, kept: Sequence[str]) -> bool:
+    """``new`` changes, corrects or ends one of ``kept``, said in the same words of the user:
+    one of the two readings is wrong (the 1.5B model, asked again, wrote "User quit teaching at
+    a primary school" beside its own "User teaches at a primary school")."""
+    return any(compare(new, k) not in (None, Change.RESTATED) for k in kept)
 
 
 def same_amount(new: str, other: str) -> bool:

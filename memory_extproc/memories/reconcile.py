@@ -59,6 +59,9 @@ class ReconcilePolicy:
     # the next by a margin ("car" / "User drives a 2015 Civic" 0.28, other memories 0.15-0.23).
     ended_object: float = 0.25
     ended_lead: float = 0.05
+    # A place's name vs the memories that name it ("Denver" / "User goes to a climbing gym in
+    # Denver"): wide, as the words decide (memories/cascades.py)
+    cascade: float = 0.1
     # Scores of a statement in another language than English are e5's, on MiniLM's scale
     # (embedding/spaces.py) but running higher between memories: the share of LoCoMo's memory
     # pairs MiniLM puts at >= 0.9 (>= 0.7) e5 puts at >= 0.98 (>= 0.78). Its bars are this

@@ -30,6 +30,7 @@ from memory_extproc.embedding.spaces import (
 from memory_extproc.languages import is_english
 from memory_extproc.llm_client import ChatClient, LlmError
 from memory_extproc.memories import changes, retention
+from memory_extproc.memories.cascades import ends_with_move, left_place, until_moved
 from memory_extproc.memories.changes import Change, same_amount, says_change, says_switch
 from memory_extproc.memories.facts import ExtractionParseError, Fact
 from memory_extproc.memories.judge import JUDGE_SCHEMA, judge_messages, parse_judgment
@@ -216,6 +217,8 @@ class MemoryWriter:
                     revision, keys[i], facts[i], at_ms, wait_visible=wait_visible
                 )
                 written = revision.target.memory.id if outcome is Written.UPDATED else ""
+                if written:
+                    await self._cascade(user_id, project_id, facts[i].content, revision, at_ms)
             elif any(same_amount(statement(facts[i].content), u) for u in updates):
                 outcome = Written.NOOP  # the job's update said twice ("went up to $1,350")
             elif outcome in (Written.STORED, Written.STORED_UNRECONCILED):
@@ -381,6 +384,35 @@ class MemoryWriter:
                 # for a living?", which the new words alone did not: cosine 0.35)
                 return ending(candidate, text, "judged no longer true"), Written.UPDATED
         return None, Written.STORED
+
+    async def _cascade(
+        self, user_id: str, project_id: str, text: str, revision: Revision, at_ms: int
+    ) -> None:
+        """A move that ended where the user lived ends their local life there too
+        (memories/cascades.py): found by the place's name, marked as true until the move."""
+        move = statement(text)
+        place = left_place(move, statement(revision.target.memory.content))
+        if place is None:
+            return
+        vector = await self._embedder.statement(place, in_language_of=move)
+        hits = await self._store.retrieve(
+            SearchRequest(user_id, vector, limit=POLICY.candidates, threshold=POLICY.cascade,
+                          project_id=project_id)
+        )  # fmt: skip
+        for hit in hits:
+            if hit.memory.id == revision.target.memory.id:
+                continue
+            if not ends_with_move(statement(hit.memory.content), place):
+                continue
+            ended = Fact(hit.memory.type, until_moved(hit.memory.content, move))
+            words = await self._embedder.memory(
+                unframed(ended.content), by_e5=self._by_e5(user_id, ended.type)
+            )
+            (key,) = await self._keys([ended], [words])
+            revised = await self._revise(Revision(hit, ended.content, "ended by a move"), key,
+                                         ended, at_ms)  # fmt: skip
+            if revised is not None:
+                metrics.MEMORIES_CASCADED.inc()
 
     async def _ended(
         self, user_id: str, project_id: str, obj: str, said: str

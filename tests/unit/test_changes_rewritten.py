@@ -133,3 +133,16 @@ def test_a_value_said_instead_of_another_mends_the_old_statement_with_its_date(
 
 def test_one_thing_over_another_without_owning_a_mistake_corrects_nothing() -> None:
     assert corrected("User has two dogs", "I like cats, not dogs.") is None
+
+
+@pytest.mark.parametrize(
+    ("new", "old"),
+    [
+        ("User's brother lives in Denver", "User lives in Denver"),
+        ("用户的妹妹住在丹佛", "用户住在丹佛"),
+        ("El hermano del usuario vive en Denver", "El usuario vive en Denver"),
+    ],
+)
+def test_a_relatives_fact_is_not_the_users_restated(new: str, old: str) -> None:
+    assert compare(new, old) is not Change.RESTATED
+    assert compare(old, new) is not Change.RESTATED

@@ -99,6 +99,35 @@ async def test_a_fact_dropped_beside_a_copied_one_is_asked_for_again(
     assert len(held) == 2
 
 
+async def test_asked_again_a_reading_that_contradicts_the_first_is_not_kept(
+    embeddings: Embeddings,
+) -> None:
+    """The 1.5B model copied the known nurse beside "User teaches at a primary school"; asked
+    again without it, it wrote "User quit teaching at a primary school"."""
+    nurse, teaches = "User works as a nurse at a hospital", "User teaches at a primary school"
+
+    class Rereading(CopyingModel):
+        async def complete(
+            self, messages: list[dict[str, str]], *, schema: JsonSchema | None = None
+        ) -> str:
+            said = messages[-1]["content"]
+            self.prompts.append(said)
+            facts = (
+                [nurse, teaches] if nurse in said else ["User quit teaching at a primary school"]
+            )
+            return orjson.dumps({"facts": facts}).decode()
+
+    store = InMemoryStore()
+    held = Fact(MemoryType.SEMANTIC, nurse)
+    await MemoryWriter(store, embeddings, None).write("alice", "", held, T0 - 1, source="c")
+    jobs = jobs_on(store, embeddings, model := Rereading())
+    turns = (Turn("user", "I quit last month, and now I teach at a primary school."),
+             Turn("assistant", "Congratulations!"))  # fmt: skip
+    assert await jobs.run(Batch("alice", "", turns, 1, T0, "idle"))
+    assert len(model.prompts) == 2  # the copy was asked about again
+    assert not [m for m in await store.list("alice") if "quit teaching" in m.content]
+
+
 async def test_without_known_facts_shown_an_unusable_answer_is_not_asked_again(
     embeddings: Embeddings,
 ) -> None:

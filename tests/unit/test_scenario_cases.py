@@ -37,7 +37,10 @@ def _shape(scenario: Scenario) -> tuple[object, ...]:
     )
 
 
-@pytest.mark.parametrize(("lang", "name"), [*TRANSLATED, ("zh", "changes"), ("es", "changes")])
+@pytest.mark.parametrize(
+    ("lang", "name"),
+    [*TRANSLATED, *((lang, n) for lang in ("zh", "es") for n in ("changes", "cascades"))],
+)
 def test_each_language_says_the_behaviours_of_english(lang: str, name: str) -> None:
     scenarios = SETS[lang][name]
     assert [s.number for s in scenarios] == list(range(1, len(SETS["en"][name]) + 1))
@@ -46,9 +49,9 @@ def test_each_language_says_the_behaviours_of_english(lang: str, name: str) -> N
 
 def test_personal_is_english_only_and_every_language_says_how_it_echoes() -> None:
     assert {lang: set(sets) for lang, sets in SETS.items()} == {
-        "en": {"truth", "variants", "personal", "changes"},
-        "zh": {"truth", "variants", "changes"},
-        "es": {"truth", "variants", "changes"},
+        "en": {"truth", "variants", "personal", "changes", "cascades"},
+        "zh": {"truth", "variants", "changes", "cascades"},
+        "es": {"truth", "variants", "changes", "cascades"},
     }
     assert set(TOLD) == set(SETS)
     assert all(told.count("{}") == 1 for told in TOLD.values())

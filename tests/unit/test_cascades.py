@@ -1,0 +1,93 @@
+"""What a move takes with it, in English, Chinese and Spanish: pure rules, then the writer."""
+
+from __future__ import annotations
+
+import pytest
+
+from memory_extproc.embedding.spaces import Embeddings
+from memory_extproc.memories.cascades import ends_with_move, left_place, until_moved
+from memory_extproc.memories.facts import Fact
+from memory_extproc.memories.writer import MemoryWriter
+from memory_extproc.store.memory import InMemoryStore
+from memory_extproc.store.model import MemoryType
+
+T0 = 1_700_000_000_000
+DAY = 86_400_000
+
+
+@pytest.mark.parametrize(
+    ("move", "home", "left"),
+    [
+        ("User moved to Seattle in November 2026", "User has lived in Denver for five years",
+         "Denver"),
+        ("Big news: we moved to Seattle last month.", "I've lived in Denver for five years.",
+         "Denver"),
+        ("用户2026年11月搬到了西雅图", "用户在丹佛住了五年", "丹佛"),
+        ("El usuario se mudó a Seattle en noviembre de 2026",
+         "El usuario vive en Denver desde hace cinco años", "Denver"),
+        # not a move of the user's, not where they lived, or where they still live
+        ("User's sister moved to Seattle", "User lives in Denver", None),
+        ("User moved to Seattle", "User works in Denver", None),
+        ("User moved to a bigger flat in Denver", "User lives in Denver", None),
+    ],
+)  # fmt: skip
+def test_the_place_a_move_leaves(move: str, home: str, left: str | None) -> None:
+    assert left_place(move, home) == left
+
+
+@pytest.mark.parametrize(
+    ("text", "place", "ends"),
+    [
+        ("User goes to a climbing gym in Denver", "Denver", True),
+        ("User's doctor is Dr. Lee in Denver", "Denver", True),
+        ("用户在丹佛的一家健身房攀岩", "丹佛", True),
+        ("El usuario lleva a su perro a un veterinario de Denver", "Denver", True),
+        # someone else's life, no local service, another place, already past
+        ("User's brother lives in Denver", "Denver", False),
+        ("User's sister goes to a gym in Denver", "Denver", False),
+        ("用户的妹妹住在丹佛", "丹佛", False),
+        ("El hermano del usuario va a un gimnasio en Denver", "Denver", False),
+        ("User is a fan of the Denver Broncos", "Denver", False),
+        ("User was born in Denver", "Denver", False),
+        ("User goes to a climbing gym in Boulder", "Denver", False),
+        ("User used to go to a gym in Denver", "Denver", False),
+    ],
+)  # fmt: skip
+def test_what_a_move_ends_is_the_users_own_local_life_there(
+    text: str, place: str, ends: bool
+) -> None:
+    assert ends_with_move(text, place) is ends
+
+
+def test_what_a_move_ended_says_until_when_in_the_moves_language() -> None:
+    gym = "User goes to a climbing gym in Denver"
+    assert until_moved(gym, "User moved to Seattle") == f"Until moving to Seattle: {gym}"
+    assert until_moved("用户在丹佛的健身房攀岩", "用户搬到了西雅图") == (
+        "搬到西雅图之前：用户在丹佛的健身房攀岩"
+    )
+    assert until_moved("El usuario va a un gimnasio en Denver", "Nos mudamos a Seattle.") == (
+        "Hasta mudarse a Seattle: El usuario va a un gimnasio en Denver"
+    )
+
+
+async def test_a_move_ends_the_home_and_the_local_life_it_left_and_nothing_else(
+    embeddings: Embeddings,
+) -> None:
+    store = InMemoryStore()
+    writer = MemoryWriter(store, embeddings, None)
+    for text in (
+        "User lives in Denver",
+        "User goes to a climbing gym in Denver",
+        "User's brother lives in Denver",
+        "User plays the cello",
+    ):
+        await writer.write("alice", "", Fact(MemoryType.SEMANTIC, text), T0, source="c")
+    move = Fact(MemoryType.SEMANTIC, "User moved to Seattle in November 2026")
+    await writer.write("alice", "", move, T0 + DAY, source="c")
+    active = sorted(m.content for m in await store.list("alice"))
+    assert active == [
+        "Until moving to Seattle: User goes to a climbing gym in Denver",
+        "User moved to Seattle in November 2026 (previously: User lives in Denver)",
+        "User plays the cello",
+        "User's brother lives in Denver",
+    ]
