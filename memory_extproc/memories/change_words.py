@@ -190,3 +190,24 @@ PEOPLE = re.compile(
     r"|表[哥姐弟妹]|堂[哥姐弟妹]|阿姨|叔叔|爷爷|奶奶|外公|外婆",
     re.IGNORECASE,
 )
+# The user's work: "User works as a nurse at a hospital", "I teach at a primary school",
+# "用户在一家医院当护士", "El usuario trabaja de enfermera" (not a relative's: "User's sister
+# works as …", "用户的妹妹在医院当护士")
+_JOBS_ES = (
+    r"(?:maestr|profesor|enfermer|médic|ingenier|abogad|cociner|panader|carpinter|diseñador"
+    r"|programador)\w*"
+)
+JOB = re.compile(
+    r"\b(?:i|user)(?:'m|\s+am|\s+is)?\s+(?:now\s+|currently\s+)?"
+    r"(?:works?\s+(?:as|at|for)|teach(?:es)?\s+(?:at|in)|(?:is\s+)?employed\s+(?:at|by))\b"
+    rf"|(?:\bel\s+usuari[oa]|\bla\s+usuaria|^|[.!¡,]\s*|\by\s+)\s*(?:ahora\s+|actualmente\s+)?"
+    rf"(?:trabaj[ao]\s+(?:de|como|en|para)|(?:es|soy)\s+{_JOBS_ES}|da\s+clases|doy\s+clases)"
+    r"|(?:我|用户)(?:现在|目前|已经|一直)?(?:在[^，。；！的,.;!]{1,12}?)?(?:当|做|担任|任职|工作)",
+    re.IGNORECASE,
+)
+# A second job beside the first, not one for the other: "also", "on weekends", "兼职"
+BESIDE = re.compile(
+    r"\b(?:also|too|as\s+well|second\s+job|side\s+job|part-time|on\s+weekends|además|también"
+    r"|los\s+fines\s+de\s+semana|a\s+tiempo\s+parcial)\b|也|还|兼职|周末",
+    re.IGNORECASE,
+)

@@ -255,11 +255,13 @@ def _compare(new: str, old: str, change_said: bool) -> Change | None:
     if moved_from(new, old):
         return Change.ENDED
     a, b = _read(new), _read(old)
+    said = change_said or bool(CHANGE_MARKER.search(new))
+    if said and _job_changed(new, old, a, b):
+        return Change.ENDED
     if len(a.vocabulary & b.vocabulary) < 2 and ended_object(new) is None:
         return None  # not even a frame in common: the common case, decided without aligning
     if a.named and b.named and a.named != b.named:
         return None  # "Maria volunteers …" / "John volunteers …": other people
-    said = change_said or bool(CHANGE_MARKER.search(new))
     # before restatement: "prefers window seats" / "… aisle seats", said to have changed, share
     # most of their words but hold two values of one thing
     if _one_slot_changed(a, b, said) or (said and _amount_changed(a, b)):
@@ -271,6 +273,18 @@ def _compare(new: str, old: str, change_said: bool) -> Change | None:
     if obj is not None and ended_object(old) is None and named & b.content:
         return Change.ENDED
     return None
+
+
+def _job_changed(new: str, old: str, a: _Read, b: _Read) -> bool:
+    """Said to have changed, the user's work replaced by other work ("I quit last month, and now
+    I teach at a primary school" / "User works as a nurse at a hospital"): the 1.5B judge
+    answered "still true" to that pair in all three languages. Not a second job ("also", "on
+    weekends"), not the same work in fewer words."""
+    if not (vocabulary.JOB.search(new) and vocabulary.JOB.search(old)):
+        return False
+    if vocabulary.BESIDE.search(new) or a.people != b.people:
+        return False
+    return not (a.content <= b.content or b.content <= a.content)
 
 
 def _restates(a: _Read, b: _Read) -> bool:

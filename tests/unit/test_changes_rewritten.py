@@ -146,3 +146,32 @@ def test_one_thing_over_another_without_owning_a_mistake_corrects_nothing() -> N
 def test_a_relatives_fact_is_not_the_users_restated(new: str, old: str) -> None:
     assert compare(new, old) is not Change.RESTATED
     assert compare(old, new) is not Change.RESTATED
+
+
+@pytest.mark.parametrize(
+    ("new", "old"),
+    [
+        ("User teaches at a primary school", "User works as a nurse at a hospital"),
+        ("I quit last month, and now I teach at a primary school.",
+         "I work as a nurse at a hospital."),
+        ("用户现在在一所小学当老师", "用户在一家医院当护士"),
+        ("El usuario ahora es maestra en una escuela primaria",
+         "El usuario trabaja de enfermera en un hospital"),
+    ],
+)  # fmt: skip
+def test_work_said_to_have_changed_ends_the_old_work(new: str, old: str) -> None:
+    """The 1.5B judge answered "still true" to each of these pairs."""
+    assert compare(new, old, change_said=True) is Change.ENDED
+
+
+@pytest.mark.parametrize(
+    ("new", "old", "change_said"),
+    [
+        ("User also teaches yoga on weekends", "User works as a nurse at a hospital", True),
+        ("用户周末也在瑜伽馆当教练", "用户在一家医院当护士", True),
+        ("User's sister works as a teacher", "User works as a nurse", True),
+        ("User works at Acme Corp as a designer", "User works as a nurse", False),  # not said
+    ],
+)
+def test_a_second_job_or_someone_elses_ends_nothing(new: str, old: str, change_said: bool) -> None:
+    assert compare(new, old, change_said=change_said) is not Change.ENDED

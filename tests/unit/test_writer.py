@@ -580,9 +580,9 @@ async def test_a_user_heard_in_another_language_has_every_memory_read_by_e5(
 async def test_a_switch_said_in_the_message_lets_the_judge_see_what_shares_no_word(
     store: InMemoryStore, embeddings: Embeddings
 ) -> None:
-    """ "I quit last month, and now I teach at a primary school": the 1.5B model wrote "User
-    teaches at a primary school", which shares no word with the nurse it replaces."""
-    old, new = "User works as a nurse at a hospital", "User teaches at a primary school"
+    """ "I switched: I sold the car and ride a bike to work now": the model's "User rides a bike
+    to work" shares no word with the car it replaces (cosine 0.30)."""
+    old, new = "User drives a 2015 Honda Civic", "User rides a bike to work"
     judge = Judge('{"still_true": false}')
     w = writer(store, embeddings, judge)
     await w.write("alice", "", fact(old), T0, source="c")
@@ -599,8 +599,8 @@ async def test_without_a_switch_said_a_far_memory_is_not_judged(
 ) -> None:
     judge = Judge('{"still_true": false}')
     w = writer(store, embeddings, judge)
-    await w.write("alice", "", fact("User works as a nurse at a hospital"), T0, source="c")
-    new = fact("User teaches at a primary school")
+    await w.write("alice", "", fact("User drives a 2015 Honda Civic"), T0, source="c")
+    new = fact("User rides a bike to work")
     results = await w.write_batch("alice", "", [new], T0 + DAY, source="c", changes=[True])
     assert [w for w, _ in results] == [Written.STORED]
     assert judge.prompts == []
