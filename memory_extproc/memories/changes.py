@@ -318,11 +318,13 @@ def _claims(read: _Read) -> frozenset[str]:
     return frozenset(said) - _GRAMMAR
 
 
-def contradicts(new: str, kept: Sequence[str]) -> bool:
-    """``new`` changes, corrects or ends one of ``kept``, said in the same words of the user:
-    one of the two readings is wrong (the 1.5B model, asked again, wrote "User quit teaching at
-    a primary school" beside its own "User teaches at a primary school")."""
-    return any(compare(new, k) not in (None, Change.RESTATED) for k in kept)
+def read_before(new: str, first: Sequence[str]) -> bool:
+    """``new``, a second reading of the user's words, is about what one of the ``first``
+    reading's facts says: it restates, changes, corrects or ends it, or says it in more words.
+    Either repeats it or contradicts it (the 1.5B model, asked again, wrote "User quit teaching
+    at a primary school" beside its own "User teaches at a primary school", and "El usuario dejó
+    el trabajo … y ahora es maestra …" beside "El usuario ahora es maestra …")."""
+    return any(compare(new, k) is not None or compare(k, new) is Change.RESTATED for k in first)
 
 
 def same_amount(new: str, other: str) -> bool:

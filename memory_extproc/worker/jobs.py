@@ -19,7 +19,7 @@ from memory_extproc.config import RetentionConfig
 from memory_extproc.llm_api.requests import Turn
 from memory_extproc.llm_client import ChatClient, LlmError
 from memory_extproc.memories import retention
-from memory_extproc.memories.changes import contradicts, says_change, says_switch
+from memory_extproc.memories.changes import read_before, says_change, says_switch
 from memory_extproc.memories.facts import (
     ExtractionParseError,
     Fact,
@@ -236,8 +236,8 @@ class LearningJobs:
                     said["retried_without_known"] += 1
                     more, again = await self._facts(extractor, batch, window, (), shown)
                     first = [f.content for f in found]
-                    kept = [f for f in more if not contradicts(f.content, first)]
-                    again["rejected_contradicts_first_reading"] += len(more) - len(kept)
+                    kept = [f for f in more if not read_before(f.content, first)]
+                    again["rejected_read_before"] += len(more) - len(kept)
                     found += kept
                     said.update(again)
             except ExtractionParseError as exc:
