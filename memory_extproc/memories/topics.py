@@ -61,7 +61,8 @@ _WORK_EN = re.compile(
 # "User thinks their friend moved"), a thing moved ("用户把沙发搬到了客厅"), a move to a team,
 # a role or a diet, "moved on", nor a move not made ("用户不想搬家")
 _MOVE_ZH = re.compile(
-    rf"""(?x)(?:用户|我)(?![的们]|{KIN_ZH}|公司)[^。；！？他她把帮说不没对想，,]{{0,20}}?
+    rf"""(?x)(?:用户|我(?:们(?=[上下这去今前]?个?[月周年天]|刚|已经|最近|终于|一家|全家))?)
+    (?![的们]|{KIN_ZH}|公司)[^。；！？他她把帮说不没对想，,]{{0,20}}?
     (?:搬到|搬去|搬进|搬家|搬回|搬离|移居|迁居|定居|移民|安家)"""
 )
 _NOT_A_HOME_ES = r"(?!\s+a(?:l|\s+la|\s+otr[oa])?\s+(?:equipo|departamento|puesto|área|sección))"
@@ -75,7 +76,7 @@ _MOVE_ES = re.compile(
       |fui\s+a\s+vivir){_NOT_A_HOME_ES}\b"""
 )
 _MOVE_EN = re.compile(
-    r"""(?ix)\buser\s+(?:(?:has|had|have|just|recently|finally|also|then|eventually|already|is
+    r"""(?ix)\b(?:user|i|we)(?:'ve|'re|'ll)?\s+(?:(?:has|had|have|just|recently|finally|also|then|eventually|already|is
       |was|will|plans\s+to|is\s+planning\s+to|wants\s+to|is\s+going\s+to|hopes\s+to)\s+){0,2}
     (?:moved|moving|move|relocated|relocating|relocate|emigrated|emigrating|immigrated)
     (?:\s+back)?\s+(?:

@@ -65,6 +65,11 @@ def test_a_job_is_about_work(text: str, word: str) -> None:
         ("El usuario y su pareja se mudaron a Lisboa", ("vive en",)),
         ("La usuaria se mudará a Bilbao", ("vive en",)),
         ("Me acabo de mudar a Oporto", ("vive en",)),
+        # the user's own words, as a note keeps them: "we" as well as "I"
+        ("Big news: we moved to Seattle last month.", ("where the user lives",)),
+        ("I've just relocated to Lisbon", ("where the user lives",)),
+        ("我们上个月搬到西雅图了", ("居住地",)),
+        ("我们公司搬到了上海", ()),  # the company moved, not the user
         # someone else's move, a move not made, moving on, moving a thing, a team or a role
         ("User's parents moved to Spain", ()),
         ("User thinks their friend moved to Seattle", ()),
