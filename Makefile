@@ -91,7 +91,7 @@ prefeval: setup
 	$(PY) -m prefeval
 
 # The nine truth scenarios in three modes (real local model, scripted, notes): a table, then JSON.
-# Knobs: SCENARIO_SET=truth|variants|personal, SCENARIO_LANG=en|zh|es (personal: en only),
+# Knobs: SCENARIO_SET=truth|variants|personal|changes|cascades, SCENARIO_LANG=en|zh|es (personal: en only),
 # SCENARIO_MODES=real,scripted,notes
 scenarios: setup
 	$(PY) -m scenarios

@@ -10,7 +10,9 @@ as its last line, one JSON object. `SCENARIO_MODES=notes,scripted` runs some mod
 what memory is for beyond questions about itself: a change said in other words, preferences
 shaping open requests (scenarios/cases.py). `SCENARIO_LANG=zh` or `es` runs the truth scenarios
 or their variants as a speaker of Chinese or Spanish says them (scenarios/cases_zh.py,
-cases_es.py); personal is in English only.
+cases_es.py); personal is in English only. `SCENARIO_SET=changes`: a move in a later
+conversation, a number corrected after a relative date, a job left for another;
+`SCENARIO_SET=cascades`: what a move ends with it (both in the three languages).
 """
 
 from __future__ import annotations
