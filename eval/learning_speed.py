@@ -52,6 +52,7 @@ from memory_extproc import metrics
 from memory_extproc.clock import day, now_ms
 from memory_extproc.config import parse
 from memory_extproc.embedding.spaces import Embeddings
+from memory_extproc.handoff import Batch
 from memory_extproc.learning.turns import CapturedTurn, TurnTracker
 from memory_extproc.llm_api.requests import Turn
 from memory_extproc.memories.facts import FactLimits
@@ -62,7 +63,6 @@ from memory_extproc.retrieval.rank import rank
 from memory_extproc.store.memory import InMemoryStore
 from memory_extproc.store.model import ScoredMemory, SearchRequest
 from memory_extproc.wiring import build_embeddings, extraction_model
-from memory_extproc.worker.inbox import Batch
 from memory_extproc.worker.jobs import LearningJobs
 from memory_extproc.worker.pool import WorkerPool
 

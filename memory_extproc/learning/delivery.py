@@ -12,8 +12,8 @@ import logging
 from collections.abc import Callable, Iterable
 
 from memory_extproc import metrics
+from memory_extproc.handoff import Batch, ForgetCachedTexts
 from memory_extproc.learning.spool import TurnSpool, is_spooled, memory_only
-from memory_extproc.worker.inbox import Batch, ForgetCachedTexts
 
 log = logging.getLogger(__name__)
 RETRY_ATTEMPTS = 4  # a failed batch is tried again after 5, 15 and 45 s, then dropped

@@ -24,6 +24,7 @@ from typing import Any
 
 from memory_extproc import metrics
 from memory_extproc.config import Config
+from memory_extproc.handoff import Batch
 from memory_extproc.learning.delivery import Delivery
 from memory_extproc.learning.shared import Conversations, SharedConversations
 from memory_extproc.learning.shared_valkey import ValkeyConversations
@@ -32,7 +33,6 @@ from memory_extproc.learning.spool_valkey import ValkeySpool
 from memory_extproc.learning.turns import CapturedTurn, TurnTracker
 from memory_extproc.learning.worker_process import WorkerProcess
 from memory_extproc.memories.retention import UsageTracker
-from memory_extproc.worker.inbox import Batch
 
 log = logging.getLogger(__name__)
 ADOPT_EVERY_S = 5.0  # how often what dead siblings left is looked for

@@ -40,9 +40,9 @@ from typing import Any, Protocol
 import orjson
 
 from memory_extproc import metrics
+from memory_extproc.handoff import Batch
 from memory_extproc.learning.shared import DIRECTORY as SHARED
 from memory_extproc.llm_api.requests import Turn
-from memory_extproc.worker.inbox import Batch
 
 log = logging.getLogger(__name__)
 

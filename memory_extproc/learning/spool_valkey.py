@@ -58,9 +58,9 @@ from valkey.exceptions import ResponseError
 
 from memory_extproc import metrics
 from memory_extproc.digests import digest
+from memory_extproc.handoff import Batch
 from memory_extproc.learning.spool import Deliver, Spool, decode, encode, is_spooled
 from memory_extproc.learning.valkey_calls import OrderedCalls
-from memory_extproc.worker.inbox import Batch
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")

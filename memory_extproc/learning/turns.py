@@ -20,8 +20,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from memory_extproc.handoff import Batch
 from memory_extproc.llm_api.requests import Turn
-from memory_extproc.worker.inbox import Batch
 
 CONTEXT_MESSAGES = 5  # messages before the new turns, so the extractor knows what they refer to
 MAX_RECALLED = 50  # injected memories remembered per conversation until its next batch

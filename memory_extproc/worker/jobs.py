@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from memory_extproc import metrics
 from memory_extproc.clock import day, now_ms
 from memory_extproc.config import RetentionConfig
+from memory_extproc.handoff import Batch
 from memory_extproc.llm_api.requests import Turn
 from memory_extproc.llm_client import ChatClient, LlmError
 from memory_extproc.memories import retention
@@ -43,7 +44,6 @@ from memory_extproc.store.milvus import MilvusStore
 from memory_extproc.store.model import MemoryType, StoreUnavailableError, content_hash
 from memory_extproc.tracing import linked, traced
 from memory_extproc.worker.echo import statements, strip_echoes
-from memory_extproc.worker.inbox import Batch
 from memory_extproc.worker.pool import WorkerPool
 from memory_extproc.worker.prompts import (
     MESSAGES_PER_CALL,

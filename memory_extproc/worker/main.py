@@ -24,6 +24,7 @@ from prometheus_client import REGISTRY
 
 from memory_extproc import logs, metrics, tracing
 from memory_extproc.config import Config
+from memory_extproc.handoff import Batch, ForgetCachedTexts
 from memory_extproc.memories.retention import UsageBatch
 from memory_extproc.wiring import (
     build_embeddings,
@@ -32,7 +33,6 @@ from memory_extproc.wiring import (
     extraction_model,
     fact_limits,
 )
-from memory_extproc.worker.inbox import Batch, ForgetCachedTexts
 from memory_extproc.worker.jobs import LearningJobs
 from memory_extproc.worker.pool import WorkerPool
 

@@ -20,11 +20,11 @@ from devstack.mock_llm import MockLLM, Reply
 from devstack.tokens import DevIdentity
 from devstack.valkey import ValkeyProcess
 from memory_extproc.clock import now_ms
+from memory_extproc.handoff import Batch
 from memory_extproc.learning import spool
 from memory_extproc.learning.spool_valkey import STREAM
 from memory_extproc.llm_api.requests import Turn
 from memory_extproc.store.milvus import MilvusStore
-from memory_extproc.worker.inbox import Batch
 from memory_extproc.worker.prompts import REQUESTS_SYSTEM
 from tests.integration.conftest import Stack, open_store, running_stack, until
 from tests.integration.test_response_path import EXTRACTOR, _worker_pid, chat, llm_settings

@@ -18,11 +18,11 @@ from devstack.tokens import DevIdentity
 from devstack.valkey import ValkeyProcess
 from memory_extproc.clock import now_ms
 from memory_extproc.digests import digest
+from memory_extproc.handoff import Batch
 from memory_extproc.learning import spool
 from memory_extproc.learning.spool_valkey import CONSUMERS, GROUP, PENDING, STREAM
 from memory_extproc.llm_api.requests import Turn
 from memory_extproc.store.milvus import MilvusStore
-from memory_extproc.worker.inbox import Batch
 from tests.integration.conftest import Stack, open_store, running_stack, until
 from tests.integration.test_durable_learning import (
     COLLECTION,

@@ -18,6 +18,7 @@ from prometheus_client import REGISTRY
 from devstack.ports import free_port
 from devstack.valkey import ValkeyProcess
 from memory_extproc.digests import digest
+from memory_extproc.handoff import Batch
 from memory_extproc.learning import spool_valkey, valkey_calls
 from memory_extproc.learning.delivery import Delivery
 from memory_extproc.learning.spool import Spool, decode, encode
@@ -30,7 +31,6 @@ from memory_extproc.learning.spool_valkey import (
     ValkeySpool,
 )
 from memory_extproc.llm_api.requests import Turn
-from memory_extproc.worker.inbox import Batch
 from tests.integration.conftest import until
 
 pytestmark = pytest.mark.integration

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from memory_extproc.handoff import Batch
 from memory_extproc.learning.delivery import RETRY_ATTEMPTS, RETRY_FIRST_S, Delivery
 from memory_extproc.learning.spool import Spool, is_spooled
 from memory_extproc.llm_api.requests import Turn
-from memory_extproc.worker.inbox import Batch
 
 
 class Worker:

@@ -11,6 +11,7 @@ import orjson
 import pytest
 
 from memory_extproc.embedding.spaces import Embeddings
+from memory_extproc.handoff import Batch, ForgetCachedTexts
 from memory_extproc.learning.delivery import Delivery
 from memory_extproc.learning.spool import Spool
 from memory_extproc.learning.turns import CapturedTurn, TurnTracker
@@ -20,7 +21,6 @@ from memory_extproc.memories.changes import compare
 from memory_extproc.memories.facts import FactLimits
 from memory_extproc.memories.writer import MemoryWriter
 from memory_extproc.store.memory import InMemoryStore
-from memory_extproc.worker.inbox import Batch, ForgetCachedTexts
 from memory_extproc.worker.jobs import LearningJobs
 from memory_extproc.worker.pool import WorkerPool
 

@@ -10,6 +10,7 @@ import orjson
 from memory_extproc.embedding import OnnxEmbedder
 from memory_extproc.embedding import model as english_model
 from memory_extproc.embedding.spaces import Embeddings, english_query, is_carried, score
+from memory_extproc.handoff import Batch
 from memory_extproc.llm_api.requests import Turn
 from memory_extproc.llm_client import JsonSchema, LlmError
 from memory_extproc.memories.facts import Fact, FactLimits
@@ -17,7 +18,6 @@ from memory_extproc.memories.writer import MemoryWriter
 from memory_extproc.store.memory import InMemoryStore
 from memory_extproc.store.model import MemoryType
 from memory_extproc.words import in_memory_voice
-from memory_extproc.worker.inbox import Batch
 from memory_extproc.worker.jobs import LearningJobs
 from memory_extproc.worker.pool import WorkerPool
 from memory_extproc.worker.prompts import REQUESTS_SYSTEM

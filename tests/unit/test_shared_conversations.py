@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
+from memory_extproc.handoff import Batch
 from memory_extproc.learning import shared as shared_module
 from memory_extproc.learning.shared import KEEP_S, Conversations, SharedConversations
 from memory_extproc.learning.turns import CapturedTurn, Reads, TurnTracker
 from memory_extproc.llm_api.requests import Turn
-from memory_extproc.worker.inbox import Batch
 from tests.unit.test_turns import captured
 
 

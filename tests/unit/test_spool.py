@@ -6,9 +6,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from memory_extproc.handoff import Batch
 from memory_extproc.learning.spool import Spool, decode, encode
 from memory_extproc.llm_api.requests import Turn
-from memory_extproc.worker.inbox import Batch
 
 
 def batch(text: str = "I play the harp", user: str = "alice") -> Batch:

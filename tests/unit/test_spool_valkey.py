@@ -9,6 +9,7 @@ from dataclasses import replace
 import orjson
 import pytest
 
+from memory_extproc.handoff import Batch
 from memory_extproc.learning.delivery import Delivery
 from memory_extproc.learning.spool import encode, is_spooled, memory_only
 from memory_extproc.learning.spool_valkey import (
@@ -19,7 +20,6 @@ from memory_extproc.learning.spool_valkey import (
     stale,
 )
 from memory_extproc.llm_api.requests import Turn
-from memory_extproc.worker.inbox import Batch
 from tests.unit.test_delivery import Worker
 
 
