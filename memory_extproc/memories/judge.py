@@ -10,6 +10,7 @@ import orjson
 
 from memory_extproc.llm_client import JsonSchema
 from memory_extproc.memories.facts import ExtractionParseError, read_json
+from memory_extproc.memories.relative_dates import without_resolved_dates
 from memory_extproc.words import one_line
 
 JUDGE_SYSTEM = """\
@@ -60,7 +61,10 @@ def judge_messages(old: str, new: str) -> list[dict[str, str]]:
             {"role": "user", "content": f"OLD: {example_old}\nNEW: {example_new}"},
             {"role": "assistant", "content": orjson.dumps({"still_true": still}).decode()},
         ]
-    messages.append({"role": "user", "content": f"OLD: {one_line(old)}\nNEW: {one_line(new)}"})
+    # without the dates the product wrote: shown "用户2026年12月6日前的一周卖了车", the 1.5B judge
+    # kept "用户开的是2015年的本田思域" true; shown "用户卖了车", it did not
+    old, new = (one_line(without_resolved_dates(text)) for text in (old, new))
+    messages.append({"role": "user", "content": f"OLD: {old}\nNEW: {new}"})
     return messages
 
 

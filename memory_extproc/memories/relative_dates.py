@@ -315,20 +315,23 @@ def _clause(language: _Language, sentence: str, match: re.Match[str]) -> frozens
     return words
 
 
-def _worded_pattern(language: _Language) -> str:
-    """Any date as ``language`` words it, as a pattern: "the week after 2026-12-06"."""
+def _worded_pattern(language: _Language, *, bare_year: bool) -> str:
+    """Any date as ``language`` words it, as a pattern: "the week after 2026-12-06".
+    ``bare_year``: with "2015年" too, which in Chinese is also a car's model year."""
     fields = {"iso": r"\d{4}-\d{2}-\d{2}", "year": r"\d{4}", "m": r"\d{1,2}", "d": r"\d{1,2}",
               "month": "|".join(language.months) or "_"}  # fmt: skip
+    templates = [t for t in language.words.values() if bare_year or t != "{year}年"]
     worded = (
         re.escape(template).replace(r"\{", "{").replace(r"\}", "}").replace(r"\ ", r"\s+")
-        for template in sorted(language.words.values(), key=len, reverse=True)
+        for template in sorted(templates, key=len, reverse=True)
     )
     return "|".join(f"(?:{w.format(**{k: f'(?:{v})' for k, v in fields.items()})})" for w in worded)
 
 
-# What ``dated`` adds, in every language: a space or an opening bracket before it
+# What ``dated`` writes, in every language: after a space, or in brackets (Chinese, appended)
 _RESOLVED = re.compile(
-    r"\s*[（(]?(?:" + "|".join(_worded_pattern(language) for language in _LANGUAGES) + r")[）)]?",
+    r"\s*[（(](?:" + "|".join(_worded_pattern(n, bare_year=True) for n in _LANGUAGES) + r")[）)]"
+    r"|\s*(?:" + "|".join(_worded_pattern(n, bare_year=False) for n in _LANGUAGES) + ")",
     re.IGNORECASE,
 )
 

@@ -89,6 +89,9 @@ async def test_doctor_checks_the_local_model_like_any_endpoint(
         ("El usuario tiene un presupuesto de 10,000 dólares para el viaje a Hawái",
          "El usuario ya reservó los vuelos para el viaje a Hawái", True),
         ("用户在Acme公司做软件工程师", "用户从Acme公司辞职了", False),
+        # the date the product wrote into the ending made the model keep the car (shown bare:
+        # "用户卖了车", it did not)
+        ("用户开的是2015年的本田思域", "用户2026年12月6日前的一周卖了车", False),
         # a move does not end the user's job (a helper's run through `make run`). That it ends
         # where they lived ("El usuario vive en Sevilla") the model said in 4 of 7 runs alone:
         # not asserted here; it needs a rule by words

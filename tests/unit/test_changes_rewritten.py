@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from memory_extproc.memories.changes import Change, compare, corrected, ended_object
+from memory_extproc.memories.judge import judge_messages
 from memory_extproc.memories.relative_dates import dated, without_resolved_dates
 
 DAY = "2026-12-06"
@@ -175,3 +176,8 @@ def test_work_said_to_have_changed_ends_the_old_work(new: str, old: str) -> None
 )
 def test_a_second_job_or_someone_elses_ends_nothing(new: str, old: str, change_said: bool) -> None:
     assert compare(new, old, change_said=change_said) is not Change.ENDED
+
+
+def test_the_judge_is_shown_each_fact_without_the_dates_the_product_wrote() -> None:
+    messages = judge_messages("用户开的是2015年的本田思域", "用户2026年12月6日前的一周卖了车")
+    assert messages[-1]["content"] == "OLD: 用户开的是2015年的本田思域\nNEW: 用户卖了车"
