@@ -364,7 +364,7 @@ _QUALIFIED_ES = re.compile(
     r"\b(ya no|nunca|vendió|vendido|vendida|dejó|dejado|renunció|renunciado|se fue|se mudó"
     r"|salió de|antes|anteriormente|previamente|antiguo|antigua|solía|solían|en lugar de|en vez de"
     r"|cambió|cambiado|pasó de|subió de|bajó de|fue|estaba|vivía|trabajaba|tenía|pagaba|prefería"
-    r"|manejaba|conducía|quiso decir|se refería)\b",
+    r"|manejaba|conducía|quiso decir|se refería|hasta la mudanza)\b",
     re.IGNORECASE,
 )
 # Spanish words that are English words too ("no", "era"): read only in a text that speaks of

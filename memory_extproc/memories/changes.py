@@ -183,6 +183,7 @@ def moved_from(new: str, old: str) -> bool:
     """The user moved (``new``), and ``old`` says where they lived, somewhere the move does not
     name: the move ends it ("User moved to Seattle" / "User has lived in Denver for five
     years"; not "… lives in Seattle")."""
+    new, old = without_resolved_dates(new), without_resolved_dates(old)  # "用户2026年…搬到"
     if not (vocabulary.MOVED.search(new) and vocabulary.RESIDENCE.search(old)):
         return False
     if vocabulary.MOVED.search(old):

@@ -23,6 +23,8 @@ DAY = 86_400_000
         ("Big news: we moved to Seattle last month.", "I've lived in Denver for five years.",
          "Denver"),
         ("用户2026年11月搬到了西雅图", "用户在丹佛住了五年", "丹佛"),
+        # the date the product wrote between the user and the move
+        ("用户2026年11月22日那一周搬到了芝加哥", "用户在奥斯汀住了很多年", "奥斯汀"),
         ("El usuario se mudó a Seattle en noviembre de 2026",
          "El usuario vive en Denver desde hace cinco años", "Denver"),
         # not a move of the user's, not where they lived, or where they still live
@@ -59,14 +61,16 @@ def test_what_a_move_ends_is_the_users_own_local_life_there(
     assert ends_with_move(text, place) is ends
 
 
-def test_what_a_move_ended_says_until_when_in_the_moves_language() -> None:
+def test_what_a_move_ended_says_until_when_in_its_language_without_the_new_place() -> None:
+    """One memory says where the user lives now: the move's own."""
     gym = "User goes to a climbing gym in Denver"
-    assert until_moved(gym, "User moved to Seattle") == f"Until moving to Seattle: {gym}"
-    assert until_moved("用户在丹佛的健身房攀岩", "用户搬到了西雅图") == (
-        "搬到西雅图之前：用户在丹佛的健身房攀岩"
+    assert until_moved(gym, "User moved to Seattle") == f"Until the move: {gym}"
+    assert (
+        until_moved("用户在丹佛的健身房攀岩", "用户搬到了西雅图")
+        == "搬家之前：用户在丹佛的健身房攀岩"
     )
     assert until_moved("El usuario va a un gimnasio en Denver", "Nos mudamos a Seattle.") == (
-        "Hasta mudarse a Seattle: El usuario va a un gimnasio en Denver"
+        "Hasta la mudanza: El usuario va a un gimnasio en Denver"
     )
 
 
@@ -86,7 +90,7 @@ async def test_a_move_ends_the_home_and_the_local_life_it_left_and_nothing_else(
     await writer.write("alice", "", move, T0 + DAY, source="c")
     active = sorted(m.content for m in await store.list("alice"))
     assert active == [
-        "Until moving to Seattle: User goes to a climbing gym in Denver",
+        "Until the move: User goes to a climbing gym in Denver",
         "User moved to Seattle in November 2026 (previously: User lives in Denver)",
         "User plays the cello",
         "User's brother lives in Denver",
