@@ -66,10 +66,12 @@ def _home_place(home: str) -> str | None:
 
 
 def left_place(move: str, home: str) -> str | None:
-    """The place the user left, when ``move`` is the user's move and ``home`` said where they
+    """The place the user left, when ``move`` is the user's move or new home ("User lives in
+    Chicago now", as the model wrote "I relocated to Chicago") and ``home`` said where they
     lived, somewhere the move does not name."""
     move, home = without_resolved_dates(move), without_resolved_dates(home)
-    if not (vocabulary.MOVED.search(move) and vocabulary.RESIDENCE.search(home)):
+    moved = vocabulary.MOVED.search(move) or vocabulary.RESIDENCE.search(move)
+    if not (moved and vocabulary.RESIDENCE.search(home)):
         return None
     place = _home_place(home)
     return place if place and place.casefold() not in move.casefold() else None

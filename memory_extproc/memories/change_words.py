@@ -119,7 +119,8 @@ MOVED = re.compile(
     r"(?:moved|relocated)\s+(?:back\s+)?(?:to|into)\b"
     r"|\b(?:me\s+mud(?:é|o)|nos\s+mud(?:amos|aremos)|me\s+he\s+mudado|nos\s+hemos\s+mudado"
     r"|(?:el\s+usuari[oa]|la\s+usuaria)\s+(?:\w+\s+){0,2}?se\s+(?:mudó|ha\s+mudado))\s+(?:a|para)\b"
-    r"|(?:我们?|用户)(?:\d+[年月日号]|[上下这去今前]?个?[月周年天]|刚刚?|已经|最近|终于|也|都|一家人?|全家)*"
+    r"|(?:我们?|用户)(?:\d+[年月日号]|[\d一两二三四五六七八九十几]*个?(?:星期|[天周月年])(?:以?前)?"
+    r"|[上下这去今前]个?[月周年天]|刚刚?|已经|最近|终于|也|都|一家人?|全家)*"
     r"(?:搬到|搬去|搬家到|迁到|移居)",
     re.IGNORECASE,
 )

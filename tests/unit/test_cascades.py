@@ -27,6 +27,9 @@ DAY = 86_400_000
         ("用户2026年11月22日那一周搬到了芝加哥", "用户在奥斯汀住了很多年", "奥斯汀"),
         ("El usuario se mudó a Seattle en noviembre de 2026",
          "El usuario vive en Denver desde hace cinco años", "Denver"),
+        ("我两周前搬到芝加哥了。", "我在奥斯汀住了很多年了。", "奥斯汀"),
+        # a new home, as the model may write a move
+        ("User lives in Chicago now", "User has lived in Austin for years", "Austin"),
         # not a move of the user's, not where they lived, or where they still live
         ("User's sister moved to Seattle", "User lives in Denver", None),
         ("User moved to Seattle", "User works in Denver", None),

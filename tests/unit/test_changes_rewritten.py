@@ -59,6 +59,7 @@ def test_two_events_on_two_dates_are_not_a_correction_through_the_dates() -> Non
         ("I've just relocated to Lisbon.", "User lives in Porto"),
         ("用户2026年11月搬到了西雅图", "用户在丹佛住了五年"),
         ("告诉你个好消息，我们上个月搬到西雅图了。", "我在丹佛住了五年了。"),
+        ("我两周前搬到芝加哥了。", "我在奥斯汀住了很多年了。"),
         ("El usuario se mudó a Seattle en noviembre de 2026",
          "El usuario vive en Denver desde hace cinco años"),
         ("¡Tengo noticias! Nos mudamos a Seattle el mes pasado.",
