@@ -212,3 +212,6 @@ BESIDE = re.compile(
     r"|los\s+fines\s+de\s+semana|a\s+tiempo\s+parcial)\b|也|还|兼职|周末",
     re.IGNORECASE,
 )
+# Where and when the user was born: a fact of the past that changes nothing said of the present
+# ("I was born in Austin, actually" does not replace "User lives in Austin")
+BORN = re.compile(r"\bborn\b|\bnac(?:í|ió|ido|ida)\b|出生|出身", re.IGNORECASE)

@@ -265,6 +265,8 @@ def _compare(new: str, old: str, change_said: bool) -> Change | None:
         return None  # "Maria volunteers …" / "John volunteers …": other people
     # before restatement: "prefers window seats" / "… aisle seats", said to have changed, share
     # most of their words but hold two values of one thing
+    if bool(vocabulary.BORN.search(new)) != bool(vocabulary.BORN.search(old)):
+        return None  # a birth and anything else: both can be true
     if _one_slot_changed(a, b, said) or (said and _amount_changed(a, b)):
         return Change.CHANGED
     if a.negated == b.negated and a.people == b.people and _restates(a, b):

@@ -182,3 +182,17 @@ def test_a_second_job_or_someone_elses_ends_nothing(new: str, old: str, change_s
 def test_the_judge_is_shown_each_fact_without_the_dates_the_product_wrote() -> None:
     messages = judge_messages("用户开的是2015年的本田思域", "用户2026年12月6日前的一周卖了车")
     assert messages[-1]["content"] == "OLD: 用户开的是2015年的本田思域\nNEW: 用户卖了车"
+
+
+@pytest.mark.parametrize(
+    ("new", "old"),
+    [
+        ("User was born in Austin", "User lives in Austin"),
+        ("I was born in Austin, actually.", "I live in Austin."),
+        ("用户出生在奥斯汀", "用户住在奥斯汀"),
+        ("El usuario nació en Austin", "El usuario vive en Austin"),
+    ],
+)
+def test_where_the_user_was_born_changes_nothing_said_of_the_present(new: str, old: str) -> None:
+    """With the real model, "I was born in Austin, actually." replaced "User lives in Austin"."""
+    assert compare(new, old, change_said=True) is None
