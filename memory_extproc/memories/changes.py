@@ -266,7 +266,7 @@ def _compare(new: str, old: str, change_said: bool) -> Change | None:
     # before restatement: "prefers window seats" / "… aisle seats", said to have changed, share
     # most of their words but hold two values of one thing
     if bool(vocabulary.BORN.search(new)) != bool(vocabulary.BORN.search(old)):
-        return None  # a birth and anything else: both can be true
+        return None  # a birth and anything else: both can be true (distinct)
     if _one_slot_changed(a, b, said) or (said and _amount_changed(a, b)):
         return Change.CHANGED
     if a.negated == b.negated and a.people == b.people and _restates(a, b):
@@ -319,6 +319,16 @@ def _claims(read: _Read) -> frozenset[str]:
     if "been" in said:  # "has been vegan" says "is vegan"
         said -= {"has", "have", "had"}
     return frozenset(said) - _GRAMMAR
+
+
+def distinct(new: str, old: str) -> bool:
+    """Two statements that are never one memory, however near their vectors: one names a
+    person of the user's life the other does not ("User's brother lives in Denver" / "User lives
+    in Denver"), or one is where the user was born ("El usuario nació en Austin" / "El usuario
+    vive en Austin …": e5 scores such pairs over the same-memory bar)."""
+    a, b = _read(new), _read(old)
+    born = bool(vocabulary.BORN.search(new)) != bool(vocabulary.BORN.search(old))
+    return born or a.people != b.people
 
 
 def read_before(new: str, first: Sequence[str]) -> bool:

@@ -29,7 +29,7 @@ from collections.abc import Sequence
 
 from memory_extproc.languages import is_english, language_of
 from memory_extproc.memories.change_words import DETERMINER
-from memory_extproc.memories.changes import Change, compare, corrected, ended_object
+from memory_extproc.memories.changes import Change, compare, corrected, distinct, ended_object
 from memory_extproc.memories.notes import statement
 from memory_extproc.store.model import Memory, MemoryType, ScoredMemory, content_hash
 
@@ -163,8 +163,13 @@ def by_words(
             return ByWords(ending(candidate, text, "ended by a newer memory"))
         if change is not None:
             return ByWords(Revision(candidate, text, f"{change.value} by a newer memory"))
-    if candidates and candidates[0].score >= policy.same_memory_for(said):
-        return ByWords(Revision(candidates[0], text, "restated"))
+    nearest = candidates[0] if candidates else None
+    if (
+        nearest is not None
+        and nearest.score >= policy.same_memory_for(said)
+        and not distinct(said, statement(nearest.memory.content))
+    ):
+        return ByWords(Revision(nearest, text, "restated"))
     return None
 
 

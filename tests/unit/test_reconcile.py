@@ -113,3 +113,18 @@ def test_without_a_change_word_only_a_close_pair_is_asked_about() -> None:
     assert POLICY.asked_about("User likes pizza", [far], changes=False) == []
     assert POLICY.asked_about("User likes pizza", [near, far], changes=False) == [near]
     assert POLICY.asked_about("User likes pizza", [far, near], changes=True) == [far, near]
+
+
+@pytest.mark.parametrize(
+    ("said", "near"),
+    [
+        ("El usuario nació en Austin", "El usuario vive en Austin desde hace años"),
+        ("User's brother lives in Denver", "User lives in Denver"),
+    ],
+)
+def test_a_near_vector_does_not_make_a_birthplace_or_a_relatives_fact_the_same_memory(
+    said: str, near: str
+) -> None:
+    """e5 scores such pairs over the same-memory bar; they are two memories."""
+    assert by_words(said, [held(near, 0.99)], POLICY) is None
+    assert by_words("User lives in Denver now", [held(near, 0.99)], POLICY) is not None
