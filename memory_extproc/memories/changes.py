@@ -230,13 +230,17 @@ def compare(new: str, old: str, *, change_said: bool = False) -> Change | None:
 
 
 def _compare_undated(new: str, old: str, change_said: bool) -> Change | None:
-    """A new value the date the product wrote hid ("Mark turns 40 the week after 2026-12-06" /
-    "Mark is turning 41"): compared without it, a change or a correction only. Two events of
-    one kind on two dates ("ran a race on 2023-05-07" / "… on 2023-06-20") stay two."""
+    """What the date the product wrote hid: a new value ("Mark turns 40 the week after
+    2026-12-06" / "Mark is turning 41"), a correction, or the same fact said again without its
+    date, or with one. Two events of one kind on two dates ("ran a race on 2023-05-07" / "… on
+    2023-06-20") are no restatement."""
     bare_new, bare_old = without_resolved_dates(new), without_resolved_dates(old)
-    if (bare_new, bare_old) == (new, old):
+    dated_new, dated_old = bare_new != new, bare_old != old
+    if not (dated_new or dated_old):
         return None
     change = _compare(bare_new, bare_old, change_said)
+    if change is Change.RESTATED:
+        return change if dated_new != dated_old else None
     return change if change in (Change.CHANGED, Change.CORRECTED) else None
 
 

@@ -112,10 +112,17 @@ async def test_the_local_model_judges_whether_an_old_fact_still_holds(
     assert parse_judgment(answer) is still_true
 
 
-# the Hawaii update, in English and as a Chinese user says it; the echoed answer
-@pytest.mark.parametrize(("lang", "number"), [("en", 1), ("zh", 1), ("en", 8)])
-async def test_the_local_model_keeps_memories_true(run: Run, lang: str, number: int) -> None:
-    (scenario,) = [s for s in SETS[lang]["truth"] if s.number == number]
+# the Hawaii update, in English and as a Chinese user says it; the echoed answer; a correction
+# after the product resolved a date, and a job left for another as a Chinese user says it
+@pytest.mark.parametrize(
+    ("lang", "name", "number"),
+    [("en", "truth", 1), ("zh", "truth", 1), ("en", "truth", 8), ("en", "changes", 2),
+     ("zh", "changes", 3)],
+)  # fmt: skip
+async def test_the_local_model_keeps_memories_true(
+    run: Run, lang: str, name: str, number: int
+) -> None:
+    (scenario,) = [s for s in SETS[lang][name] if s.number == number]
     outcome = await run.play(scenario, "real")
     passed, reason = verdict(scenario, outcome)
     assert passed, reason

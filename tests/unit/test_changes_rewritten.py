@@ -45,10 +45,22 @@ def test_what_the_product_wrote_as_a_date_is_taken_out_and_nothing_else() -> Non
     assert without_resolved_dates("User's son is 11") == "User's son is 11"
 
 
-def test_two_events_on_two_dates_are_not_a_correction_through_the_dates() -> None:
-    """Only a change or a correction is read without the dates: a restatement is not."""
+def test_two_events_on_two_dates_are_not_one_restated_through_the_dates() -> None:
     new = "User went to a concert on 2026-11-20"
     assert compare(new, "User went to a concert on 2026-10-02") is not Change.RESTATED
+
+
+@pytest.mark.parametrize(
+    ("new", "old"),
+    [
+        ("User's daughter Lily turns 7 the week after 2026-12-06", "User's daughter Lily turns 7"),
+        ("用户的女儿莉莉满7岁（2026年12月6日后的一周）", "用户的女儿莉莉满7岁"),
+        ("La hija del usuario, Lily, cumple 7 años la semana después del 2026-12-06",
+         "La hija del usuario, Lily, cumple 7 años"),
+    ],
+)  # fmt: skip
+def test_a_resolved_date_does_not_hide_a_restatement(new: str, old: str) -> None:
+    assert compare(new, old) is Change.RESTATED
 
 
 @pytest.mark.parametrize(
