@@ -269,8 +269,8 @@ def _compare(new: str, old: str, change_said: bool) -> Change | None:
         return None  # "Maria volunteers …" / "John volunteers …": other people
     # before restatement: "prefers window seats" / "… aisle seats", said to have changed, share
     # most of their words but hold two values of one thing
-    if bool(vocabulary.BORN.search(new)) != bool(vocabulary.BORN.search(old)):
-        return None  # a birth and anything else: both can be true (distinct)
+    if _born_apart(new, old):
+        return None  # a birth and anything else: both can be true
     if _one_slot_changed(a, b, said) or (said and _amount_changed(a, b)):
         return Change.CHANGED
     if a.negated == b.negated and a.people == b.people and _restates(a, b):
@@ -330,9 +330,12 @@ def distinct(new: str, old: str) -> bool:
     person of the user's life the other does not ("User's brother lives in Denver" / "User lives
     in Denver"), or one is where the user was born ("El usuario nació en Austin" / "El usuario
     vive en Austin …": e5 scores such pairs over the same-memory bar)."""
-    a, b = _read(new), _read(old)
-    born = bool(vocabulary.BORN.search(new)) != bool(vocabulary.BORN.search(old))
-    return born or a.people != b.people
+    return _born_apart(new, old) or _read(new).people != _read(old).people
+
+
+def _born_apart(new: str, old: str) -> bool:
+    """One says where or when the user was born, the other does not."""
+    return bool(vocabulary.BORN.search(new)) != bool(vocabulary.BORN.search(old))
 
 
 def read_before(new: str, first: Sequence[str]) -> bool:
