@@ -99,7 +99,7 @@ from devstack.valkey import ValkeyProcess
 from memory_extproc import config as config_module
 from memory_extproc.clock import now_ms
 from memory_extproc.embedding.spaces import DIMENSION, english_query
-from memory_extproc.memories.facts import kind_of
+from memory_extproc.memories.kinds import kind_of
 from memory_extproc.retrieval.plan import RetrievalPolicy
 from memory_extproc.store import filters
 from memory_extproc.store.milvus import MilvusStore

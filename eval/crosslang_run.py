@@ -21,7 +21,7 @@ from eval.crosslang import DISTRACTORS, PAIRS, recalled
 from memory_extproc.config import load
 from memory_extproc.identity import HeaderSignals
 from memory_extproc.llm_api.requests import Api, parse_request
-from memory_extproc.memories.facts import kind_of
+from memory_extproc.memories.kinds import kind_of
 from memory_extproc.retrieval.service import MemoryRetrieval
 from memory_extproc.store.memory import InMemoryStore
 from memory_extproc.store.model import Memory

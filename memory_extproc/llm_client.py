@@ -7,7 +7,7 @@ Structured output: a call that brings a JSON schema asks for it (`response_forma
 llama.cpp, vLLM and OpenAI constrain decoding to it, so even a 1.5B model answers in shape). An
 endpoint that refuses that (HTTP 400) is asked again with `json_object`, then with no format at
 all, and the client remembers what it accepts; the answers are read leniently either way
-(facts.read_json).
+(memories/model_json.py).
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ from __future__ import annotations
 import orjson
 
 from memory_extproc.llm_client import JsonSchema
-from memory_extproc.memories.facts import ExtractionParseError, read_json
+from memory_extproc.memories.model_json import ExtractionParseError, read_json
 from memory_extproc.memories.relative_dates import without_resolved_dates
 from memory_extproc.words import one_line
 

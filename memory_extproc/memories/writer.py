@@ -32,8 +32,9 @@ from memory_extproc.llm_client import ChatClient, LlmError
 from memory_extproc.memories import changes, retention
 from memory_extproc.memories.cascades import ends_with_move, left_place, until_moved
 from memory_extproc.memories.changes import Change, same_amount, says_change, says_switch
-from memory_extproc.memories.facts import ExtractionParseError, Fact
+from memory_extproc.memories.facts import Fact
 from memory_extproc.memories.judge import JUDGE_SCHEMA, judge_messages, parse_judgment
+from memory_extproc.memories.model_json import ExtractionParseError
 from memory_extproc.memories.notes import statement, unframed
 from memory_extproc.memories.preferences import requests_implied
 from memory_extproc.memories.reconcile import (

@@ -20,22 +20,12 @@ from memory_extproc.handoff import Batch
 from memory_extproc.llm_api.requests import Turn
 from memory_extproc.llm_client import ChatClient, LlmError
 from memory_extproc.memories import retention
+from memory_extproc.memories.attribution import given_back, in_third_person, own_clause
 from memory_extproc.memories.changes import read_before, says_change, says_switch
-from memory_extproc.memories.facts import (
-    ExtractionParseError,
-    Fact,
-    FactLimits,
-    chooses,
-    given_back,
-    in_third_person,
-    names_dropped,
-    own_clause,
-    parse_facts,
-    parse_requests,
-    picked,
-    said_in,
-    ungrounded,
-)
+from memory_extproc.memories.facts import Fact, FactLimits, parse_facts, parse_requests, said_in
+from memory_extproc.memories.grounding import chooses, picked, ungrounded
+from memory_extproc.memories.model_json import ExtractionParseError
+from memory_extproc.memories.names import names_dropped
 from memory_extproc.memories.preferences import requests_implied
 from memory_extproc.memories.relative_dates import dated
 from memory_extproc.memories.retention import UsageBatch
@@ -201,7 +191,7 @@ class LearningJobs:
         assistant's words before and between them as context: messages without their
         questions, answers without what they echoed from memory. Told what memory already
         holds; checked against the words it was shown before anything is written
-        (facts.ungrounded). Whether a fact says something changed is read from its own
+        (grounding.ungrounded). Whether a fact says something changed is read from its own
         window's words, not the whole batch's."""
         turns = [
             Turn(t.role, strip_echoes(t.text, batch.recalled))

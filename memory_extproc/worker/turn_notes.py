@@ -14,7 +14,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from memory_extproc.memories.facts import Fact, is_instruction_like
+from memory_extproc.memories.facts import Fact
+from memory_extproc.memories.instructions import is_instruction_like
 from memory_extproc.memories.notes import note, statement
 from memory_extproc.memories.preferences import states_aversion, states_preference
 from memory_extproc.retrieval.decision import is_greeting

@@ -7,23 +7,13 @@ from typing import Any
 import orjson
 import pytest
 
-from memory_extproc.memories.facts import (
-    ExtractionParseError,
-    Fact,
-    FactLimits,
-    chooses,
-    given_back,
-    in_third_person,
-    is_instruction_like,
-    misnamed,
-    names_dropped,
-    own_clause,
-    parse_facts,
-    parse_requests,
-    read_json,
-    ungrounded,
-)
+from memory_extproc.memories.attribution import given_back, in_third_person, misnamed, own_clause
+from memory_extproc.memories.facts import Fact, FactLimits, parse_facts, parse_requests
+from memory_extproc.memories.grounding import chooses, ungrounded
+from memory_extproc.memories.instructions import is_instruction_like
 from memory_extproc.memories.judge import parse_judgment
+from memory_extproc.memories.model_json import ExtractionParseError, read_json
+from memory_extproc.memories.names import names_dropped
 from memory_extproc.store.model import MemoryType
 from memory_extproc.worker.turn_notes import preferences_missed, turn_notes
 

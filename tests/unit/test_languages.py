@@ -126,7 +126,7 @@ def test_spanish_words_are_stemmed_as_spanish() -> None:
 def test_a_fact_in_the_users_language_shares_words_with_what_they_said() -> None:
     """The grounding check compares words: a Chinese fact was refused as "ungrounded" when a
     run of Chinese characters was one word."""
-    from memory_extproc.memories.facts import ungrounded
+    from memory_extproc.memories.grounding import ungrounded
 
     said = "我对花生过敏，而且我住在杭州。"
     assert ungrounded("用户对花生过敏", said, []) is None

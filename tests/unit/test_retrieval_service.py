@@ -13,7 +13,7 @@ from memory_extproc.embedding import EmbeddingBatcher
 from memory_extproc.embedding.spaces import Embeddings
 from memory_extproc.identity import HeaderSignals
 from memory_extproc.llm_api.requests import Api, parse_request
-from memory_extproc.memories.facts import kind_of
+from memory_extproc.memories.kinds import kind_of
 from memory_extproc.retrieval.decision import Skip
 from memory_extproc.retrieval.plan import RetrievalPolicy
 from memory_extproc.retrieval.service import MemoryRetrieval, Outcome

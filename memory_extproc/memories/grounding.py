@@ -1,0 +1,238 @@
+"""Was a fact said by the user, of the user? A model's fact is checked against the words it was
+shown before anything is written. Pure.
+
+Real models copy the known facts they were shown back as new ones, keep stale values, write what
+the assistant said, advised or offered as the user's, and write facts that point at what they do
+not say. ``ungrounded`` says why a fact is not the user's (None: it is); a fact that gives a
+name to the wrong relative is attribution.py's to tell. A user who picks among what the assistant
+offered makes it theirs (``chooses``, ``picked``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import re
+from collections.abc import Sequence
+
+from memory_extproc.memories.attribution import I_ZH, misnamed
+from memory_extproc.memories.facts import Fact
+from memory_extproc.store.model import MemoryType
+from memory_extproc.words import numbers, sentences, speaks_of_self, terms
+
+# A fact that points at what it does not say and says little else: "User dislikes the other
+# options", "User chose option 3". Injected later, it tells the assistant nothing ("User chose
+# option 2, the plant-based proteins" says what it chose).
+_POINTER = re.compile(
+    r"(?i)\b(?:(?:the|these|those|all)\s+other\s+(?:options?|ones?|choices?|suggestions?)"
+    r"|options?\s+(?:\d+|[a-e])\b"
+    r"|(?:the|that|this)\s+(?:first|second|third|fourth|last|other|former|latter)\s+(?:one|option))"
+)
+# …or at what it leaves unnamed: "User is planning to bring this up at their next meeting" (a
+# persona conversation, the 1.5B model; none of LoCoMo's 1,210 gold observations)
+_DEMONSTRATIVE = re.compile(
+    r"(?i)\b(?:this|these)\b(?=\s*(?:$|[.,;!]|\s(?:up|out|over|at|to|soon|later|next|again|too)\b))"
+)
+# …or at the conversation it came from: "User is talking to Jon", "User is telling Gina about
+# their business" (the 1.5B model on LoCoMo; none of its 1,209 gold observations)
+_CONVERSATION = re.compile(
+    r"(?i)^\s*(?:user\s+(?:is|was|has\s+been)\s+(?:(?:talking|chatting|speaking)\s+(?:to|with)\s+\S+"
+    r"|telling\s+\S+\s+about\s+(?:their|his|her|the)\s+\w+)"
+    r"|用户(?:正在|在)?(?:和|跟|与)\S{1,6}?(?:聊天|说话|交谈|谈话|聊)"
+    r"|el\s+usuario\s+(?:está|estaba)\s+(?:hablando|charlando|conversando)\s+con\s+\S+)"
+    r"\s*[.!。]?\s*$"
+)
+# …or a courtesy paid in it: "User thanks Gina for her kind words", "User congratulates
+# Caroline …", "User says goodbye to Jon" (25 of the 1.5B model's 676 facts on three LoCoMo
+# slices, none of which answered a question; they came first for any question naming that person)
+_COURTESY = re.compile(
+    r"(?i)^(?!.*\b(?:but|though|although|pero|aunque)\b|.*但"  # a courtesy that says more
+    r"|.*\band\s+(?:is|was|has|had|will|prefers?|likes?|loves?|wants?|chose|chooses|picked"
+    r"|picks?|decided|plans?|goes|went|enjoys?)\b)"
+    r"\s*(?:user\s+(?:thanks|thanked|congratulates|congratulated|compliments|complimented)\b"
+    r"|el\s+usuario\s+(?:agradece|agradeció|le\s+da\s+las\s+gracias|felicita|felicitó)\b"
+    r"|用户(?:感谢|谢谢|祝贺|恭喜|称赞)"
+    # a goodbye to someone and nothing more, not one to "their hometown" (leaving is a fact)
+    r"|user\s+(?:says|said|bids|bade)\s+(?:goodbye|bye|farewell)\s+to\s+"
+    r"(?!(?:their|his|her|its|our|the|a|an)\b)[^\s,]+(?:\s+[^\s,]+){0,2}?(?:,?\s+and\s+wish.*)?$"
+    r"|el\s+usuario\s+se\s+(?:despide|despidió)\s+de\s+(?!(?:su|sus|la|el|los|las)\b)"
+    r"[^\s,]+(?:\s+[^\s,]+){0,2}?$"
+    r"|用户(?:和|跟|与|向)\S{1,6}?(?:道别|告别|说再见)[。！!.]?$)"
+)
+
+
+_CHOICE_TALK = (
+    "user option options choice choices other others one first second third fourth last former "
+    "latter go goes going went chose choose chooses picked pick picks prefer prefers dislike "
+    "dislikes like likes work works appeal appeals suggestion suggestions"
+)
+
+
+@functools.cache
+def _choice_talk() -> frozenset[str]:
+    """Read on first use, not at import: reading loads the language identifier (0.7 s), which
+    every CLI start paid."""
+    return terms(_CHOICE_TALK)
+
+
+# Advice is what the assistant said the user could do, not what the user is or does: "User
+# could consider adding a digital cataloging system" (a persona conversation, the 1.5B model).
+_ADVICE = re.compile(
+    r"(?i)^\s*user\s+(?:could|should|would\s+benefit)\b(?!\s+not)"
+    r"|\b(?:is|are)\s+(?:advised|encouraged|recommended)\s+to\b"
+)
+# …or steps to take, as an answer lists them ("To motivate elderly patients …, consider the
+# following strategies: 1. Make exercise … 2. Provide …": a persona conversation, the 1.5B
+# model); none of LoCoMo dev's 16,139 turns and observations holds such a list
+_STEPS = re.compile(r"(?s)(?:^|[:\n])\s*1[.)]\s.+\s2[.)]\s")
+# The user picks among what the assistant offered ("I'll go with option 2, the plant-based
+# proteins. The other options don't work for me."): what they chose from is theirs to name.
+# A pick, and the options it was among: "I'll go with option 2", "The salad sounds perfect. The
+# other options don't work for me". Either alone is not one ("I'm open to other options", "I'm
+# going for a run").
+_PICKS = re.compile(
+    r"(?i)\b(?:go(?:ing)?\s+(?:with|for)|choos\w*|chose|pick\w*|i'?ll\s+(?:take|pass)"
+    r"|opt(?:ing)?\s+for|prefer\w*|best\s+(?:choice|fit|option)|(?:ideal|right|perfect)\s+choice"
+    r"|sounds?\s+(?:\w+\s+){0,3}?(?:perfect|great|best|good|ideal|interesting|appealing|fun)"
+    r"|would\s+(?:be\s+(?:\w+\s+){0,2}?(?:best|better|ideal|perfect|suitable|effective)|work\s+better)"
+    r"|(?:don't|doesn't|do\s+not|does\s+not)\s+(?:really\s+|quite\s+)?appeal)\b"
+)
+_OPTIONS = re.compile(
+    r"(?i)\b(?:options?|choices?|the\s+others?|(?:first|second|third|fourth|last)\s+(?:one|option)"
+    r"|none\s+of\s+(?:them|these|those)|neither\s+of)\b"
+)
+
+
+# The assistant telling of their own life: LoCoMo's other speaker does, in most turns ("I'm
+# doing kickboxing and it's giving me so much energy."), and the 1.5B model wrote 18 of 230
+# facts it kept from such windows as the user's ("User is doing kickboxing", after "Kickboxing
+# is a perfect way to stay in shape"). An assistant's "we" plans with the user ("We could
+# start in Kyoto"); what it says of itself while it answers is not its life ("I'd suggest …",
+# "As I recall …", "I love spicy food too!"), nor what it says to the user ("I love your
+# idea"), nor a draft it writes in the user's voice ("Dear Hiring Manager, I am …").
+_WE = re.compile(r"(?i)\b(?:we|we're|we've|we'd|we'll|us|our|ours)\b|(?<![自忘])我")
+_ADDRESSING = re.compile(
+    r"(?i)\b(?:you|your|yours|you're|you've|you'd|you'll|te|tu|tus|usted|ustedes)\b|[你您]"
+)
+_ANSWERING = re.compile(
+    r"(?i)\b(?:i(?:'d|\s+would)?\s+(?:suggest|recommend|advise|start|go\s+with|pick|choose)"
+    r"|i\s+(?:think|can(?!'t)|could|will|hope|understand|see|know|mean|believe|remember|recall"
+    r"|noticed)|as\s+i\s+(?:recall|remember|understand)|i'll|let\s+me|i'm\s+(?:happy|glad|sorry"
+    r"|here|not\s+sure|going\s+to|impressed)|i(?:'ve|\s+have)\s+(?:put|included|added|listed|made"
+    r"|created|prepared|written|compiled|outlined|noted|found|gathered|kept|adjusted)"
+    r"|my\s+(?:top\s+)?(?:recommendation|suggestion|advice|pick)|too|as\s+well)\b"
+    r"|我(?:觉得|认为|建议|推荐|记得|会|可以|想推荐)|我[^，,。！？]{0,3}也"
+    # …and its tastes, which a user who agrees makes theirs ("I love Kyoto in autumn" /
+    # "Kyoto in autumn sounds magical")
+    r"|\bi(?:'ve|'d)?\s+(?:\w+\s+){0,2}?(?:love|like|enjoy|adore|prefer)|\bmy\s+(?:\w+\s+)?"
+    r"favou?rite|\bme\s+(?:encanta|gusta)n?\b|我[^，,。！？]{0,3}(?:喜欢|爱|最爱)"
+)
+_QUOTED = re.compile(r"[\"“”「」『』]")
+# a draft begins: "Here's a draft:", "Dear Hiring Manager,"
+_DRAFT = re.compile(r"(?i)(?:[:：]|^(?:dear|hi|hello|hey)\b[^.!?]*,)\s*$")
+
+
+def _told_of_self(others: str) -> list[str]:
+    """The assistant's sentences of their own life, up to a draft it writes for the user."""
+    told = []
+    for line in others.replace("\u2019", "'").splitlines():
+        if _DRAFT.search(line.strip()):
+            break
+        told += [
+            s
+            for s in sentences(line)
+            if (speaks_of_self(s) or I_ZH.search(s))
+            and not _ADDRESSING.search(s)
+            and not _ANSWERING.search(s)
+            and not _QUOTED.search(s)
+        ]
+    return told
+
+
+def _their_life(words: frozenset[str], said: str, others: str) -> bool:
+    """Half of the fact's words are in a sentence the assistant said of their own life, and the
+    user said none of them of their own (to the other: "I'm so impressed by your kickboxing!"
+    is not)."""
+    if not any(2 * len(words & terms(s)) >= len(words) for s in _told_of_self(others)):
+        return False
+    return not any(
+        (speaks_of_self(s) or _WE.search(s)) and not _ADDRESSING.search(s) and words & terms(s)
+        for s in sentences(said.replace("\u2019", "'"))
+    )
+
+
+def chooses(said: str) -> bool:
+    """Does the user pick among options the assistant offered?"""
+    said = said.replace("\u2019", "'")
+    return bool(_PICKS.search(said) and _OPTIONS.search(said))
+
+
+def picked(fact: Fact) -> Fact:
+    """A fact of a pick among the assistant's options shows what the user prefers, however the
+    model worded it ("User will go with the fresh fruit option", "User will enroll in an
+    in-person course"): kept as a preference (a dated event stays one)."""
+    if fact.type is not MemoryType.SEMANTIC:
+        return fact
+    return dataclasses.replace(fact, type=MemoryType.PREFERENCE)
+
+
+def ungrounded(fact: str, said: str, known: Sequence[str], others: str = "") -> str | None:
+    """Why a fact was not said by the user (None: it was). ``said``: the user's words, without
+    their questions; ``known``: the known facts the model was shown; ``others``: the
+    assistant's words shown around them, without what they echoed from memory. A model that
+    copies a known fact back, keeps its old value, writes what the assistant said as the
+    user's (a 1.5B model did: LoCoMo's other speaker's camping trip), is not heard. A fact may
+    say more than the words it came from (LoCoMo's gold observations do: "found the stories
+    inspiring"); requiring half of its words to be the user's refused 21% of them.
+
+    * ``ungrounded``: none of its words were said;
+    * ``assistant_said``: more than twice as many of its words were said by the assistant alone
+      as by the user (3% of LoCoMo's gold observations, against the turns they cite), or, for
+      a fact that does not name the user, as many ("Civics are reliable cars" after "I drive a
+      Civic" is the assistant's remark, and a second car memory that kept "I sold my car" from
+      ending the first);
+    * ``assistant_life``: half of its words are in what the assistant told of their own life,
+      and the user said none of them of their own ("User is doing kickboxing" after "I'm doing
+      kickboxing" / "Kickboxing is a perfect way to stay in shape");
+    * ``stale_value``: it holds a number of a known fact that was not said;
+    * ``echo``: of what the user said, it holds nothing a known fact did not already say;
+    * ``dangling``: it points at what it does not say ("the other options", "option 3", "bring
+      this up"), or only at the conversation ("User is talking to Jon", "User thanks Gina for
+      her help");
+    * ``advice``: what the user could or should do ("User could consider …"), or a list of
+      steps ("1. … 2. …"): an answer, not a fact;
+    * ``misattributed``: it gives a name to a relative the user did not give it to
+      (``misnamed``).
+
+    A user who picks among the assistant's options ("I'll go with option 2") makes them theirs:
+    "User prefers cycling over the bus or a scooter" names what they chose from.
+    """
+    if (
+        (_POINTER.search(fact) and len(terms(fact) - _choice_talk()) < 2)
+        or _DEMONSTRATIVE.search(fact)
+        or _CONVERSATION.search(fact)
+        or _COURTESY.search(fact)
+    ):
+        return "dangling"
+    if _ADVICE.search(fact) or _STEPS.search(fact):
+        return "advice"
+    words = terms(fact) - {"user"}
+    own = terms(said)
+    if words and not words & own:  # a pick too is said in the user's own words
+        return "assistant_said" if words & terms(others) else "ungrounded"
+    heard = own | (terms(others) if chooses(said) else frozenset())
+    theirs = terms(others) - heard
+    mine, its = len(words & heard), len(words & theirs)
+    if its > 2 * mine or (its and its >= mine and "user" not in terms(fact)):
+        return "assistant_said"
+    if others and not chooses(said) and _their_life(words, said, others):
+        return "assistant_life"
+    if misnamed(fact, said):
+        return "misattributed"
+    stale = numbers(fact) - numbers(said)
+    if stale and any(stale & numbers(k) for k in known):
+        return "stale_value"
+    told = set().union(*(terms(k) for k in known)) - {"user"}
+    if known and not words & (heard - told):
+        return "echo"
+    return None
