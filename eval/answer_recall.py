@@ -3,8 +3,8 @@ no provenance (a model's facts are traced to turns by shared words, which may un
 same for every system compared.
 
 An answer is recalled when all its content words are in the block: stop words out, words
-stemmed by Snowball's English stemmer ("dancing" is "dance": the product's cruder `stem` read
-them as two words, so "a dance class" did not hold the answer "by dancing"), numbers as digits
+stemmed as the product stems English (Snowball's, lang/en.py: "dancing" is "dance", so "a dance
+class" holds the answer "by dancing"), numbers as digits
 ("two" = "2", "$10,000" = "10000"), dates in one ISO form ("7 May 2023", "May 7, 2023" and
 "2023-05-07" are one date; an answer of "May 2023" or "2023" is met by any date of that month
 or year in the block).
@@ -12,13 +12,10 @@ or year in the block).
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Iterable
 
-import snowballstemmer
-
-from memory_extproc.words import CJK, STOPWORDS, terms
+from memory_extproc.words import CJK, STOPWORDS, stem, terms
 
 _MONTH_NAMES = (
     ("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("may",),
@@ -45,7 +42,6 @@ _NUMBER_WORDS = {
 } | {"once": "1", "twice": "2", "thrice": "3"}
 _NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
-_ENGLISH = snowballstemmer.stemmer("english")
 
 
 def _month(text: str) -> int:
@@ -79,15 +75,10 @@ def _numbers(text: str) -> tuple[set[str], str]:
     return found, _NUMBER.sub(" ", text)
 
 
-@functools.lru_cache(maxsize=65536)
-def _stem(word: str) -> str:
-    return str(_ENGLISH.stemWord(word))
-
-
 def _words(text: str) -> set[str]:
     """Stemmed words; Chinese and Japanese as the product reads them (character pairs)."""
     latin = (w for w in _WORD.findall(CJK.sub(" ", text.lower())) if w not in STOPWORDS)
-    stemmed = {w if w in _NUMBER_WORDS else _stem(w) for w in latin if len(w) > 1}
+    stemmed = {w if w in _NUMBER_WORDS else stem(w) for w in latin if len(w) > 1}
     return stemmed | set(terms(" ".join(CJK.findall(text))))
 
 

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import functools
 import re
-import threading
 import unicodedata
 from collections.abc import Callable
 
-import snowballstemmer
 import stopwordsiso
 
+from memory_extproc.lang import ENGLISH, filed
+from memory_extproc.lang.snowball import snowball
 from memory_extproc.languages import latin_language
 
 STOPWORDS = frozenset(
@@ -28,7 +28,6 @@ STOPWORDS = frozenset(
     would you your yours yourself yourselves ok okay yes yeah sure thanks thank hi hello hey
     tell know think want like really much many get got going go""".split()
 )
-_ES_AFTER = ("ses", "xes", "zes", "ches", "shes")
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?", re.UNICODE)
 # a sentence ends at . ! ? … and a space, at a CJK stop (no space after it), at a line end
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|(?<=[\u3002\uff01\uff1f])\s*|\s*\n+\s*")
@@ -36,44 +35,26 @@ _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|(?<=[\u3002\uff01\uff1f])\s*|\s*\n
 _ABBREVIATION = re.compile(r"(?:^|\s)(?:mr|mrs|ms|dr|st|mt|jr|sr|prof|vs|e\.g|i\.e)\.$", re.I)
 
 
-@functools.lru_cache(maxsize=65536)  # a vocabulary shared by all users; ~120 stems a query
-def stem(word: str) -> str:
-    """Crude suffix stripping: enough for "researched" / "research", "agencies" / "agency"."""
-    word = word.removesuffix("'s")
-    for suffix, replacement, shortest in (
-        ("ies", "y", 5), ("ing", "", 6), ("ed", "", 5), ("es", "", 5), ("s", "", 4),
-    ):  # fmt: skip
-        if suffix == "es" and not word.endswith(_ES_AFTER):
-            continue  # "lives" is "live" + s, "researches" is "research" + es
-        if word.endswith(suffix) and len(word) >= shortest:
-            return word[: -len(suffix)] + replacement
-    return word
-
-
-# Snowball's stemmer for a Latin-script language it has ("vendí" / "vendió" → "vend"); English
-# keeps ``stem``, the rules measured on LoCoMo
+# English's stemmer: the stems every text is read with, whatever its language (the words two
+# languages share, and the English that other languages' texts quote)
+stem = ENGLISH.stem
+# Snowball's name for a language it has, for one without a file of its own (lang/)
 _SNOWBALL = {
-    "es": "spanish", "pt": "portuguese", "fr": "french", "it": "italian", "de": "german",
-    "nl": "dutch", "ca": "catalan", "da": "danish", "sv": "swedish", "no": "norwegian",
-    "nb": "norwegian", "fi": "finnish", "ro": "romanian", "hu": "hungarian", "tr": "turkish",
-    "id": "indonesian", "cs": "czech", "pl": "polish", "lt": "lithuanian", "et": "estonian",
-    "eu": "basque", "ga": "irish",
+    "pt": "portuguese", "fr": "french", "it": "italian", "de": "german", "nl": "dutch",
+    "ca": "catalan", "da": "danish", "sv": "swedish", "no": "norwegian", "nb": "norwegian",
+    "fi": "finnish", "ro": "romanian", "hu": "hungarian", "tr": "turkish", "id": "indonesian",
+    "cs": "czech", "pl": "polish", "lt": "lithuanian", "et": "estonian", "eu": "basque",
+    "ga": "irish",
 }  # fmt: skip
 
 
 @functools.cache
-def _stemmer(language: str) -> Callable[[str], str]:
+def stemmer(language: str) -> Callable[[str], str]:
+    """The stemmer of ``language``: its file's, else Snowball's, else English's."""
+    if (own := filed(language)) is not None:
+        return own.stem
     name = _SNOWBALL.get(language)
-    if name is None:
-        return stem  # English, or a language Snowball does not have
-    stemmer, lock = snowballstemmer.stemmer(name), threading.Lock()  # one word at a time
-
-    @functools.lru_cache(maxsize=65536)
-    def stemmed(word: str) -> str:
-        with lock:
-            return str(stemmer.stemWord(word))
-
-    return stemmed
+    return snowball(name) if name else stem
 
 
 _CACHED_CHARS = 1024  # memories and questions; long answers are read once, never kept
@@ -109,7 +90,7 @@ def _terms(text: str, language: str = "") -> frozenset[str]:
     # tell, "El usuario es vegetariano" is Spanish), the English stems are what they share;
     # under three words, not at all ("two weeks" reads as Polish)
     if len(said) >= 3:
-        found.update(map(_stemmer(language), kept))
+        found.update(map(stemmer(language), kept))
     return frozenset(found)
 
 

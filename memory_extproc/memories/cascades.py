@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 
+from memory_extproc.lang import ENGLISH, FILED, either, filed
 from memory_extproc.languages import language_of
 from memory_extproc.memories import change_words as vocabulary
 from memory_extproc.memories.relative_dates import without_resolved_dates
@@ -24,38 +25,17 @@ from memory_extproc.words import CJK
 
 # The place a residence statement names: a capitalised name after "in"/"en", a run of Chinese
 # after 住在 / between 在 and 住
-_HOME_PLACE = (
-    re.compile(r"\b(?:live|lives|lived|living|reside|resides|resided|based)\s+in\s+"
-               r"(?P<place>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)"),
-    re.compile(r"\b(?:vivo|vivimos|vive|viven|resido|reside)\s+en\s+"
-               r"(?P<place>[A-ZÁÉÍÓÚÑ][\w'-]*(?:\s+[A-ZÁÉÍÓÚÑ][\w'-]*)*)"),
-    re.compile(r"(?:住在|居住在|定居在)(?P<place>[\u4e00-\u9fff]{2,8}?)(?=[，。；！了的,.;!]|$)"),
-    re.compile(r"在(?P<place>[\u4e00-\u9fff]{2,8}?)住"),
-)  # fmt: skip
+_HOME_PLACE = tuple(re.compile(p) for language in FILED for p in language.cascades.home_place)
 # What one has where one lives: services, routines, a home
-_LOCAL = re.compile(
-    r"\b(?:gym|gyms|doctor|dentist|physician|gp|clinic|therapist|pharmacy|vet|commute[sd]?"
-    r"|commuting|bus|subway|metro|tram|school|kindergarten|daycare|nursery|club|church|mosque"
-    r"|synagogue|temple|library|neighbou?rs?|landlord|apartment|flat|rent|grocery|supermarket"
-    r"|café|cafe|coffee\s+shop|barber|hairdresser|pool|choir|book\s+club|yoga\s+studio|studio"
-    r"|gimnasio|médic[oa]|dentista|clínica|terapeuta|farmacia|veterinari[oa]|trayecto|autobús"
-    r"|escuela|colegio|guardería|iglesia|biblioteca|vecin[oa]s?|caser[oa]|apartamento|piso"
-    r"|alquiler|renta|supermercado|cafetería|peluquería|piscina|coro)\b"
-    r"|健身房|攀岩馆|体育馆|球馆|医生|牙医|诊所|药店|兽医|通勤|上班|地铁|公交|学校|幼儿园"
-    r"|托儿所|俱乐部|教会|教堂|图书馆|邻居|房东|公寓|房租|超市|咖啡馆|理发|游泳馆|合唱团|瑜伽",
-    re.IGNORECASE,
-)
+_LOCAL = re.compile(either([language.cascades.local for language in FILED]), re.IGNORECASE)
 # A memory already past: an ending, a cascade, a habit given up
 _PAST = re.compile(
-    r"\((?:previously|antes):|（以前：|^Until\s+the\s+move:|^Hasta\s+la\s+mudanza:|^搬家之前："
-    r"|\bused\s+to\b|\bsolía\b|以前"
+    either(
+        [re.escape(language.previously[0].strip()) for language in FILED]
+        + ["^" + re.escape(language.cascades.until_move.split("{")[0]) for language in FILED]
+        + [language.cascades.past for language in FILED]
+    )
 )
-# Not the new place's name: one memory holds where the user lives now, the move's own
-_UNTIL = {
-    "en": "Until the move: {text}",
-    "es": "Hasta la mudanza: {text}",
-    "zh": "搬家之前：{text}",
-}
 
 
 def _home_place(home: str) -> str | None:
@@ -88,4 +68,5 @@ def ends_with_move(text: str, place: str) -> bool:
 
 def until_moved(text: str, move: str) -> str:
     """``text`` marked as true until the move, in its own language (the move's, if unsure)."""
-    return _UNTIL.get(language_of(text, move), _UNTIL["en"]).format(text=text)
+    language = filed(language_of(text, move)) or ENGLISH
+    return language.cascades.until_move.format(text=text)

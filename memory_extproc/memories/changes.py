@@ -98,10 +98,12 @@ def _spaced_chinese(run: str) -> str:
     """A run of Chinese read as the rules read words: fillers dropped, then one token per
     character, "用户" / "我" as the speaker and "是" as "is" ("我是纯素食者" → "self be 纯 素
     食 者")."""
-    run = vocabulary.BECOME_ZH.sub(vocabulary.BE_ZH, vocabulary.FILLER_ZH.sub("", run))
-    for word in vocabulary.SELF_ZH:
+    run = vocabulary.BECOME_UNSPACED.sub("\1", vocabulary.FILLER_UNSPACED.sub("", run))
+    for word in vocabulary.SELF_UNSPACED:
         run = run.replace(word, "\0")
-    spaced = " ".join(run).replace("\0", "self").replace(vocabulary.BE_ZH, "be")
+    for word in vocabulary.BE_UNSPACED:
+        run = run.replace(word, "\1")
+    spaced = " ".join(run).replace("\0", "self").replace("\1", "be")
     return f" {spaced} "
 
 

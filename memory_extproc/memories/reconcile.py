@@ -27,6 +27,7 @@ import dataclasses
 import itertools
 from collections.abc import Sequence
 
+from memory_extproc.lang import ENGLISH, FILED, filed
 from memory_extproc.languages import is_english, language_of
 from memory_extproc.memories.change_words import DETERMINER
 from memory_extproc.memories.changes import Change, compare, corrected, distinct, ended_object
@@ -107,19 +108,15 @@ class Revision:
     reason: str
 
 
-# What an ending calls what it ended, in the ending's language (English for those without one)
-_PREVIOUSLY = {"zh": ("（以前：", "）"), "es": (" (antes: ", ")")}
-_PREVIOUSLY_EN = (" (previously: ", ")")
-
-
 def ending(target: ScoredMemory, text: str, reason: str) -> Revision:
     """An ending keeps what it ended in its text: "User quit their job at Acme Corp" alone
     answers neither "Where do I work?" (cosine 0.14) nor which job it was. What that memory had
     ended itself is not carried on."""
     before = statement(target.memory.content)
-    for opening, _ in (_PREVIOUSLY_EN, *_PREVIOUSLY.values()):
-        before = before.split(opening, 1)[0]
-    opening, closing = _PREVIOUSLY.get(language_of(text), _PREVIOUSLY_EN)
+    for language in FILED:
+        before = before.split(language.previously[0], 1)[0]
+    # what it ended, in the ending's language (English's words for one without a file)
+    opening, closing = (filed(language_of(text)) or ENGLISH).previously
     return Revision(target, f"{text}{opening}{before.strip()}{closing}", reason)
 
 

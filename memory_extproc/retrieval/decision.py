@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from memory_extproc.identity import HeaderSignals
+from memory_extproc.lang import FILED, either
 from memory_extproc.llm_api.requests import ChatRequest
 from memory_extproc.words import speaks_of_self
 
@@ -26,14 +27,9 @@ class Skip(StrEnum):
     ZERO_LIMIT = "zero_limit"  # memory_config.retrieval_limit = 0
 
 
+# a whole message of greetings or thanks, in any filed language ("Hi there!", "谢谢", "¡Hola!")
 _GREETING = re.compile(
-    r"^(?:(?:hi|hello|hey|howdy|yo|hiya)(?:\s+there)?|good\s+(?:morning|afternoon|evening)"
-    r"|thanks|thank\s+you|thx|ty|bye|goodbye|see\s+you|ok|okay|sure|yes|no|cool|great"
-    # Chinese and Spanish
-    r"|你好|您好|嗨|谢谢|多谢|谢谢你|再见|好的|好|嗯|早上好|晚上好|没问题"
-    r"|hola|buenas|buenos\s+d[ií]as|buenas\s+(?:tardes|noches)|gracias|muchas\s+gracias|adi[oó]s"
-    r"|hasta\s+luego|vale|claro|s[ií]|perfecto)"
-    r"[\s!.,！。，~]*$",
+    rf"^[¡¿]?(?:{either([language.greetings for language in FILED])})[\s!.,！。，~]*$",
     re.IGNORECASE,
 )
 _GREETING_MAX_CHARS = 20

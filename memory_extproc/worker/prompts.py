@@ -14,11 +14,12 @@ from collections.abc import Sequence
 
 import orjson
 
+from memory_extproc.lang import FILED
 from memory_extproc.languages import NAMES, language_of
 from memory_extproc.llm_api.requests import Turn
 from memory_extproc.llm_client import JsonSchema
 from memory_extproc.memories.changes import says_change
-from memory_extproc.words import CJK, one_line, terms
+from memory_extproc.words import one_line, terms
 
 MESSAGES_PER_CALL = 1  # user messages shown to one extraction call (measured: eval/RESULTS.md)
 
@@ -90,21 +91,13 @@ _IN_THEIR_LANGUAGE = """\
 The user writes in another language than English: write each fact in their language, starting \
 with the word for "User" ("用户…" in Chinese, "El usuario …" in Spanish); never translate what \
 they said."""
-# Each language's examples: a statement, and a correction written as the fact is now (the 1.5B
-# model wrote "User said Boston, but wanted to say Austin" for "Dije Boston, pero quise decir
-# Austin": a correction in English was shown, none in the user's language).
+# Each filed language's examples (lang/): a statement, and a correction written as the fact is
+# now, as an example is shown
 _LANGUAGE_EXAMPLES = {
-    "es": (((), ("user: Trabajo de enfermera en Valencia desde 2019.",),
-            ("El usuario trabaja de enfermera en Valencia desde 2019",)),
-           (("El usuario tiene clase de cerámica los martes",),
-            ("user: Perdona, dije los martes, pero quería decir los jueves.",),
-            ("El usuario tiene clase de cerámica los jueves",))),
-    "zh": (((), ("user: 我女儿叫小雨，今年上小学三年级了。",),
-            ("用户的女儿叫小雨", "用户的女儿今年上小学三年级")),
-           (("用户的车是蓝色的",),
-            ("user: 我刚才说错了，我的车不是蓝色的，是绿色的。",),
-            ("用户的车是绿色的",))),
-}  # fmt: skip
+    language.code: tuple((e.known, (f"user: {e.said}",), e.facts) for e in language.examples)
+    for language in FILED
+    if language.examples
+}
 _EXAMPLE_DATE = "2024-03-02"
 
 
@@ -212,10 +205,12 @@ def extraction_messages(
     stated = " ".join(line.removeprefix("user: ") for line in lines if line.startswith("user: "))
     language = language_of(stated, context) if stated else "en"
     if language != "en":
-        # the examples in the user's language last: the ones the model follows most closely
-        own = "zh" if CJK.search(stated) else "es"
-        others = [e for name, shown in _LANGUAGE_EXAMPLES.items() if name != own for e in shown]
-        examples = (*examples, *others, *_LANGUAGE_EXAMPLES[own])
+        # the examples in the user's language last: the ones the model follows most closely;
+        # a language without a file sees every filed language's, none of them its own
+        others = [
+            e for code, shown in _LANGUAGE_EXAMPLES.items() if code != language for e in shown
+        ]
+        examples = (*examples, *others, *_LANGUAGE_EXAMPLES.get(language, ()))
         # …and said again above the conversation: without it, the 1.5B model wrote "我是吃蛋奶素的"
         # as "User eats egg-free and dairy-free food" (diets, in zh and es alike); said below
         # it, the model kept the old value of a correction ("Dije Boston, pero quise decir…")

@@ -1,0 +1,184 @@
+"""English: what the rules read in it. Data and patterns in lang/shape.py's shape."""
+
+from __future__ import annotations
+
+import calendar
+import re
+from datetime import date
+
+from memory_extproc.lang.shape import (
+    CLAUSE_CHAR,
+    SENTENCE_CHAR,
+    WORD_OR_AMOUNT,
+    Cascades,
+    Changes,
+    Dates,
+    Language,
+    Topics,
+)
+from memory_extproc.lang.snowball import snowball
+from memory_extproc.lang.when import When, ahead, counted, days, last
+
+_WEEKDAYS = tuple(d.lower() for d in calendar.day_name)
+_COUNTS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
+
+
+def _meaning(match: re.Match[str], said_on: date) -> When:
+    if match["today"]:
+        return days(0, said_on)
+    if match["yesterday"]:
+        return days(-1, said_on)
+    if match["tomorrow"]:
+        return days(2 if "after" in match["tomorrow"] else 1, said_on)
+    if match["next"]:
+        return ahead(match["next"].lower(), said_on, _WEEKDAYS, next_calendar_week=True)
+    if match["last"]:
+        return last(match["last"].lower(), said_on, _WEEKDAYS)
+    count = _COUNTS.get(match["count"].lower()) or int(match["count"])
+    return counted(match["unit"].lower(), count, said_on)
+
+
+_DATES = Dates(
+    relative=re.compile(
+        rf"""(?ix)\b(?:
+          (?P<today>today|tonight|this\s+(?:morning|afternoon|evening))
+          |(?P<yesterday>yesterday|last\s+night)
+          |last\s+(?P<last>week|weekend|month|year|{"|".join(_WEEKDAYS)})
+          |(?<!no\s)(?P<tomorrow>(?:the\s+)?day\s+after\s+tomorrow|tomorrow)(?!['’]s)
+          |(?<!the\s)(?<!that\s)next\s+(?P<next>week|weekend|month|year|{"|".join(_WEEKDAYS)})
+            (?!['’]s)
+          |(?P<count>\d{{1,2}}|{"|".join(_COUNTS)})\s+(?P<unit>day|week|month|year)s?\s+ago
+        )\b"""
+    ),
+    meaning=_meaning,
+    words={
+        "day": "on {iso}",
+        "week": "the week before {iso}",
+        "weekend": "the weekend before {iso}",
+        "week_of": "the week of {iso}",
+        "week_after": "the week after {iso}",
+        "weekend_after": "the weekend after {iso}",
+        "month": "in {month} {year}",
+        "year": "in {year}",
+    },
+    months=tuple(calendar.month_name[1:]),
+    clause=re.compile(r"[,;]|\s(?:and|but)\s"),
+    dated=re.compile(
+        rf"\b(?:\d{{4}}(?:-\d{{2}}){{0,2}}|{'|'.join(calendar.month_name[1:])})\b", re.IGNORECASE
+    ),
+    duration=re.compile(
+        rf"\b(?:\d+|{'|'.join(_COUNTS)}|several|few)\s+(?:day|week|month|year)s?\b", re.IGNORECASE
+    ),
+    wrong_day=r"\b(?:on|in)\s+{day}\b",
+    appended="{fact} {when}",
+)
+
+_STOP, _SENTENCE, _WORD = CLAUSE_CHAR, SENTENCE_CHAR, WORD_OR_AMOUNT
+_QUIT = r"\b(?:quit|resigned|retired)\b"
+
+_CHANGES = Changes(
+    speaker=tuple("i me my mine myself user users".split()),
+    be=("am", "is", "are"),
+    become=tuple("gone become became turned went switched".split()),
+    filler=tuple(
+        "actually now currently anymore instead fully really just also still so well oh ok okay "
+        "a an the these days at moment by way honestly".split()
+    ),
+    negation=("not", "no", "never", "longer"),
+    frame_noise=tuple("to for of in on with and also too".split()),
+    when_words=tuple("last this next week month year yesterday today ago day".split()),
+    marker=r"\b(?:actually|now|anymore|any more|no longer|instead|these days|currently|switched"
+    r"|changed|became|become|gone|turned|moved|new|updated?|correction|meant|my\s+mistake|oops)\b",
+    corrections=(
+        rf"\bi\s+(?:said|wrote|typed|told\s+you)\s+(?P<wrong>{_STOP}+?)\s*[,;.]?\s*"
+        rf"(?:but\s+)?i\s+meant\s+(?P<right>{_STOP}+)",
+        rf"\b(?:i|user)\s+meant\s+(?P<right>{_STOP}+?)\s*,?\s+(?:not|instead\s+of)\s+"
+        rf"(?P<wrong>{_STOP}+)",
+        rf"\bnot\s+(?P<wrong>{_STOP}+?)\s*,\s*but\s+(?P<right>{_STOP}+)",
+        # "Oops, my mistake: Mark is turning 41, not 40": one word for another, after a word
+        # that owns the mistake (without it, "I like cats, not dogs" would "correct" a dog)
+        rf"\b(?:my\s+mistake|my\s+bad|oops|sorry|i\s+mean|correction|i\s+was\s+wrong)\b"
+        rf"{_SENTENCE}*?(?<!\w)(?P<right>{_WORD})\s*,\s*not\s+(?P<wrong>{_WORD})",
+    ),
+    endings=(
+        r"\b(?:sold|quit|stopped|left|gave\s+up|got\s+rid\s+of|broke\s+up\s+with|moved\s+out\s+of"
+        r"|cancel+ed|retired\s+from|no\s+longer\s+\w+|(?:do|does|did)\s*n[o']t\s+\w+"
+        rf"(?=.*\banymore\b))\s+(?P<object>{_STOP}+)",
+    ),
+    left_job=_QUIT,
+    job_word="job",
+    moved=r"\b(?:i|we|user)(?:'ve|\s+have|\s+has)?\s+(?:just\s+|recently\s+|finally\s+|also\s+)?"
+    r"(?:moved|relocated)\s+(?:back\s+)?(?:to|into)\b",
+    residence=r"\b(?:i|we|user)(?:'ve|'m|\s+have|\s+has|\s+am|\s+are|\s+is)?\s+(?:\w+\s+){0,2}?"
+    r"(?:live|lives|lived|living|reside|resides|resided|based)\s+in\b",
+    switch=r"\b(?:switched|changed|became|become|no\s+longer|gave\s+up|quit|swapped|replaced"
+    r"|moved|relocated)\b",
+    when=r"(?:last|this|next)\s+\w+|yesterday|today|\w+\s+ago|on\s+\S+|in\s+\d[\d-]*"
+    r"|in\s+[a-z]+\s+\d{4}|the\s+week(?:end)?\s+(?:before|of)\s+\S+",
+    object_end=r"\s+(?:and|but)\s+(?=(?:now|then|i|i'm|we|user|he|she|they)\b).*$",
+    determiner=tuple("my our their his her the a an this that".split()),
+    clause=r",\s*(?:and|but)\s+|\s+and\s+(?=(?:my|the|i|i'm|user)\b)",
+    people=r"\b(?:brothers?|sisters?|mother|father|mom|mum|dad|parents?|sons?|daughters?|wife"
+    r"|husband|partner|friends?|cousins?|aunts?|uncles?|grand\w+|nieces?|nephews?|boyfriend"
+    r"|girlfriend|children|kids?)\b",
+    job=r"\b(?:i|user)(?:'m|\s+am|\s+is)?\s+(?:now\s+|currently\s+)?"
+    r"(?:works?\s+(?:as|at|for)|teach(?:es)?\s+(?:at|in)|(?:is\s+)?employed\s+(?:at|by))\b",
+    beside=r"\b(?:also|too|as\s+well|second\s+job|side\s+job|part-time|on\s+weekends)\b",
+    born=r"\bborn\b",
+    pro_drop={},
+)
+
+_CASCADES = Cascades(
+    home_place=(
+        r"\b(?:live|lives|lived|living|reside|resides|resided|based)\s+in\s+"
+        r"(?P<place>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)",
+    ),
+    local=r"\b(?:gym|gyms|doctor|dentist|physician|gp|clinic|therapist|pharmacy|vet|commute[sd]?"
+    r"|commuting|bus|subway|metro|tram|school|kindergarten|daycare|nursery|club|church|mosque"
+    r"|synagogue|temple|library|neighbou?rs?|landlord|apartment|flat|rent|grocery|supermarket"
+    r"|café|cafe|coffee\s+shop|barber|hairdresser|pool|choir|book\s+club|yoga\s+studio|studio)\b",
+    past=r"\bused\s+to\b",
+    until_move="Until the move: {text}",
+)
+
+_TOPICS = Topics(
+    # the user's job by its verbs and nouns ("User works as a baker", "User's new job", "User
+    # quit their job"), not work on a thing ("User is working on a painting") nor someone
+    # else's ("User's sister works as a nurse")
+    work=r"""(?ix)\buser(?:
+      ['’]s\s+(?:new\s+|current\s+|old\s+|former\s+|first\s+)?
+        (?:job|career|profession|occupation|employer|workplace)\b
+      |\s+(?:\w+\s+){0,3}?(?:
+        (?:works|worked|working)\b(?!\s+(?:on|out|through|with|towards?|hard\s+on)\b)
+        |employed|retired|resigned|(?:quit|lost|left)\s+(?:\w+\s+)?job
+        |(?:got|started|found|landed)\s+(?:a\s+|the\s+)?(?:new\s+)?job
+        |(?:switched|changed)\s+careers?)\b
+      |\s+(?:\w+\s+){1,5}?for\s+(?:a|the|their)\s+(?:new\s+)?job\b)""",
+    work_word="work",
+    # the user moving house or town, or planning to; not a move to a team, a role or a diet,
+    # nor "moved to tears"
+    move=r"""(?ix)\b(?:user|i|we)(?:'ve|'re|'ll)?\s+(?:(?:has|had|have|just|recently|finally|also|then|eventually|already|is
+      |was|will|plans\s+to|is\s+planning\s+to|wants\s+to|is\s+going\s+to|hopes\s+to)\s+){0,2}
+    (?:moved|moving|move|relocated|relocating|relocate|emigrated|emigrating|immigrated)
+    (?:\s+back)?\s+(?:
+      (?:to|into)\b(?!\s+tears)(?!\s+(?:\w+\s+){0,2}?(?:team|department|division|role|position
+        |diet|version|stage|phase|level|management)\b)
+      |in\b|from\b|abroad|away|out\s+of|across|house|home|cities|countries|states|here|there)""",
+    move_word="where the user lives",
+)
+
+LANGUAGE = Language(
+    code="en",
+    name="English",
+    spaced=True,
+    # Snowball's English ("Porter2"): "dancing" and "dance" are one word
+    stem=snowball("english"),
+    greetings=r"(?:hi|hello|hey|howdy|yo|hiya)(?:\s+there)?|good\s+(?:morning|afternoon|evening)"
+    r"|thanks|thank\s+you|thx|ty|bye|goodbye|see\s+you|ok|okay|sure|yes|no|cool|great",
+    previously=(" (previously: ", ")"),
+    examples=(),
+    dates=_DATES,
+    changes=_CHANGES,
+    cascades=_CASCADES,
+    topics=_TOPICS,
+)

@@ -1,0 +1,209 @@
+"""Spanish: what the rules read in it. Data and patterns in lang/shape.py's shape."""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+
+from memory_extproc.lang.shape import (
+    CLAUSE_CHAR,
+    SENTENCE_CHAR,
+    WORD_OR_AMOUNT,
+    Cascades,
+    Changes,
+    Dates,
+    Example,
+    Language,
+    Topics,
+)
+from memory_extproc.lang.snowball import snowball
+from memory_extproc.lang.when import When, ahead, counted, days, last
+
+_WEEKDAYS = ("lunes", "martes", "miércoles", "jueves", "viernes", "sábado", "domingo")
+_COUNTS = {"un": 1, "una": 1, "dos": 2, "tres": 3, "cuatro": 4, "cinco": 5, "seis": 6}
+_MONTHS = ("enero", "febrero", "marzo", "abril", "mayo", "junio", "julio", "agosto",
+           "septiembre", "octubre", "noviembre", "diciembre")  # fmt: skip
+_PERIODS = {"semana": "week", "fin de semana": "weekend", "mes": "month", "año": "year"}
+
+
+def _meaning(match: re.Match[str], said_on: date) -> When:
+    if match["today"]:
+        return days(0, said_on)
+    if match["yesterday"]:
+        return days(-2 if match["yesterday"] == "anteayer" else -1, said_on)
+    if match["tomorrow"]:
+        return days(2 if match["tomorrow"].lower().startswith("pasado") else 1, said_on)
+    if coming := match["next"] or match["coming"]:
+        return ahead(_PERIODS.get(coming.lower(), coming.lower()), said_on, _WEEKDAYS)
+    for period in ("week", "weekend", "month", "year"):
+        if match[period]:
+            return last(period, said_on, _WEEKDAYS)
+    if weekday := (match["weekday"] or "").lower():
+        return last(weekday, said_on, _WEEKDAYS)
+    count = _COUNTS.get(match["count"].lower()) or int(match["count"])
+    unit = {"día": "day", "semana": "week", "mes": "month", "año": "year"}[match["unit"].lower()]
+    return counted(unit, count, said_on)
+
+
+_DATES = Dates(
+    relative=re.compile(
+        rf"""(?ix)(?<!\w)(?:
+          (?P<today>hoy|esta\s+(?:mañana|tarde|noche))
+          |(?P<yesterday>ayer|anoche|anteayer)
+          |(?<!la\s)(?<!una\s)(?<!cada\s)(?<!por\s)(?<!de\s)(?<!esta\s)(?<!el\s)
+            (?<!media\s)(?<!turno\s)(?P<tomorrow>pasado\s+mañana|mañana)
+          |(?:el\s+|la\s+)?próxim[oa]\s+(?P<next>fin\s+de\s+semana|semana|mes|año
+            |{"|".join(_WEEKDAYS)})(?!\s+(?:santa|nuevo)\b)
+          |(?:el\s+|la\s+)?(?P<coming>fin\s+de\s+semana|semana|mes|año)\s+que\s+viene
+          |(?:el\s+)?(?P<weekend>fin\s+de\s+semana)\s+pasado
+          |(?:la\s+)?(?P<week>semana)\s+pasada
+          |(?:el\s+)?(?P<month>mes)\s+pasado
+          |(?:el\s+)?(?P<year>año)\s+pasado
+          |(?:el\s+)?(?P<weekday>{"|".join(_WEEKDAYS)})\s+pasado
+          |hace\s+(?P<count>\d{{1,2}}|{"|".join(_COUNTS)})\s+(?P<unit>día|semana|mes|año)(?:e?s)?
+        )(?!\w)"""
+    ),
+    meaning=_meaning,
+    words={
+        "day": "el {iso}",
+        "week": "la semana antes del {iso}",
+        "weekend": "el fin de semana antes del {iso}",
+        "week_of": "la semana del {iso}",
+        "week_after": "la semana después del {iso}",
+        "weekend_after": "el fin de semana después del {iso}",
+        "month": "en {month} de {year}",
+        "year": "en {year}",
+    },
+    months=_MONTHS,
+    clause=re.compile(r"[,;]|\s(?:y|pero)\s"),
+    dated=re.compile(rf"\b(?:\d{{4}}(?:-\d{{2}}){{0,2}}|{'|'.join(_MONTHS)})\b", re.IGNORECASE),
+    duration=re.compile(
+        rf"(?<!hace\s)\b(?:\d+|{'|'.join(_COUNTS)}|varios|varias|unos|unas)\s+"
+        r"(?:días?|semanas?|mes(?:es)?|años?)\b",
+        re.IGNORECASE,
+    ),
+    wrong_day=r"\b(?:el|en)\s+{day}\b",
+    appended="{fact} {when}",
+)
+
+_STOP, _SENTENCE, _WORD = CLAUSE_CHAR, SENTENCE_CHAR, WORD_OR_AMOUNT
+# the jobs a statement names, by their stems ("enfermera", "profesores")
+_JOBS = (
+    r"ingenier|médic|enfermer|profesor|maestr|abogad|programador|diseñador|contador|contable"
+    r"|cociner|periodista|arquitect|carpinter|panader|camarer|conductor|gerente|director"
+    r"|vendedor|policía|agricultor|técnic|analista|consultor"
+)
+# a move to a team, a department or a post is not a move of home
+_NOT_A_HOME = r"(?!\s+a(?:l|\s+la|\s+otr[oa])?\s+(?:equipo|departamento|puesto|área|sección))"
+
+_CHANGES = Changes(
+    speaker=tuple("yo mi mis mí usuario usuaria usuarios".split()),
+    be=tuple("es soy eres somos está estoy".split()),  # not "son" (a son)
+    become=(),  # "me volví vegano" reads as a change (marker), the verb as a word
+    filler=tuple(
+        "ahora actualmente realmente también todavía completamente totalmente últimamente bueno "
+        "pues ya".split()
+    ),
+    negation=("no", "nunca", "jamás"),
+    frame_noise=("de", "del", "para", "con"),
+    when_words=tuple("pasado pasada semana mes año ayer hoy hace día".split()),
+    marker=r"\b(?:ahora|actualmente|ya\s+no|en\s+realidad|últimamente|hoy\s+en\s+día"
+    r"|cambi(?:é|ó|ado|o)|pas(?:é|ó)\s+a|me\s+volví|se\s+volvió|me\s+hice|se\s+hizo|nuev[oa]s?"
+    r"|me\s+mudé|se\s+mudó|sub(?:ió|ieron)|baj(?:ó|aron)|quise\s+decir|corrección"
+    r"|me\s+equivoqué)\b",
+    corrections=(
+        rf"\b(?:dije|escribí|puse)\s+(?P<wrong>{_STOP}+?)\s*[,;.]?\s*(?:pero\s+)?quise\s+decir\s+"
+        rf"(?P<right>{_STOP}+)",
+        rf"\bquise\s+decir\s+(?P<right>{_STOP}+?)\s*,?\s+no\s+(?P<wrong>{_STOP}+)",
+        rf"\bno\s+(?P<wrong>{_STOP}+?)\s*,\s*sino\s+(?P<right>{_STOP}+)",
+        rf"\b(?:me\s+equivoqué|me\s+confundí|perd(?:ón|ona)|error|corrijo)\b"
+        rf"{_SENTENCE}*?(?<!\w)(?P<right>{_WORD})\s*,\s*no\s+(?P<wrong>{_WORD})",
+    ),
+    endings=(
+        r"\b(?:vend(?:í|i|ió|imos|ieron)|dej(?:é|ó)|renunci(?:é|ó)\s+a|cancel(?:é|ó)"
+        r"|me\s+deshice\s+de|se\s+deshizo\s+de|termin(?:é|ó)\s+con|me\s+jubilé\s+de"
+        r"|se\s+jubiló\s+de|me\s+salí\s+de|se\s+salió\s+de|regal(?:é|ó)|ya\s+no\s+\w+)"
+        rf"\s+(?P<object>{_STOP}+)",
+    ),
+    left_job=r"\b(?:renunci(?:é|ó)|dimit(?:í|ió)|me\s+jubilé|se\s+jubiló)\b",
+    job_word="trabajo",
+    moved=r"\b(?:me\s+mud(?:é|o)|nos\s+mud(?:amos|aremos)|me\s+he\s+mudado|nos\s+hemos\s+mudado"
+    r"|(?:el\s+usuari[oa]|la\s+usuaria)\s+(?:\w+\s+){0,2}?se\s+(?:mudó|ha\s+mudado))"
+    r"\s+(?:a|para)\b",
+    residence=r"(?:^|[¡¿.,;:!?]\s*|\b(?:el\s+usuari[oa]|la\s+usuaria|yo|nosotr[oa]s)\s+"
+    r"(?:\w+\s+){0,2}?)(?:vivo|vivimos|vive|viven|resido|reside)\s+en\b",
+    switch=r"\b(?:cambi(?:é|ó)|me\s+volví|se\s+volvió|me\s+hice|se\s+hizo|ya\s+no|dej(?:é|ó)"
+    r"|renunci(?:é|ó)|reemplac(?:é|ó)|pas(?:é|ó)\s+a|me\s+mudé|nos\s+mudamos|se\s+mudó)\b",
+    when=r"(?:la|el)\s+(?:semana|mes|año)\s+pasad[oa]|ayer|hoy|hace\s+\w+(?:\s+\w+)?"
+    r"|en\s+\d{4}|en\s+[a-z]+\s+de\s+\d{4}",
+    object_end=r"\s+(?:y|pero)\s+(?=(?:ahora|luego|ya|yo|el\s+usuari[oa]|soy|es|estoy|está"
+    r"|trabajo|trabaja)\b).*$",
+    determiner=tuple("mi mis su sus el la los las un una este esta ese esa".split()),
+    clause=r",\s*(?:y|pero)\s+",
+    people=r"\b(?:herman[oa]s?|madre|padre|mamá|papá|padres|hij[oa]s?|espos[oa]|marido|mujer"
+    r"|pareja|amig[oa]s?|prim[oa]s?|tí[oa]s?|abuel[oa]s?|novi[oa])\b",
+    job=r"(?:\bel\s+usuari[oa]|\bla\s+usuaria|^|[.!¡,]\s*|\by\s+)\s*(?:ahora\s+|actualmente\s+)?"
+    rf"(?:trabaj[ao]\s+(?:de|como|en|para)|(?:es|soy)\s+(?:{_JOBS})\w*|da\s+clases"
+    r"|doy\s+clases)",
+    beside=r"\b(?:además|también|los\s+fines\s+de\s+semana|a\s+tiempo\s+parcial)\b",
+    born=r"\bnac(?:í|ió|ido|ida)\b",
+    pro_drop={"soy": "yo soy", "estoy": "yo estoy"},
+)
+
+_CASCADES = Cascades(
+    home_place=(
+        r"\b(?:vivo|vivimos|vive|viven|resido|reside)\s+en\s+"
+        r"(?P<place>[A-ZÁÉÍÓÚÑ][\w'-]*(?:\s+[A-ZÁÉÍÓÚÑ][\w'-]*)*)",
+    ),
+    local=r"\b(?:gimnasio|médic[oa]|dentista|clínica|terapeuta|farmacia|veterinari[oa]|trayecto"
+    r"|autobús|escuela|colegio|guardería|iglesia|biblioteca|vecin[oa]s?|caser[oa]|apartamento"
+    r"|piso|alquiler|renta|supermercado|cafetería|peluquería|piscina|coro)\b",
+    past=r"\bsolía\b",
+    until_move="Hasta la mudanza: {text}",
+)
+
+_TOPICS = Topics(
+    # "El usuario …" (not "… del usuario") or the user's own verb ("trabajo de", "soy enfermera")
+    work=rf"""(?ix)(?<!del\s)\busuario\b[^,.;!?]{{0,40}}?\b(?:
+      trabaj|emplead|desemplead|profesión|oficio|jubil|renunci|dimiti|despedid
+      |dejó\s+su\s+(?:trabajo|empleo|puesto)|es\s+(?:una?\s+)?(?:{_JOBS}))
+    |\b(?:trabajo\s+(?:de|como|en|para)|soy\s+(?:una?\s+)?(?:{_JOBS})|me\s+jubilé|renuncié
+      |dejé\s+mi\s+(?:trabajo|empleo|puesto)|me\s+despidieron)""",
+    work_word="trabajo",
+    move=rf"""(?ix)(?<!del\s)(?<!de\sla\s)\busuari[oa]\b(?:\s+y\s+su\s+\w+)?
+      (?:\s+(?:ya|también|recientemente|finalmente|quiere|va\s+a|piensa|planea|está))?
+      \s+(?:se\s+(?:ha\s+|han\s+|va\s+a\s+|van\s+a\s+|está\s+)?)?
+      (?:mud(?:ó|aron|ado|ará|arán|a|an|ando|arse)|traslad(?:ó|aron|ado|ará|arse)|emigró
+        |(?:fue|fueron|ido)\s+a\s+vivir){_NOT_A_HOME}\b
+    |\bme\s+(?:mudé|he\s+mudado|acabo\s+de\s+mudar|voy\s+a\s+mudar|mudo|trasladé
+      |fui\s+a\s+vivir){_NOT_A_HOME}\b""",
+    move_word="vive en",
+)
+
+LANGUAGE = Language(
+    code="es",
+    name="Spanish",
+    spaced=True,
+    stem=snowball("spanish"),
+    greetings=r"hola|buenas|buenos\s+d[ií]as|buenas\s+(?:tardes|noches)|gracias|muchas\s+gracias"
+    r"|adi[oó]s|hasta\s+luego|vale|claro|s[ií]|perfecto",
+    previously=(" (antes: ", ")"),
+    # the 1.5B model wrote "User said Boston, but wanted to say Austin" for "Dije Boston, pero
+    # quise decir Austin" when no correction in the user's language was shown
+    examples=(
+        Example(
+            (),
+            "Trabajo de enfermera en Valencia desde 2019.",
+            ("El usuario trabaja de enfermera en Valencia desde 2019",),
+        ),
+        Example(
+            ("El usuario tiene clase de cerámica los martes",),
+            "Perdona, dije los martes, pero quería decir los jueves.",
+            ("El usuario tiene clase de cerámica los jueves",),
+        ),
+    ),
+    dates=_DATES,
+    changes=_CHANGES,
+    cascades=_CASCADES,
+    topics=_TOPICS,
+)

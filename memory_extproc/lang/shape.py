@@ -1,0 +1,122 @@
+"""What a language file holds: one typed shape that every language fills (lang/en.py, zh.py…).
+
+Data and patterns only; the rules that apply them live where they are used (memories/changes.py,
+memories/cascades.py, memories/relative_dates.py…). A pattern here is a regular expression's
+source, one alternative of that language: the rule module joins every filed language's into one
+pattern (a short fact is too short to tell its language, and no entry means one thing in one
+language and another thing in another), and each carries its own word bounds (Chinese has none).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date
+
+from memory_extproc.lang.when import When
+
+# Building blocks of the patterns below
+CLAUSE_CHAR = r"[^,.;!?，。；！？]"  # a character of the same clause
+SENTENCE_CHAR = r"[^.;!?。；！？]"  # a character of the same sentence
+WORD_OR_AMOUNT = r"[$€£]?\w+(?:[.,]\d+)*"  # "41", "$1,350", "Austin"
+
+
+@dataclass(frozen=True, slots=True)
+class Dates:
+    """How the language says a date relative to the day it is said, and how a fact words the
+    date it resolves to (memories/relative_dates.py)."""
+
+    relative: re.Pattern[str]
+    meaning: Callable[[re.Match[str], date], When]
+    # the date worded to follow a fact, per kind of When: {iso}, {year}, {month} (its name in
+    # ``months``), {m}, {d}
+    words: dict[str, str]
+    months: tuple[str, ...]
+    clause: re.Pattern[str]  # what separates the clauses of a sentence
+    dated: re.Pattern[str]  # a date the fact already holds: ISO, a year, a month's name
+    duration: re.Pattern[str]  # a fact that says how long keeps its own time
+    wrong_day: str  # how the model writes the conversation's own day: {day} in it
+    appended: str  # the date added to a fact that has none: {fact} and {when}
+    edge: str = r"(?<!\w){}(?!\w)"  # a phrase kept in the fact, as a word of its own
+    shared: int = 2  # words a fact shares with the clause of the phrase, at least
+
+
+@dataclass(frozen=True, slots=True)
+class Changes:
+    """The words that say a statement restates, changes, corrects or ends another
+    (memories/changes.py). Word tuples are read token by token in a spaced language and as
+    substrings (patterns) in an unspaced one."""
+
+    speaker: tuple[str, ...]  # the user, as statements and memories name them: "i", "用户"
+    be: tuple[str, ...]  # "is", "soy", "是"
+    become: tuple[str, ...]  # "became", "me volví", "变成": is now
+    filler: tuple[str, ...]  # "actually", "ahora", "现在": said of a change, not of the fact
+    negation: tuple[str, ...]
+    frame_noise: tuple[str, ...]  # "my budget" / "the budget": not a different slot
+    when_words: tuple[str, ...]  # "last", "week": when an ending happened, not what ended
+    marker: str  # "actually", "no longer", "ya no", "不再": the speaker says it changed
+    corrections: tuple[str, ...]  # "I said Boston, I meant Austin": groups wrong, right
+    endings: tuple[str, ...]  # "I sold my car": group object
+    left_job: str  # an ending that names nothing ("I quit") ended the job…
+    job_word: str  # …called this
+    moved: str  # the user moved ("we moved to Seattle"), not a relative
+    residence: str  # where the user lives
+    switch: str  # one thing replaced another, whatever it was
+    when: str  # a time after what ended: "last week", "la semana pasada"
+    object_end: str  # what an ending names stops where a new clause starts
+    determiner: tuple[str, ...]  # "my car" → "car"
+    clause: str  # what separates the clauses of one statement
+    people: str  # the people of the user's life: a brother's home is not the user's
+    job: str  # the user's work
+    beside: str  # a second job beside the first, not one for the other
+    born: str  # where and when the user was born: the past, not the present
+    pro_drop: dict[str, str]  # "soy vegano" is "yo soy vegano"
+
+
+@dataclass(frozen=True, slots=True)
+class Cascades:
+    """What a move ends with it (memories/cascades.py)."""
+
+    home_place: tuple[str, ...]  # the place a residence statement names: group place
+    local: str  # what one has where one lives: a gym, a doctor, a commute
+    past: str  # a memory already past: "used to", "以前"
+    until_move: str  # a memory marked as true until the move: {text}
+
+
+@dataclass(frozen=True, slots=True)
+class Topics:
+    """What a memory is about where its reader cannot tell (memories/topics.py): the user's work
+    and a move, each with the word a memory leans toward."""
+
+    work: str
+    work_word: str
+    move: str
+    move_word: str
+
+
+@dataclass(frozen=True, slots=True)
+class Example:
+    """One extraction example in the language (worker/prompts.py): what is known, the user's
+    line, the facts a good answer holds."""
+
+    known: tuple[str, ...]
+    said: str
+    facts: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Language:
+    code: str  # ISO 639-1, as languages.language_of names it
+    name: str  # as a prompt names it: "Spanish"
+    spaced: bool  # words between spaces (not Chinese, Japanese)
+    stem: Callable[[str], str]  # one stemmer for the product and the yardsticks
+    greetings: str  # a whole message that is only a greeting or a thanks
+    previously: tuple[str, str]  # what an ending calls what it ended: " (previously: ", ")"
+    # a statement, and a correction written as the fact is now (empty for English, whose
+    # examples are the prompt's own)
+    examples: tuple[Example, ...]
+    dates: Dates
+    changes: Changes
+    cascades: Cascades
+    topics: Topics

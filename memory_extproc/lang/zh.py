@@ -1,0 +1,205 @@
+"""Chinese: what the rules read in it. Data and patterns in lang/shape.py's shape.
+
+Chinese has no spaces: its patterns have no word bounds, and a run of its characters is read
+character by character (words.CJK), after its filler words are dropped and its words for the user
+and for "is" are read as such (memories/changes.py).
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+
+from memory_extproc.lang.shape import (
+    CLAUSE_CHAR,
+    Cascades,
+    Changes,
+    Dates,
+    Example,
+    Language,
+    Topics,
+)
+from memory_extproc.lang.when import When, ahead, counted, days, last
+
+_WEEKDAYS = "一二三四五六日"  # 周一 … 周日 (周天 too)
+_COUNTS = {"一": 1, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8,
+           "九": 9, "十": 10}  # fmt: skip
+# The people of a user's life, as a fact names them ("用户的妹妹", "我妈妈"): not the user
+KIN = (
+    r"妈|爸|母亲|父亲|女儿|儿子|孩子|老婆|老公|妻子|丈夫|太太|先生|朋友|妹|姐|哥|弟|家人|同事"
+    r"|男朋友|女朋友|室友|奶奶|爷爷|外婆|外公|父母"
+)
+
+
+def _meaning(match: re.Match[str], said_on: date) -> When:
+    if match["today"]:
+        return days(0, said_on)
+    if match["yesterday"]:
+        return days(-2 if match["yesterday"] == "前天" else -1, said_on)
+    if match["tomorrow"]:
+        return days(1, said_on)  # not 后天: also "acquired", not innate
+    # 下周三: the Wednesday of the week after this one
+    coming = match["next_weekday"] or next(
+        (p for p in ("weekend", "week", "month", "year") if match[f"next_{p}"]), None
+    )
+    if coming:
+        return ahead(coming, said_on, (*_WEEKDAYS[:6], "天"), next_calendar_week=True)
+    if match["weekend"]:
+        return last("weekend", said_on, ())
+    if match["week"]:
+        if weekday := match["weekday"]:  # 上周三: the Wednesday of the week before this one
+            index = 6 if weekday == "天" else _WEEKDAYS.index(weekday)
+            return days(index - said_on.weekday() - 7, said_on)
+        return last("week", said_on, ())
+    if match["month"]:
+        return last("month", said_on, ())
+    if match["year"]:
+        return last("year", said_on, ())
+    count = _COUNTS.get(match["count"]) or int(match["count"])
+    unit = {"天": "day", "周": "week", "星期": "week", "月": "month", "年": "year"}[match["unit"]]
+    return counted(unit, count, said_on)
+
+
+_DATES = Dates(
+    relative=re.compile(
+        rf"""(?P<today>今天|今晚|今早)
+        |(?P<yesterday>昨天|昨晚|昨日|前天)
+        |(?<!的)(?P<tomorrow>明天|明晚|明早)
+        |(?<!下)(?P<next_weekend>下(?:个)?(?:周末|星期末))
+        |(?<!下)(?P<next_week>下(?:个)?(?:周|星期|礼拜))(?:(?P<next_weekday>[{_WEEKDAYS}天])(?!起))?
+        |(?<!下)(?P<next_month>下(?:个)?月)
+        |(?<!聪)(?P<next_year>明年)
+        |(?P<weekend>上(?:个)?(?:周末|星期末))
+        |(?<!上)(?P<week>上(?:个)?(?:周|星期|礼拜))(?:(?P<weekday>[{_WEEKDAYS}天])(?!起))?
+        |(?P<month>上(?:个)?月)
+        |(?P<year>去年)
+        |(?<![\d{"".join(_COUNTS)}])(?P<count>\d{{1,2}}|[{"".join(_COUNTS)}])(?:个)?(?P<unit>天|周|星期|月|年)(?:以)?前""",
+        re.X,
+    ),
+    meaning=_meaning,
+    words={
+        "day": "{year}年{m}月{d}日",
+        "week": "{year}年{m}月{d}日前的一周",
+        "weekend": "{year}年{m}月{d}日前的周末",
+        "week_of": "{year}年{m}月{d}日那一周",
+        "week_after": "{year}年{m}月{d}日后的一周",
+        "weekend_after": "{year}年{m}月{d}日后的周末",
+        "month": "{year}年{m}月",
+        "year": "{year}年",
+    },
+    months=(),
+    clause=re.compile(r"[，,；;]|但是|而且|并且"),
+    dated=re.compile(r"\d{4}(?:-\d{2}){0,2}|\d+\s*[年月日号]"),
+    duration=re.compile(rf"(?:\d+|[{''.join(_COUNTS)}几]+)(?:个)?(?:天|周|星期|月|年)(?!以?前)"),
+    wrong_day="(?:在|于)?{day}",
+    appended="{fact}（{when}）",
+    edge="{}",  # no spaces between words
+    shared=1,  # a character pair is a word more often than not: 面试 (an interview)
+)
+
+_STOP = CLAUSE_CHAR
+# when, as a time said before a place or a verb ("我们上个月搬到…")
+_WHEN = (
+    r"\d+[年月日号]|[\d一两二三四五六七八九十几]*个?(?:星期|[天周月年])(?:以?前)?"
+    r"|[上下这去今前]个?[月周年天]"
+)
+
+_CHANGES = Changes(
+    speaker=("用户", "我"),
+    be=("是",),
+    become=("改成", "改为", "变成", "成为", "改"),  # "改吃纯素" (switched to eating vegan): is now
+    # "更" of "更喜欢" (prefer) as well: "我更喜欢靠过道的座位" says one value in the frame of
+    # "我喜欢靠窗的座位", not a restatement of it (not the 更 of 更新, 更换: update, replace);
+    # "about to" (即将…): when, not what ("马克即将满41岁" / "马克满40岁")
+    filler=tuple(
+        "现在 目前 如今 其实 实际上 已经 完全 彻底 真的 最近 对了 另外 也 了 更(?=喜欢|爱|偏爱) "
+        "即将 将要 快要 就要".split()
+    ),
+    negation=("不", "没", "别"),
+    frame_noise=("的", "在", "把", "给"),
+    when_words=(),  # characters, not words: 年 and 月 are parts of others
+    marker=r"现在|目前|如今|其实|实际上|改成|改为|改吃|改用|换成|换了|变成|变了|不再|已经不|最近"
+    r"|更新|口误|说错|打错|写错|我是说|意思是|想说的是|纠正|更正|搬到|搬去|涨了|涨到|降到|降了",
+    corrections=(
+        # 我之前说波士顿是口误，我想说的是奥斯汀
+        rf"(?:说|写|打)(?:的|成)?是?(?P<wrong>{_STOP}{{1,12}}?)(?:是口误|说错了|打错了|写错了|不对)"
+        rf"[，,。；]?\s*(?:我|其实)?(?:想说的是|要说的是|的意思是|应该是|是)(?P<right>{_STOP}+)",
+        # 不是波士顿，是奥斯汀
+        rf"不是(?P<wrong>[^,.;!?，。；！？是]{{1,12}})[，,]?\s*而?是(?P<right>{_STOP}+)",
+        # 我女儿叫欣怡，不是心怡
+        rf"(?P<right>[^,.;!?，。；！？是叫在说]{{1,12}})[，,]\s*(?:而)?不是(?P<wrong>{_STOP}+)",
+    ),
+    endings=(
+        rf"(?:把|将)(?P<object>{_STOP}+?)给?(?:卖掉|卖|退掉|退|处理掉|送人|扔掉|扔|转让)了",
+        rf"(?:从|在)(?P<object>{_STOP}+?)(?:辞职|离职|退休|退出|毕业)",
+        rf"(?:辞掉|辞去|卖掉|卖了|戒掉|戒了|退掉|退了|离开了|取消了|退出了|不再)了?(?P<object>{_STOP}+)",
+        rf"和(?P<object>{_STOP}+?)分手",
+    ),
+    left_job="辞职|离职|退休",
+    job_word="工作",
+    moved=rf"(?:我们?|用户)(?:{_WHEN}|刚刚?|已经|最近|终于|也|都|一家人?|全家)*"
+    r"(?:搬到|搬去|搬家到|迁到|移居)",
+    residence=r"(?:我们?|用户)(?:一直|现在|目前|已经)?(?:住在|居住在|定居在|在[^，。；！？,.;!?的]{1,10}?住)",
+    switch=r"改行|转行|换了|换成|改成|变成|不再|辞职|改吃|当上了|成为|搬到|搬去|搬家",
+    when=r"上个?(?:月|周|星期)|去年|前天|昨天|今天",
+    object_end=r"[，,]?(?:现在|而且|并且|但是).*$",
+    determiner=("我的", "他的", "她的", "用户的", "我们的"),
+    clause=r"[，,]\s*(?:另外|而且|还有|并且|同时|但是|不过)",
+    people=r"哥哥|姐姐|弟弟|妹妹|父亲|母亲|爸爸|妈妈|父母|儿子|女儿|孩子|妻子|老婆|丈夫|老公|朋友"
+    r"|表[哥姐弟妹]|堂[哥姐弟妹]|阿姨|叔叔|爷爷|奶奶|外公|外婆",
+    job=r"(?:我|用户)(?:现在|目前|已经|一直)?(?:在[^，。；！的,.;!]{1,12}?)?(?:当|做|担任|任职|工作)",
+    beside=r"也|还|兼职|周末",
+    born=r"出生|出身",
+    pro_drop={},
+)
+
+_CASCADES = Cascades(
+    home_place=(
+        r"(?:住在|居住在|定居在)(?P<place>[\u4e00-\u9fff]{2,8}?)(?=[，。；！了的,.;!]|$)",
+        r"在(?P<place>[\u4e00-\u9fff]{2,8}?)住",
+    ),
+    local=r"健身房|攀岩馆|体育馆|球馆|医生|牙医|诊所|药店|兽医|通勤|上班|地铁|公交|学校|幼儿园"
+    r"|托儿所|俱乐部|教会|教堂|图书馆|邻居|房东|公寓|房租|超市|咖啡馆|理发|游泳馆|合唱团|瑜伽",
+    past=r"以前",
+    until_move="搬家之前：{text}",
+)
+
+_TOPICS = Topics(
+    # the user (not "用户的妹妹", "我妈妈"), then within the sentence a job, a workplace, its end
+    work=rf"""(?x)(?:用户|我)(?![的们]|{KIN})[^。；！？他她]{{0,20}}?
+    (?:工作|上班|职业|辞职|离职|退休|失业|入职|跳槽
+      |(?:是|做|当|担任)(?:一名|一位|一个|个)?[^，,。；]{{0,8}}?
+       (?:师|(?<![会成队学])员|医生|护士|司机|作家|画家|歌手|经理|主管|总监|老板|警察|记者|编辑|销售|工人|农民))""",
+    work_word="工作",
+    # the user moving house or town, or planning to: not someone else's move ("用户帮妹妹搬家"),
+    # a thing moved ("用户把沙发搬到了客厅"), nor a move not made ("用户不想搬家")
+    move=rf"""(?x)(?:用户|我(?:们(?=[上下这去今前]?个?[月周年天]|刚|已经|最近|终于|一家|全家))?)
+    (?![的们]|{KIN}|公司)[^。；！？他她把帮说不没对想，,]{{0,20}}?
+    (?:搬到|搬去|搬进|搬家|搬回|搬离|移居|迁居|定居|移民|安家)""",
+    move_word="居住地",
+)
+
+LANGUAGE = Language(
+    code="zh",
+    name="Chinese",
+    spaced=False,
+    stem=str,  # no inflection: a character pair is a word more often than not
+    greetings=r"你好|您好|嗨|谢谢|多谢|谢谢你|再见|好的|好|嗯|早上好|晚上好|没问题",
+    previously=("（以前：", "）"),
+    examples=(
+        Example(
+            (),
+            "我女儿叫小雨，今年上小学三年级了。",
+            ("用户的女儿叫小雨", "用户的女儿今年上小学三年级"),
+        ),
+        Example(
+            ("用户的车是蓝色的",),
+            "我刚才说错了，我的车不是蓝色的，是绿色的。",
+            ("用户的车是绿色的",),
+        ),
+    ),
+    dates=_DATES,
+    changes=_CHANGES,
+    cascades=_CASCADES,
+    topics=_TOPICS,
+)

@@ -1,0 +1,156 @@
+"""Every language file (memory_extproc/lang/) fills the same shape, and what it says reads as it
+means: one table, one row per filed language. A language filed without its row fails here, as
+does a row whose sentences the rules misread."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass
+
+import pytest
+
+from memory_extproc.lang import ENGLISH, FILED, filed
+from memory_extproc.lang.shape import Language
+from memory_extproc.memories.cascades import left_place, until_moved
+from memory_extproc.memories.changes import Change, compare, corrected, ended_object, moved_from
+from memory_extproc.memories.relative_dates import dated, without_resolved_dates
+from memory_extproc.memories.topics import topic_words
+from memory_extproc.retrieval.decision import is_greeting
+
+# What a language may leave empty, and why
+MAY_BE_EMPTY = {
+    ("en", "examples"),  # the extraction prompt's own examples are English
+    ("en", "changes.pro_drop"),  # English says its pronouns
+    ("es", "changes.become"),  # "me volví vegano" is read as a change said (marker)
+    ("zh", "changes.pro_drop"),
+    ("zh", "changes.when_words"),  # characters, not words: 年, 月 are parts of others
+    ("zh", "dates.months"),  # months are numbered: 12月
+}
+
+
+def _fields(value: object, prefix: str = "") -> list[tuple[str, object]]:
+    found: list[tuple[str, object]] = []
+    for field in dataclasses.fields(value):  # type: ignore[arg-type]
+        inner = getattr(value, field.name)
+        name = f"{prefix}{field.name}"
+        if dataclasses.is_dataclass(inner) and not isinstance(inner, type):
+            found += _fields(inner, f"{name}.")
+        else:
+            found.append((name, inner))
+    return found
+
+
+@pytest.mark.parametrize("language", FILED, ids=lambda language: language.code)
+def test_every_language_fills_the_shape(language: Language) -> None:
+    empty = {name for name, value in _fields(language) if value in ("", (), {}, None)}
+    assert empty == {name for code, name in MAY_BE_EMPTY if code == language.code}
+
+
+@pytest.mark.parametrize("language", FILED, ids=lambda language: language.code)
+def test_every_pattern_compiles_alone(language: Language) -> None:
+    """A language's alternative is a whole pattern: joined with the others, it cannot swallow
+    them (an unclosed group, a global flag in the middle)."""
+    for name, value in _fields(language):
+        if name.startswith(("changes.", "cascades.", "topics.")) and not name.endswith(
+            ("_word", "until_move", "pro_drop")
+        ):
+            for pattern in value if isinstance(value, tuple) else (value,):
+                re.compile(pattern)
+    re.compile(language.greetings)
+    assert language.dates.words.keys() == ENGLISH.dates.words.keys()
+    assert filed(language.code) is language
+
+
+@dataclass(frozen=True)
+class Row:
+    """What every language must say, and how its rules must read it."""
+
+    greeting: str  # a whole message that is only a greeting
+    not_greeting: str  # a greeting with a question
+    home: str  # a memory: where the user lives
+    moved: str  # a memory: the user moved elsewhere (ends ``home``)
+    relative_moved: str  # a relative moved: ends nothing of the user's
+    cascade: str  # the user's local life in the old place (ends with the move)
+    until_move: str  # how ``cascade`` reads once the move ended it (its start)
+    job: str  # a memory: the user's work
+    ended: tuple[str, str]  # an ending said, and the object it names
+    correction: tuple[str, str, str]  # old, correction, the old corrected
+    changed: tuple[str, str]  # an amount said changed: old, new
+    dated: tuple[str, str, str]  # fact, sentence said on 2026-12-06, the date's wording in it
+
+
+TABLE = {
+    "en": Row(
+        greeting="Thanks!",
+        not_greeting="Hi, what's my budget?",
+        home="User lives in Denver",
+        moved="User moved to Seattle",
+        relative_moved="User's sister moved to Seattle",
+        cascade="User goes to a climbing gym in Denver",
+        until_move="Until the move: ",
+        job="User works as a nurse at a hospital",
+        ended=("I sold my car last week.", "my car"),
+        correction=("User lives in Boston", "I said Boston, but I meant Austin.", "Austin"),
+        changed=("My rent is $1,200 a month.", "Actually my rent is now $1,350 a month."),
+        dated=("User went to a support group", "I went to a support group last week.",
+               "the week before 2026-12-06"),
+    ),
+    "es": Row(
+        greeting="¡Hola!",
+        not_greeting="Hola, ¿cuál es mi presupuesto?",
+        home="El usuario vive en Boston",
+        moved="El usuario se mudó a Sevilla",
+        relative_moved="La hermana del usuario se mudó a Sevilla",
+        cascade="El usuario va a un gimnasio en Boston",
+        until_move="Hasta la mudanza: ",
+        job="El usuario trabaja de enfermera en un hospital",
+        ended=("Vendí mi carro la semana pasada.", "mi carro"),
+        correction=("El usuario vive en Boston", "Dije Boston, pero quise decir Austin.",
+                    "Austin"),
+        changed=("Pago 1,200 dólares de renta.", "Ahora pago 1,350 dólares de renta."),
+        dated=("El usuario fue a un grupo de apoyo", "Fui a un grupo de apoyo la semana pasada.",
+               "la semana antes del 2026-12-06"),
+    ),
+    "zh": Row(
+        greeting="谢谢！",
+        not_greeting="你好，我的预算是多少？",
+        home="用户住在丹佛",
+        moved="用户上个月搬到西雅图",
+        relative_moved="用户的妹妹搬到西雅图",
+        cascade="用户在丹佛有一位家庭医生",
+        until_move="搬家之前：",
+        job="用户在一家医院当护士",
+        ended=("我把车卖了。", "车"),
+        correction=("用户住在波士顿", "不是波士顿，是奥斯汀。", "奥斯汀"),
+        changed=("我的房租是每月1200美元。", "我的房租现在涨到每月1350美元。"),
+        dated=("用户参加了一个互助小组", "我上周参加了一个互助小组。", "2026年12月6日前的一周"),
+    ),
+}  # fmt: skip
+
+
+def test_every_filed_language_has_its_row() -> None:
+    assert set(TABLE) == {language.code for language in FILED}
+
+
+@pytest.mark.parametrize("code", sorted(TABLE))
+def test_a_language_reads_as_it_means(code: str) -> None:
+    row = TABLE[code]
+    assert is_greeting(row.greeting)
+    assert not is_greeting(row.not_greeting)
+    assert moved_from(row.moved, row.home)
+    assert not moved_from(row.relative_moved, row.home)
+    place = left_place(row.moved, row.home)
+    assert place is not None
+    assert place in row.cascade
+    assert until_moved(row.cascade, row.moved).startswith(row.until_move)
+    assert filed(code).topics.work_word in topic_words(row.job)  # type: ignore[union-attr]
+    said, named = row.ended
+    assert ended_object(said) == named
+    old, correction, right = row.correction
+    assert right in (corrected(old, correction) or "")
+    before, after = row.changed
+    assert compare(after, before) is Change.CHANGED
+    fact, sentence, wording = row.dated
+    assert wording in dated(fact, sentence, "2026-12-06")
+    assert without_resolved_dates(dated(fact, sentence, "2026-12-06")) == fact
