@@ -91,8 +91,8 @@ prefeval: setup
 	$(PY) -m prefeval
 
 # The nine truth scenarios in three modes (real local model, scripted, notes): a table, then JSON.
-# Knobs: SCENARIO_SET=truth|variants|personal|changes|cascades, SCENARIO_LANG=en|zh|es (personal: en only),
-# SCENARIO_MODES=real,scripted,notes
+# Knobs: SCENARIO_SET=truth|variants|personal|changes|cascades|recall, SCENARIO_LANG=en|zh|es|de|ja|pt
+# (personal: en only; recall: pt only, a language with no rules of its own), SCENARIO_MODES=real,scripted,notes
 scenarios: setup
 	$(PY) -m scenarios
 

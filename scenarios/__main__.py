@@ -8,11 +8,14 @@ history) and what a follow-up question gets injected decide pass or fail. Prints
 as its last line, one JSON object. `SCENARIO_MODES=notes,scripted` runs some modes;
 `SCENARIO_SET=variants` runs the same nine behaviours in other words, `SCENARIO_SET=personal`
 what memory is for beyond questions about itself: a change said in other words, preferences
-shaping open requests (scenarios/cases.py). `SCENARIO_LANG=zh` or `es` runs the truth scenarios
-or their variants as a speaker of Chinese or Spanish says them (scenarios/cases_zh.py,
-cases_es.py); personal is in English only. `SCENARIO_SET=changes`: a move in a later
-conversation, a number corrected after a relative date, a job left for another;
-`SCENARIO_SET=cascades`: what a move ends with it (both in the three languages).
+shaping open requests (scenarios/cases.py). `SCENARIO_LANG=zh`, `es`, `de` or `ja` runs the truth
+scenarios or their variants as a speaker of Chinese, Spanish, German or Japanese says them
+(scenarios/cases_zh.py, cases_es.py, cases_de.py, cases_ja.py); personal is in English only.
+`SCENARIO_SET=changes`: a move in a later conversation, a number corrected after a relative
+date, a job left for another; `SCENARIO_SET=cascades`: what a move ends with it (both in the
+five languages). `SCENARIO_LANG=pt` runs recall, the only set in Brazilian Portuguese, a
+language the product has no rules of its own for: one fact said, asked in a later session
+(scenarios/cases_pt.py). A language without truth scenarios runs its first set by default.
 """
 
 from __future__ import annotations
@@ -50,7 +53,8 @@ LLM = MockLLM()
 LANG = os.environ.get("SCENARIO_LANG", "en")
 if LANG not in SETS:
     sys.exit(f"SCENARIO_LANG={LANG!r}: use one of {', '.join(SETS)}")
-CHOSEN = os.environ.get("SCENARIO_SET", "truth")
+FIRST = "truth" if "truth" in SETS[LANG] else next(iter(SETS[LANG]))  # pt has recall only
+CHOSEN = os.environ.get("SCENARIO_SET", FIRST)
 if CHOSEN not in SETS[LANG]:
     written = [lang for lang in SETS if CHOSEN in SETS[lang]]
     sys.exit(

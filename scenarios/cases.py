@@ -9,7 +9,9 @@ question. What must hold afterwards, in every mode:
 * ``added``: each value is held by exactly one active memory (injection not required);
 * ``unchanged``: the last session changes no memory at all.
 ``facts`` and ``ends`` are what a good extraction model answers (the scripted mode plays it).
-The same in Chinese and Spanish: cases_zh.py, cases_es.py (catalog.py gathers every language).
+The same in Chinese, Spanish, German and Japanese: cases_zh.py, cases_es.py, cases_de.py,
+cases_ja.py; recall in Portuguese, a language with no rules of its own: cases_pt.py (catalog.py
+gathers every language).
 """
 
 from __future__ import annotations
@@ -371,6 +373,45 @@ _QUALIFIED_ES = re.compile(
 # "el usuario", so that English facts are judged exactly as before ("no" is not "not" there)
 _QUALIFIED_ES_ONLY = re.compile(r"\b(no|era|eran|ex)\b", re.IGNORECASE)
 _SPANISH = re.compile(r"\busuari[oa]s?\b|[ñ¿¡]", re.IGNORECASE)
+# German: "nicht mehr", "kein Auto mehr", "verkauft", "früher", "wohnte"; "von Köln nach Hamburg",
+# "von 850 auf 920 Euro" (a change: two words at most between, or "ein Budget von 8.000 Euro für
+# die Reise nach Hawaii" would be one). The product writes what a move ended as "Bis zum Umzug: …"
+_QUALIFIED_DE = re.compile(
+    r"\b(nicht|nicht mehr|kein(?:e|en|em|er|es)?\b[^,.;:]{0,30}\bmehr|verkauft|verkaufte|verkaufen"
+    r"|früher|ehemals|ehemalig\w*|vormals|damals|vorher|zuvor|einst|bisherig\w*|stattdessen|statt"
+    r"|anstatt|anstelle|gekündigt|kündigte|aufgehört|aufgegeben|verlassen|verließ|umgezogen"
+    r"|weggezogen|zog\b[^,.;:]{0,30}\bum|gewechselt|umgestiegen|geändert|korrigiert|meinte|gemeint"
+    r"|vertippt|vertan|Tippfehler|wohnte|lebte|arbeitete|fuhr|zahlte|bezahlte|bevorzugte|mochte"
+    r"|hatte|hatten|ging|bis zum Umzug|vor dem Umzug)\b",
+    re.IGNORECASE,
+)
+# German words that are English words too ("war", "bis", "ex", "von"): read only in a text that
+# is German (it speaks of "der Nutzer", or spells "ä", "ö", "ß"), as Spanish's "no" is
+_QUALIFIED_DE_ONLY = re.compile(
+    r"\b(?:war|waren|bis|ex|von\s+\S+(?:\s+\S+)?\s+(?:auf|nach|zu))\b", re.IGNORECASE
+)
+_GERMAN = re.compile(r"\b(?:be)?nutzer(?:in|innen|s|n)?\b|[äöß]", re.IGNORECASE)
+# Japanese, read only where there is kana (Chinese has none): "元" is Chinese for yuan ("4500元"),
+# Japanese for "former" ("元の職場"; not "地元", hometown, "身元", "元気"). "もう…ない" is "no
+# longer" ("もう住んでいない"), "…から…に" a change ("福岡から大阪に引っ越した"), "ていた" "used
+# to" ("住んでいた"); a lone "前" ("5年前から", "名前は") or "まで" ("駅まで") says nothing of the
+# kind. The product writes what a move ended as "引っ越す前：…"
+_QUALIFIED_JA = re.compile(
+    r"もう[^。、，,]{0,12}(?:ない|ません|なく)|もはや|以前|(?<![名午])前は|前職"
+    r"|元々|もともと|かつて|昔|当時|当初"
+    r"|(?<![地手足身次根紀単還復])元(?![気旦日素])"
+    r"|売っ|売却|売りました|売れ|手放|辞め|やめ|退職|退社|離職|転職|離れ"
+    r"|引っ越す前|引越す前|引っ越し前|引越し前|引っ越すまで|までは"
+    r"|から[^。、，,]{0,20}(?:に|へ)(?:引っ越|引越|移|変わ|変え|変更|上が|下が|増|減|切り替)"
+    r"|ではなく|じゃなく|ではない|じゃない|の代わりに|代わりに"
+    r"|だった|でした|[てで]いた(?!だ)|[てで]いました"
+    r"|変更|変えた|切り替え|訂正|間違え|の間違い|言い間違|書き間違|打ち間違|変換ミス|誤り|正しくは"
+)
+_JAPANESE = re.compile("[\u3040-\u30ff]")
+# Amounts as German and Japanese write them, and as a model may write them back: "8.000 Euro" is
+# 8000 in a German text (as "8000 Euro" is), "8万5千円" 85000 in a Japanese one (not 8 and 5)
+_DOTTED = re.compile(r"(?<![\d.,])\d{1,3}(?:\.\d{3})+(?![\d.,])")
+_MAN = re.compile(r"(\d[\d,]*(?:\.\d+)?)万(?:(\d)千|(\d{1,4})(?![\d,]))?|(\d[\d,]*)千")
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
 _HAS_CJK = re.compile(f"[{_CJK}]")
 # A letter or digit of a spaced script: what may not touch a word-like value. Not \b: between
@@ -383,12 +424,13 @@ def holds(text: str, value: str) -> bool:
     """Does ``text`` state ``value`` ("$10,000" matches "10000" and "$10,000")? A CJK value
     is found anywhere (its words are not spaced), any other as a whole word (accents are
     letters: "Ana" is not in "Anaís"). "vendió|vendí": either (a note keeps the user's own
-    person of the verb, a fact the third)."""
+    person of the verb, a fact the third). In a German or Japanese text, amounts are read as
+    they are written there ("8.000 Euro", "8万5千円")."""
     if "|" in value:
         return any(holds(text, alternative) for alternative in value.split("|"))
-    wanted = numbers(value)
+    wanted = _amounts(value, text)
     if wanted:
-        return wanted <= numbers(text)
+        return wanted <= _amounts(text, text)
     if _HAS_CJK.search(value):
         return value.casefold() in text.casefold()
     found = re.search(rf"(?<!{_SPACED}){re.escape(value)}(?!{_SPACED})", text, re.IGNORECASE)
@@ -397,8 +439,25 @@ def holds(text: str, value: str) -> bool:
 
 def as_current(text: str, value: str) -> bool:
     """``text`` holds ``value`` as true now, not as what it was ("no longer vegetarian",
-    "不再吃素", "ya no vive en Boston")."""
+    "不再吃素", "ya no vive en Boston", "wohnt nicht mehr in Köln", "もう福岡には住んでいない")."""
     return holds(text, value) and not _qualified(text)
+
+
+def _amounts(text: str, language: str) -> set[str]:
+    """The numbers of ``text`` as digits, read as ``language``'s text writes them: German
+    thousands have dots, Japanese amounts 万 and 千; any other text as ``numbers`` reads it."""
+    if _GERMAN.search(language):
+        text = _DOTTED.sub(lambda found: found[0].replace(".", ""), text)
+    if _JAPANESE.search(language):
+        text = _MAN.sub(_yen, text)
+    return numbers(text)
+
+
+def _yen(found: re.Match[str]) -> str:
+    if found[4] is not None:  # "5千"
+        return str(int(found[4].replace(",", "")) * 1000)
+    rest = int(found[2]) * 1000 if found[2] else int(found[3] or 0)
+    return str(round(float(found[1].replace(",", "")) * 10000) + rest)
 
 
 def _qualified(text: str) -> bool:
@@ -407,6 +466,9 @@ def _qualified(text: str) -> bool:
         or _QUALIFIED_ZH.search(text)
         or _QUALIFIED_ES.search(text)
         or (_SPANISH.search(text) and _QUALIFIED_ES_ONLY.search(text))
+        or _QUALIFIED_DE.search(text)
+        or (_GERMAN.search(text) and _QUALIFIED_DE_ONLY.search(text))
+        or (_JAPANESE.search(text) and _QUALIFIED_JA.search(text))
     )
 
 

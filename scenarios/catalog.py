@@ -6,10 +6,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from memory_extproc.worker.echo import statements
-from scenarios import cases, cases_es, cases_zh
+from scenarios import cases, cases_de, cases_es, cases_ja, cases_pt, cases_zh
 from scenarios.cases import Scenario, Turn
 
-# Each language's sets (`SCENARIO_LANG`, `SCENARIO_SET`); personal is written in English only
+# Each language's sets (`SCENARIO_LANG`, `SCENARIO_SET`); personal is written in English only,
+# and Portuguese, a language the product has no rules of its own for, has recall only
 SETS: dict[str, dict[str, tuple[Scenario, ...]]] = {
     "en": {
         "truth": cases.SCENARIOS,
@@ -30,9 +31,29 @@ SETS: dict[str, dict[str, tuple[Scenario, ...]]] = {
         "changes": cases_es.CHANGES,
         "cascades": cases_es.CASCADES,
     },
+    "de": {
+        "truth": cases_de.SCENARIOS,
+        "variants": cases_de.VARIANTS,
+        "changes": cases_de.CHANGES,
+        "cascades": cases_de.CASCADES,
+    },
+    "ja": {
+        "truth": cases_ja.SCENARIOS,
+        "variants": cases_ja.VARIANTS,
+        "changes": cases_ja.CHANGES,
+        "cascades": cases_ja.CASCADES,
+    },
+    "pt": {"recall": cases_pt.RECALL},
 }
 # How the stand-in chat LLM restates a memory it was given, in each language
-TOLD = {"en": cases.TOLD, "zh": cases_zh.TOLD, "es": cases_es.TOLD}
+TOLD = {
+    "en": cases.TOLD,
+    "zh": cases_zh.TOLD,
+    "es": cases_es.TOLD,
+    "de": cases_de.TOLD,
+    "ja": cases_ja.TOLD,
+    "pt": cases_pt.TOLD,
+}
 
 
 def turns() -> Iterator[Turn]:

@@ -1,5 +1,6 @@
-"""The truth scenarios in Chinese and Spanish: the same nine behaviours as in English, known to
-the scripted model, and judged by a verdict that reads every language (scenarios/)."""
+"""The truth scenarios in Chinese, Spanish, German and Japanese: the same nine behaviours as in
+English, known to the scripted model, and judged by a verdict that reads every language; recall
+in Portuguese, a language with no rules of its own (scenarios/)."""
 
 from __future__ import annotations
 
@@ -11,9 +12,10 @@ from memory_extproc.worker.echo import statements
 from scenarios.cases import ECHO, Held, Outcome, Scenario, Turn, as_current, holds, verdict
 from scenarios.catalog import SETS, TOLD, scripted_facts, scripted_requests, turns
 
-TRANSLATED = [(lang, name) for lang in ("zh", "es") for name in ("truth", "variants")]
-NINE = [(lang, name) for lang, name in [("en", "truth"), ("en", "variants"), *TRANSLATED]]
-USER = {"en": "User", "zh": "用户", "es": "El usuario"}
+WRITTEN = ("zh", "es", "de", "ja")  # the languages that say English's sets
+TRANSLATED = [(lang, name) for lang in WRITTEN for name in ("truth", "variants")]
+EVERY = [(lang, name) for lang, sets in SETS.items() for name in sets]
+USER = {"en": "User", "zh": "用户", "es": "El usuario", "de": "Der Nutzer", "ja": "ユーザー"}
 
 
 def _echo(answer: str) -> str:
@@ -39,7 +41,7 @@ def _shape(scenario: Scenario) -> tuple[object, ...]:
 
 @pytest.mark.parametrize(
     ("lang", "name"),
-    [*TRANSLATED, *((lang, n) for lang in ("zh", "es") for n in ("changes", "cascades"))],
+    [*TRANSLATED, *((lang, n) for lang in WRITTEN for n in ("changes", "cascades"))],
 )
 def test_each_language_says_the_behaviours_of_english(lang: str, name: str) -> None:
     scenarios = SETS[lang][name]
@@ -48,10 +50,14 @@ def test_each_language_says_the_behaviours_of_english(lang: str, name: str) -> N
 
 
 def test_personal_is_english_only_and_every_language_says_how_it_echoes() -> None:
+    four = {"truth", "variants", "changes", "cascades"}
     assert {lang: set(sets) for lang, sets in SETS.items()} == {
-        "en": {"truth", "variants", "personal", "changes", "cascades"},
-        "zh": {"truth", "variants", "changes", "cascades"},
-        "es": {"truth", "variants", "changes", "cascades"},
+        "en": {*four, "personal"},
+        "zh": four,
+        "es": four,
+        "de": four,
+        "ja": four,
+        "pt": {"recall"},  # a language with no rules of its own: what was said comes back
     }
     assert set(TOLD) == set(SETS)
     assert all(told.count("{}") == 1 for told in TOLD.values())
@@ -79,6 +85,36 @@ def test_the_scripted_model_answers_every_turn_of_every_language_as_written() ->
             assert requests[fact] == turn.requests or stated[fact] > 1
 
 
+def test_recall_is_one_fact_said_once_in_portuguese_and_asked_in_a_later_session() -> None:
+    recall = SETS["pt"]["recall"]
+    assert [s.number for s in recall] == [1, 2, 3, 4, 5]
+    for scenario in recall:
+        ((turn,),) = scenario.sessions
+        assert len(scenario.current) == 1
+        assert (scenario.old, scenario.kept, scenario.added) == ((), (), ())
+        assert not scenario.unchanged
+        assert turn.facts
+        assert all(f.startswith("O usuário") for f in turn.facts), turn.facts
+        assert all(holds(f, scenario.current[0]) for f in turn.facts)
+        assert holds(turn.said, scenario.current[0]), turn.said
+        assert scenario.question != turn.said
+        assert statements(scenario.question) == ""  # asking, it states nothing
+
+
+def test_no_two_languages_say_the_same_statement_to_the_scripted_model() -> None:
+    """The scripted model answers a message by what it states: a statement two languages shared
+    would be answered with one language's facts in both."""
+    spoken: dict[str, set[str]] = {}
+    for lang, sets in SETS.items():
+        for scenarios in sets.values():
+            for scenario in scenarios:
+                for session in scenario.sessions:
+                    for turn in session:
+                        if said := statements(turn.said):
+                            spoken.setdefault(said, set()).add(lang)
+    assert {said: langs for said, langs in spoken.items() if len(langs) > 1} == {}
+
+
 def test_the_scripted_model_knows_a_chinese_and_a_spanish_turn() -> None:
     (zh,) = [s for s in SETS["zh"]["truth"] if s.number == 2]
     (es,) = [s for s in SETS["es"]["variants"] if s.number == 9]
@@ -89,15 +125,36 @@ def test_the_scripted_model_knows_a_chinese_and_a_spanish_turn() -> None:
     )
 
 
+def test_the_scripted_model_knows_a_german_and_a_japanese_turn() -> None:
+    (de,) = [s for s in SETS["de"]["changes"] if s.number == 3]
+    (ja,) = [s for s in SETS["ja"]["cascades"] if s.number == 1]
+    assert scripted_facts()[statements(de.sessions[1][0].said)] == (
+        (
+            "Der Nutzer hat letzten Monat im Krankenhaus gekündigt und arbeitet jetzt als Lehrerin "
+            "an einer Grundschule",
+        ),
+        True,
+    )
+    assert scripted_facts()[statements(ja.sessions[0][0].said)] == (
+        ("ユーザーは東京に住んでいる", "ユーザーは週2回、東京のボルダリングジムに通っている"),
+        False,
+    )
+
+
 def _memories(turn_list: tuple[Turn, ...]) -> list[str]:
     return [f for turn in turn_list for f in turn.facts]
+
+
+def _earlier(scenario: Scenario) -> list[str]:
+    """The facts of the sessions before the last (none where there is one session)."""
+    return [f for session in scenario.sessions[:-1] for f in _memories(session)]
 
 
 def _ideal(scenario: Scenario) -> Outcome:
     """What a perfect memory holds after the scenario, built from its scripted facts: a fact
     with a current value revises the memory that held an old one, a fact saying a kept value
     again stores nothing, any other is a new memory."""
-    before = [Held(f"m{i}", f) for i, f in enumerate(_memories(scenario.sessions[0]))]
+    before = [Held(f"m{i}", f) for i, f in enumerate(_earlier(scenario))]
     after = list(before)
     for fact in _memories(scenario.sessions[-1]):
         if any(holds(fact, v) for v in scenario.kept):
@@ -110,18 +167,18 @@ def _ideal(scenario: Scenario) -> Outcome:
     return Outcome(before, after, [m.content for m in after])
 
 
-@pytest.mark.parametrize(("lang", "name"), NINE)
+@pytest.mark.parametrize(("lang", "name"), EVERY)
 def test_a_perfect_memory_passes_every_scenario_in_every_language(lang: str, name: str) -> None:
     for scenario in SETS[lang][name]:
         assert verdict(scenario, _ideal(scenario)) == (True, ""), (scenario.number, scenario.name)
 
 
-@pytest.mark.parametrize(("lang", "name"), NINE)
+@pytest.mark.parametrize(("lang", "name"), EVERY)
 def test_an_old_value_left_current_fails_in_every_language(lang: str, name: str) -> None:
     for scenario in SETS[lang][name]:
         if not scenario.old:
             continue
-        before = [Held(f"m{i}", f) for i, f in enumerate(_memories(scenario.sessions[0]))]
+        before = [Held(f"m{i}", f) for i, f in enumerate(_earlier(scenario))]
         added = [Held(f"n{i}", f) for i, f in enumerate(_memories(scenario.sessions[-1]))]
         stale = Outcome(before, before + added, [m.content for m in before + added])
         ok, reason = verdict(scenario, stale)
@@ -200,4 +257,95 @@ def test_as_current_reads_chinese_and_spanish(text: str, value: str, current: bo
 )  # fmt: skip
 def test_english_is_judged_as_before(text: str, value: str, held: bool, current: bool) -> None:
     assert holds(text, value) is held
+    assert as_current(text, value) is current
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "held"),
+    [
+        ("Der Nutzer hat ein Budget von 8.000 Euro", "8.000 Euro", True),
+        ("Der Nutzer hat ein Budget von 8000 Euro", "8.000 Euro", True),  # as a model writes it
+        ("Der Nutzer hat ein Budget von 9.500 Euro", "8.000 Euro", False),
+        ("Der Nutzer zahlt 850 Euro Miete im Monat", "850 Euro", True),
+        ("Der Nutzer sitzt am liebsten auf dem Fensterplatz", "Fenster", False),  # one word
+        ("Der Nutzer sitzt am liebsten auf dem Fensterplatz", "Fenster|Fensterplatz", True),
+        ("Der Nutzer ernährt sich vegan", "vegan|Veganerin", True),
+        ("Der Nutzer ist Veganerin", "vegan|Veganerin", True),
+        ("Der Nutzer bevorzugt vegane Gerichte", "vegan", False),
+        ("Der Nutzer ist ein riesiger BVB-Fan", "BVB", True),
+        ("Der Mann des Nutzers, Markus, wird am 12.03.2027 41", "41", True),  # a date is no amount
+        ("ユーザーのハワイ旅行の予算は30万円", "30万円", True),
+        ("ユーザーのハワイ旅行の予算は300,000円", "30万円", True),  # as a model may write it
+        ("ユーザーのハワイ旅行の予算は40万円", "30万円", False),
+        ("ユーザーの家賃は月8万5千円", "8万5千円", True),
+        ("ユーザーの家賃は月8万5千円", "8万円", False),  # not 8 and 5
+        ("ユーザーの家賃は月85000円", "8万5千円", True),
+        ("ユーザーはビーガンである", "ヴィーガン|ビーガン", True),
+        ("ユーザーはヴィーガンである", "ベジタリアン", False),
+        ("ユーザーの娘の名前は由衣", "結衣", False),
+        ("用户每月房租4500元", "4500元", True),  # Chinese amounts are read as before
+        ("El usuario tiene 10.000 pesos", "10000", False),  # and Spanish ones
+    ],
+)  # fmt: skip
+def test_holds_reads_german_and_japanese(text: str, value: str, held: bool) -> None:
+    assert holds(text, value) is held
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "current"),
+    [
+        ("Der Nutzer wohnt in Hamburg", "Hamburg", True),
+        ("Der Nutzer wohnt seit fünf Jahren in Köln", "Köln", True),
+        ("Der Nutzer wohnt nicht mehr in Köln", "Köln", False),
+        ("Der Nutzer hat keinen VW Golf mehr", "Golf", False),
+        ("Der Nutzer hat seinen VW Golf verkauft", "Golf", False),
+        ("Der Nutzer wohnte früher in Köln", "Köln", False),
+        ("Der Nutzer war Vegetarierin", "Vegetarierin", False),
+        ("Der Nutzer ernährt sich vegan statt vegetarisch", "vegetarisch", False),
+        ("Der Nutzer ist von Köln nach Hamburg umgezogen", "Köln", False),
+        ("Die Miete des Nutzers ist von 850 auf 920 Euro gestiegen", "850 Euro", False),
+        ("Der Nutzer hat für die Reise nach Hawaii ein Budget von 8.000 Euro", "8.000 Euro", True),
+        ("Der Nutzer hat ein Budget von 8.000 Euro für die Reise nach Hawaii", "8.000 Euro", True),
+        ("Der Nutzer hat im Krankenhaus gekündigt", "Krankenhaus", False),
+        ("Der Nutzer ist ehemals Grafikdesigner", "Grafikdesigner", False),
+        ("Der Nutzer arbeitete bis letzten Monat als Krankenschwester", "Krankenschwester", False),
+        ("Bis zum Umzug: Der Nutzer geht in eine Kletterhalle in München", "Kletterhalle", False),
+        ("Der Nutzer geht zweimal pro Woche in eine Kletterhalle in München", "Kletterhalle", True),
+        ("Die Hausärztin des Nutzers ist Dr. Schneider in Leipzig", "Schneider", True),
+        ("ユーザーは大阪に住んでいる", "大阪", True),
+        ("ユーザーは福岡に5年住んでいる", "福岡", True),
+        ("ユーザーはもう福岡には住んでいない", "福岡", False),
+        ("ユーザーは以前福岡に住んでいた", "福岡", False),
+        ("ユーザーは福岡から大阪に引っ越した", "福岡", False),
+        ("ユーザーは車を売った。以前はフィットに乗っていた", "フィット", False),
+        ("ユーザーは元デザイナー", "デザイナー", False),
+        ("ユーザーは京都に住んでいる（大阪ではなく）", "大阪", False),
+        ("ユーザーはかつてベジタリアンだった", "ベジタリアン", False),
+        ("ユーザーは先月病院を辞め、今は小学校の教師", "病院", False),
+        ("引っ越す前：ユーザーは週2回、東京のジムに通っている", "ジム", False),
+        ("ユーザーは週2回、東京のジムに通っている", "ジム", True),
+        ("ユーザーの娘の名前は結衣", "結衣", True),  # 名前は is no 前は
+        ("ユーザーの地元は広島", "広島", True),  # 地元 is no 元
+        ("ユーザーは毎日地下鉄で横浜駅まで通勤している", "地下鉄", True),  # nor is まで
+        ("ユーザーの家賃は月8万円から8万5千円に上がった", "8万円", False),
+    ],
+)  # fmt: skip
+def test_as_current_reads_german_and_japanese(text: str, value: str, current: bool) -> None:
+    assert as_current(text, value) is current
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "current"),
+    [
+        ("User wrote a book about the war in Boston", "Boston", True),  # "war" is German only
+        ("User's band Bis plays in Austin", "Austin", True),  # and so is "bis"
+        ("User's cat Ex lives in Austin", "Austin", True),  # and "ex"
+        ("用户每月房租4500元", "4500元", True),  # "元" is Japanese only (former), not yuan
+        ("用户以前住在波士顿", "波士顿", False),
+        ("El usuario no vive en Boston", "Boston", False),
+    ],
+)  # fmt: skip
+def test_english_chinese_and_spanish_are_judged_as_before(
+    text: str, value: str, current: bool
+) -> None:
     assert as_current(text, value) is current
