@@ -62,6 +62,10 @@ class ManagedProcess:
         raise TimeoutError(f"{self.name} not ready after {timeout_s:.0f}s:\n{self.log_tail()}")
 
     def stop(self, sig: int = signal.SIGTERM, grace_s: float = 10.0) -> int | None:
+        """``sig``, then SIGKILL to what is left of the group; once: a stopped process's id may
+        since name another's group."""
+        if self._log.closed:
+            return self.proc.returncode
         with contextlib.suppress(ProcessLookupError):
             if self.running:
                 os.killpg(self.proc.pid, sig)

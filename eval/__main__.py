@@ -250,7 +250,7 @@ async def run_mode(
     stack = Gateway(workdir / name, settings, llm.port, identity)
     per_job, job_seconds = None, 0.0
     try:
-        await asyncio.to_thread(stack.start)
+        await asyncio.to_thread(stack.wait_ready)
         async with aiohttp.ClientSession() as http:
             started = time.perf_counter()
             total = sum(len(chats(s, side)) for s in samples for side in SIDES)
@@ -264,7 +264,7 @@ async def run_mode(
             await asyncio.to_thread(stack.stop_processor)
             ingest_s = time.perf_counter() - started
             stored = await stored_per_user(milvus, name, samples)
-            await asyncio.to_thread(stack.start_processor, 2)
+            await asyncio.to_thread(stack.start_processor)
             print(f"[{name}] asking {len(asked)} questions …", flush=True)
             progress = Progress(f"{name} questions", len(asked))
             results = await ask(http, stack, llm, asked, identity, tokens_of, progress)

@@ -155,7 +155,7 @@ async def run_mode(
     gateway = Gateway(workdir / mode, settings, llm.port, identity)
     runs = []
     try:
-        await asyncio.to_thread(gateway.start)
+        await asyncio.to_thread(gateway.wait_ready)
         async with aiohttp.ClientSession() as http:
             run = Run(gateway, http, identity, llm, llm_answers(llm))
             progress = Progress(f"{mode} users", len(held), every_s=0)

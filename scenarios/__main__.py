@@ -82,7 +82,7 @@ async def run_mode(
     results: dict[int, tuple[bool, str]] = {}
     started = time.monotonic()
     try:
-        await asyncio.to_thread(gateway.start)
+        await asyncio.to_thread(gateway.wait_ready)
         async with aiohttp.ClientSession() as http:
             run = Run(gateway, http, identity, LLM, chat)
             for done, scenario in enumerate(CASES):

@@ -60,8 +60,8 @@ async def run(
         llm.port,
         identity,
     )
-    await asyncio.to_thread(gateway.start)
     try:
+        await asyncio.to_thread(gateway.wait_ready)
         async with aiohttp.ClientSession() as http:
             yield Run(gateway, http, identity, llm, chat)
     finally:
