@@ -15,11 +15,11 @@ import numpy as np
 import orjson
 import pytest
 
-from devstack.envoy import EnvoyProcess, Upstream, render
+from devstack.gateway import Gateway
 from devstack.milvus import MilvusProcess
 from devstack.mock_llm import MockLLM, Recorded, memory_lines
 from devstack.ports import free_port
-from devstack.processor import ProcessorProcess, write_config
+from devstack.processor import ProcessorProcess
 from devstack.tokens import DevIdentity
 from devstack.valkey import ValkeyProcess
 from memory_extproc.embedding.spaces import DIMENSION
@@ -65,23 +65,33 @@ def identity(tmp_path_factory: pytest.TempPathFactory) -> DevIdentity:
 
 @dataclass
 class Stack:
-    url: str
+    """A running gateway (devstack/gateway.py), with what tests call it by."""
+
+    gateway: Gateway
     llm: MockLLM
     identity: DevIdentity
-    processor: ProcessorProcess
-    config_path: Path
-    metrics_url: str
     http: aiohttp.ClientSession
-    envoy_admin_url: str
+
+    @property
+    def url(self) -> str:
+        return self.gateway.url
+
+    @property
+    def processor(self) -> ProcessorProcess:
+        return self.gateway.processor
+
+    @property
+    def config_path(self) -> Path:
+        return self.gateway.config_path
+
+    @property
+    def metrics_url(self) -> str:
+        return self.gateway.metrics_url
 
     def restart_processor(self) -> None:
         """A new processor on the same port and configuration (after the test stopped or
         killed the old one), ready with memory on."""
-        port = self.processor.grpc_port
-        log = self.config_path.parent / f"processor-{uuid.uuid4().hex[:6]}.log"
-        self.processor = ProcessorProcess(self.config_path, port, log)
-        self.processor.wait_ready()
-        self.processor.wait_memory_enabled(int(self.metrics_url.split(":")[-1].split("/")[0]))
+        self.gateway.start_processor()
 
     async def post(
         self,
@@ -184,7 +194,8 @@ class Stack:
     async def ext_proc_messages_sent(self) -> int:
         """Messages Envoy has sent to the processor so far (its ext_proc filter's counter)."""
         stat = "http.llm.ext_proc.stream_msgs_sent"
-        async with self.http.get(f"{self.envoy_admin_url}/stats?filter=^{stat}$") as response:
+        url = f"{self.gateway.envoy_admin_url}/stats?filter=^{stat}$"
+        async with self.http.get(url) as response:
             text = await response.text()
         (line,) = text.splitlines()
         return int(line.removeprefix(f"{stat}: "))
@@ -224,55 +235,15 @@ async def running_stack(
     memory: dict[str, Any] | None = None,
     otlp: tuple[str, int] | None = None,  # Envoy's traces to this collector
 ) -> AsyncIterator[Stack]:
-    grpc_port, admin_port, envoy_port = free_port(), free_port(), free_port()
-    envoy_admin_port = free_port()
-    memory = dict(memory or {})
-    memory["extraction"] = {"spool_dir": str(workdir / "spool"), **memory.get("extraction", {})}
-    settings = {
-        "memory": {"milvus": {"address": milvus_address, "collection": collection}, **memory},
-        "server": {
-            "grpc_port": grpc_port,
-            "admin_port": admin_port,
-            "log_level": "DEBUG",
-            "grace_seconds": 2,
-        },
-    }
-    config_path = write_config(workdir / "config.yaml", settings)
-    processor = ProcessorProcess(config_path, grpc_port, workdir / "processor.log")
-    envoy = None
-    stack = None
+    """Ready when the processor serves, memory on or not (a test starts it with Milvus down)."""
+    memory = {"milvus": {"address": milvus_address, "collection": collection}, **(memory or {})}
+    gateway = Gateway(workdir, memory, llm.port, identity, log_level="DEBUG", otlp=otlp)
     try:
-        processor.wait_ready()
-        envoy = EnvoyProcess(
-            render(
-                listen_port=envoy_port,
-                admin_port=envoy_admin_port,
-                processor_ports=[grpc_port],
-                upstream=Upstream("127.0.0.1", llm.port),
-                jwks_path=identity.jwks_path,
-                otlp=otlp,
-            ),
-            workdir / "envoy",
-        )
-        envoy.wait_ready()
+        gateway.wait_ready(memory_on=False)
         async with aiohttp.ClientSession() as http:
-            stack = Stack(
-                url=f"http://127.0.0.1:{envoy_port}",
-                llm=llm,
-                identity=identity,
-                processor=processor,
-                config_path=config_path,
-                metrics_url=f"http://127.0.0.1:{admin_port}/metrics",
-                http=http,
-                envoy_admin_url=f"http://127.0.0.1:{envoy_admin_port}",
-            )
-            yield stack
+            yield Stack(gateway, llm, identity, http)
     finally:
-        if envoy is not None:
-            envoy.stop()
-        processor.stop()
-        if stack is not None and stack.processor is not processor:
-            stack.processor.stop()  # a test restarted it
+        gateway.stop()
 
 
 @pytest.fixture(scope="session")
