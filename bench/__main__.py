@@ -88,7 +88,8 @@ from bench.harness import (
 )
 from bench.profile import Profile, top
 from devstack import baseline
-from devstack.envoy import REPO_CONFIG, EnvoyProcess, Upstream, render
+from devstack.envoy import EnvoyProcess, Upstream, render
+from devstack.gateway import Gateway
 from devstack.milvus import MilvusProcess
 from devstack.otlp import OtlpReceiver
 from devstack.ports import free_port
@@ -269,20 +270,11 @@ class Side:
     """A processor under test and its Envoy: today's (prefix "") or the baseline's."""
 
     prefix: str
-    settings: dict[str, Any]
-    processor: ProcessorProcess
-    envoy: EnvoyProcess
-    grpc_port: int
-    admin_port: int
+    gateway: Gateway
     listener: str  # World.request's name for its Envoy listener
-    url: str
-    tree: Path | None = None
 
     def kind(self, kind: str) -> str:
         return self.prefix + kind if kind in SIDED else kind
-
-    def envoy_source(self) -> Path:
-        return REPO_CONFIG if self.tree is None else self.tree / "envoy" / "envoy.yaml"
 
 
 async def start_baseline(
@@ -291,33 +283,16 @@ async def start_baseline(
 ) -> Side:  # fmt: skip
     """The baseline revision's processor, on the same Milvus and the same memories (copied into
     a collection in its own schema), the same stand-in LLMs, and an Envoy of its own config."""
-    grpc_port, admin_port, listen_port = free_port(), free_port(), free_port()
-    memory = {**stack.settings["memory"],
-              "milvus": {"address": f"127.0.0.1:{milvus.port}", "collection": BASE_COLLECTION},
-              "extraction": {**stack.settings["memory"]["extraction"],
-                             "spool_dir": str(workdir / "spool-baseline")}}  # fmt: skip
-    settings = {"memory": memory,
-                "server": {**stack.settings["server"], "grpc_port": grpc_port,
-                           "admin_port": admin_port}}  # fmt: skip
-    config = write_config(workdir / "config-baseline.yaml", settings)
-    processor = ProcessorProcess(config, grpc_port, workdir / "processor-baseline.log", tree)
-    parts.append(processor)
-    await asyncio.to_thread(processor.wait_ready)
-    await asyncio.to_thread(processor.wait_memory_enabled, admin_port)  # its collection is made
+    memory = {
+        **stack.memory,
+        "milvus": {"address": f"127.0.0.1:{milvus.port}", "collection": BASE_COLLECTION},
+    }
+    gateway = Gateway(workdir / "baseline", memory, stack.llm_port, world.identity, tree=tree)
+    parts.append(gateway)
+    await asyncio.to_thread(gateway.wait_ready)  # memory on: its collection is made
     print(f"copying the memories into the baseline's collection ({BASE_COLLECTION}) …", flush=True)
     await asyncio.to_thread(copy_memories, milvus.uri, COLLECTION, BASE_COLLECTION, world.users)
-    envoy = EnvoyProcess(
-        render(
-            listen_port=listen_port, admin_port=free_port(), processor_ports=[grpc_port],
-            upstream=Upstream("127.0.0.1", stack.llm_port), jwks_path=world.identity.jwks_path,
-            source=tree / "envoy" / "envoy.yaml",
-        ),
-        workdir / "envoy-baseline",
-    )  # fmt: skip
-    parts.append(envoy)
-    await asyncio.to_thread(envoy.wait_ready)
-    url = f"http://127.0.0.1:{listen_port}/v1/chat/completions"
-    return Side(BASE, settings, processor, envoy, grpc_port, admin_port, "baseline", url, tree)
+    return Side(BASE, gateway, "baseline")
 
 
 def copy_memories(uri: str, source: str, target: str, users: list[str]) -> int:
@@ -395,8 +370,7 @@ async def main() -> None:
             valkey_url = valkey.url
         stack = await start_stack(workdir, milvus.port, COLLECTION, identity, parts, local=LOCAL,
                                   otlp_port=otlp_port, valkey_url=valkey_url)  # fmt: skip
-        sides = [Side("", stack.settings, stack.processor, stack.envoy, stack.grpc_port,
-                      stack.admin_port, "memory", stack.urls["memory"])]  # fmt: skip
+        sides = [Side("", stack.gateway, "memory")]
         if tree is not None:
             sides.append(await start_baseline(workdir, tree, milvus, stack, world, parts))
         null_port, null_listener = free_port(), free_port()
@@ -415,7 +389,7 @@ async def main() -> None:
         parts.append(null_envoy)
         await asyncio.to_thread(null_envoy.wait_ready)
         urls = {**stack.urls, "null": f"http://127.0.0.1:{null_listener}/v1/chat/completions"}
-        urls.update({side.listener: side.url for side in sides})
+        urls.update({side.listener: side.gateway.chat_url for side in sides})
         connector = aiohttp.TCPConnector(limit=CONCURRENCY * 2)
         async with aiohttp.ClientSession(connector=connector) as http:
             print("warming up …", flush=True)
@@ -440,7 +414,8 @@ async def main() -> None:
                         drive(http, urls, world, said[:writes], Samples(), rate=BUSY_RATE),
                     )  # fmt: skip
                 stats = {
-                    side.prefix: await processor_stats(http, side.admin_port) for side in sides
+                    side.prefix: await processor_stats(http, side.gateway.admin_port)
+                    for side in sides
                 }
                 return phases["idle"], phases["busy"], stats
 
@@ -449,10 +424,11 @@ async def main() -> None:
                 plan = [kind for _ in range(ROUNDS) for kind in rng.sample(kinds, len(kinds))]
                 samples = Samples()
                 before = {
-                    side.prefix: await processor_stats(http, side.admin_port) for side in sides
+                    side.prefix: await processor_stats(http, side.gateway.admin_port)
+                    for side in sides
                 }
                 profiles = [
-                    Profile(side.processor._process.proc.pid,
+                    Profile(side.gateway.processor._process.proc.pid,
                             workdir / f"profile-{side.prefix or 'today_'}processor.txt")
                     for side in sides if PROFILE
                 ]  # fmt: skip
@@ -461,7 +437,7 @@ async def main() -> None:
                     if profile.stop():
                         print_profile(profile.output)
                 for side in sides:  # requests that ran out of time at RATE
-                    after = await processor_stats(http, side.admin_port)
+                    after = await processor_stats(http, side.gateway.admin_port)
                     timeouts[side.prefix] = after["timeouts"] - before[side.prefix]["timeouts"]
 
                 saturated, throughput = Samples(), {}
@@ -483,8 +459,8 @@ async def main() -> None:
                        "null_processor": null.proc.pid,
                        "null_envoy": null_envoy._process.proc.pid}  # fmt: skip
             for side in sides:
-                leaders[side.prefix + "processor"] = side.processor._process.proc.pid
-                leaders[side.prefix + "envoy"] = side.envoy._process.proc.pid
+                leaders[side.prefix + "processor"] = side.gateway.processor._process.proc.pid
+                leaders[side.prefix + "envoy"] = side.gateway.envoy._process.proc.pid
             print(f"CPU per request by kind, beside the floor, in {CPU_ROUNDS} rounds …")
             probe = await asyncio.to_thread(FloorProbe, world, milvus.uri, tree is not None)
             rounds = []
@@ -515,11 +491,12 @@ async def scale(
 ) -> dict[int, float]:  # fmt: skip
     """Retrievals/s at saturation through the side's processor, then through it and a second."""
     grpc_2, admin_2, scaled_port = free_port(), free_port(), free_port()
-    server_2 = {**side.settings["server"], "grpc_port": grpc_2, "admin_port": admin_2}
+    settings = side.gateway.settings
+    server_2 = {**settings["server"], "grpc_port": grpc_2, "admin_port": admin_2}
     name = f"{side.prefix}2"
     second = ProcessorProcess(
-        write_config(workdir / f"config-{name}.yaml", {**side.settings, "server": server_2}),
-        grpc_2, workdir / f"processor-{name}.log", side.tree,
+        write_config(workdir / f"config-{name}.yaml", {**settings, "server": server_2}),
+        grpc_2, workdir / f"processor-{name}.log", side.gateway.tree,
     )  # fmt: skip
     parts.append(second)
     await asyncio.to_thread(second.wait_ready)
@@ -527,16 +504,16 @@ async def scale(
     scaled = EnvoyProcess(
         render(
             listen_port=scaled_port, admin_port=free_port(),
-            processor_ports=[side.grpc_port, grpc_2],
+            processor_ports=[side.gateway.grpc_port, grpc_2],
             upstream=Upstream("127.0.0.1", stack.llm_port), jwks_path=identity.jwks_path,
-            source=side.envoy_source(),
+            source=side.gateway.envoy_source,
         ),
         workdir / f"envoy-{name}",
     )  # fmt: skip
     parts.append(scaled)
     await asyncio.to_thread(scaled.wait_ready)
     scaling = {}
-    for processes, url in ((1, side.url),
+    for processes, url in ((1, side.gateway.chat_url),
                            (2, f"http://127.0.0.1:{scaled_port}/v1/chat/completions")):  # fmt: skip
         plan = [side.kind("retrieval")] * SCALE_BLOCK
         took = await drive(http, {side.listener: url}, world, plan, Samples())
@@ -725,7 +702,7 @@ def report(m: Measured, sides: list[Side], workdir: Path) -> None:
     if len(sides) > 1:
         print_comparison(result)
         result["baseline_ref"] = BASELINE
-        result["baseline_commit"] = str(sides[1].tree and sides[1].tree.name)
+        result["baseline_commit"] = str(sides[1].gateway.tree and sides[1].gateway.tree.name)
     result |= {
         "extractor": "local model" if LOCAL else "synthetic",
         "tracing": TRACING,

@@ -21,11 +21,10 @@ import numpy as np
 from pymilvus import MilvusClient
 
 from bench.dataset import OPEN_REQUESTS, Questions
-from devstack.envoy import EnvoyProcess, Upstream, render
+from devstack.gateway import Gateway
 from devstack.local_llm import LocalLlmProcess
 from devstack.ports import free_port
 from devstack.process import ManagedProcess
-from devstack.processor import ProcessorProcess, write_config
 from devstack.tokens import DevIdentity
 from memory_extproc import config as config_module
 from memory_extproc.embedding.multilingual import PASSAGE
@@ -227,17 +226,13 @@ def percentile(values: list[float], q: float) -> float:
 
 @dataclass
 class Stack:
-    """Mock LLM, one processor and one Envoy with a `memory` and a `direct` listener."""
+    """The stand-in LLM (a process of its own: its CPU is read apart) and a gateway in front of
+    it with a `memory` and a `direct` listener."""
 
-    settings: dict[str, Any]
     llm: ManagedProcess
-    processor: ProcessorProcess
-    envoy: EnvoyProcess
-    local: LocalLlmProcess | None
     llm_port: int
-    grpc_port: int
-    admin_port: int
-    memory_port: int
+    memory: dict[str, Any]  # the gateway's memory settings, before its own spool_dir
+    gateway: Gateway
     urls: dict[str, str]
 
 
@@ -258,7 +253,7 @@ async def start_stack(
     if otlp_port is not None:  # read by the processors started from here on
         os.environ["OTEL_EXPORTER_OTLP_ENDPOINT"] = f"http://127.0.0.1:{otlp_port}"
         os.environ["OTEL_EXPORTER_OTLP_INSECURE"] = "true"
-    llm_port, grpc_port, admin_port = free_port(), free_port(), free_port()
+    llm_port = free_port()
     llm = ManagedProcess(
         "mock-llm",
         [sys.executable, "-m", "devstack", "mock-llm", "--port", str(llm_port),
@@ -271,50 +266,22 @@ async def start_stack(
         "llm_endpoint": {"address": "127.0.0.1", "port": llm_port},
         "llm_model_name": EXTRACTOR,
     }
-    model = None
     if local:
         model = LocalLlmProcess(free_port(), workdir / "local-llm.log")
         parts.append(model)
         await asyncio.to_thread(model.wait_ready)
         extractor = model.endpoint()
-    settings: dict[str, Any] = {
-        "memory": {
-            "milvus": {"address": f"127.0.0.1:{milvus_port}", "collection": collection},
-            "external_models": [extractor],
-            # no idle flushes mid-run: an idle phase must stay idle
-            "extraction": {
-                "queue_size": 100_000,
-                "idle_flush_seconds": 3600,
-                "spool_dir": str(workdir / "spool"),
-            },
-        },
-        "server": {"grpc_port": grpc_port, "admin_port": admin_port, "log_level": "WARNING"},
+    memory: dict[str, Any] = {
+        "milvus": {"address": f"127.0.0.1:{milvus_port}", "collection": collection},
+        "external_models": [extractor],
+        # no idle flushes mid-run: an idle phase must stay idle
+        "extraction": {"queue_size": 100_000, "idle_flush_seconds": 3600},
     }
     if valkey_url:
-        settings["memory"]["valkey"] = {"url": valkey_url}
-    config = write_config(workdir / "config.yaml", settings)
-    processor = ProcessorProcess(config, grpc_port, workdir / "processor.log")
-    parts.append(processor)
-    await asyncio.to_thread(processor.wait_ready)
-    await asyncio.to_thread(processor.wait_memory_enabled, admin_port)
-    memory_port, direct_port = free_port(), free_port()
-    envoy = EnvoyProcess(
-        render(
-            listen_port=memory_port,
-            admin_port=free_port(),
-            processor_ports=[grpc_port],
-            upstream=Upstream("127.0.0.1", llm_port),
-            jwks_path=identity.jwks_path,
-            direct_port=direct_port,
-            otlp=("127.0.0.1", otlp_port) if otlp_port is not None else None,
-        ),
-        workdir / "envoy",
-    )
-    parts.append(envoy)
-    await asyncio.to_thread(envoy.wait_ready)
-    urls = {
-        "memory": f"http://127.0.0.1:{memory_port}/v1/chat/completions",
-        "direct": f"http://127.0.0.1:{direct_port}/v1/chat/completions",
-    }
-    return Stack(settings, llm, processor, envoy, model, llm_port, grpc_port, admin_port,
-                 memory_port, urls)  # fmt: skip
+        memory["valkey"] = {"url": valkey_url}
+    otlp = ("127.0.0.1", otlp_port) if otlp_port is not None else None
+    gateway = Gateway(workdir, memory, llm_port, identity, otlp=otlp, direct=True)
+    parts.append(gateway)
+    await asyncio.to_thread(gateway.wait_ready)
+    urls = {"memory": gateway.chat_url, "direct": gateway.direct_url}
+    return Stack(llm, llm_port, memory, gateway, urls)

@@ -294,7 +294,7 @@ async def measure(point: Point, facts: Facts, workdir: Path, *, indexes: bool) -
             ]
             samples = Samples()
             await drive(http, stack.urls, world, plan, samples, rate=RATE)
-            main = stack.processor._process.proc.pid
+            main = stack.gateway.processor._process.proc.pid
             cpu_before = process_cpu_seconds(main)
             milvus_before = session_cpu_seconds(milvus._process.proc.pid)
             await drive(http, stack.urls, world, ["retrieval"] * CPU_BLOCK, Samples())
