@@ -104,9 +104,12 @@ def _pairs(run: str) -> set[str]:
 
 @functools.cache
 def _stopwords(language: str) -> frozenset[str]:
-    """stopwords-iso's list (MIT); "zh-chars": its single Chinese characters."""
+    """stopwords-iso's list (MIT); "zh-chars": its single Chinese characters, and every
+    hiragana (Japanese writes its particles and endings in them, its content in kanji and
+    katakana: "大阪に引っ越した")."""
     if language == "zh-chars":
-        return frozenset(w for w in _stopwords("zh") if len(w) == 1)
+        hiragana = (chr(code) for code in range(0x3041, 0x30A0))
+        return frozenset(w for w in _stopwords("zh") if len(w) == 1) | frozenset(hiragana)
     if language == "en" or not stopwordsiso.has_lang(language):
         return frozenset()  # English: STOPWORDS, measured with the English rules
     return frozenset(stopwordsiso.stopwords(language))
@@ -119,7 +122,7 @@ def function_words(text: str) -> frozenset[str]:
 
 
 def function_char(char: str) -> bool:
-    """A Chinese character that says nothing alone ("的", "了", "我")."""
+    """A Chinese or Japanese character that says nothing alone ("的", "了", "我", "に")."""
     return char in _stopwords("zh-chars")
 
 

@@ -8,11 +8,11 @@ model writes it, and the word rules read what they can (English's, the default).
 
 from __future__ import annotations
 
-from memory_extproc.lang import en, es, zh
+from memory_extproc.lang import de, en, es, ja, zh
 from memory_extproc.lang.shape import Language
 
 ENGLISH = en.LANGUAGE
-FILED: tuple[Language, ...] = (en.LANGUAGE, es.LANGUAGE, zh.LANGUAGE)
+FILED: tuple[Language, ...] = (en.LANGUAGE, es.LANGUAGE, zh.LANGUAGE, de.LANGUAGE, ja.LANGUAGE)
 _BY_CODE = {language.code: language for language in FILED}
 
 

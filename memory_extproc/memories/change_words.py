@@ -27,9 +27,11 @@ def _pattern(field: str) -> str:
 
 # the speaker, as statements and memories name them
 SELF = _words("speaker")
-SELF_UNSPACED = tuple(word for c in _UNSPACED for word in c.speaker)
+SELF_UNSPACED = tuple(
+    sorted((word for c in _UNSPACED for word in c.speaker), key=len, reverse=True)
+)
 BE = _words("be")
-BE_UNSPACED = tuple(word for c in _UNSPACED for word in c.be)
+BE_UNSPACED = tuple(sorted((word for c in _UNSPACED for word in c.be), key=len, reverse=True))
 BECOME = _words("become")  # "I've gone vegan", "I became vegan": I am vegan now
 BECOME_UNSPACED = re.compile("|".join(word for c in _UNSPACED for word in c.become))
 PRO_DROP = {said: meant for c in _SPACED for said, meant in c.pro_drop.items()}
@@ -37,6 +39,10 @@ PRO_DROP = {said: meant for c in _SPACED for said, meant in c.pro_drop.items()}
 FILLER = _words("filler")
 FILLER_UNSPACED = re.compile("|".join(word for c in _UNSPACED for word in c.filler))
 NEGATION = _words("negation", _SPACED + _UNSPACED)
+# a negation of several characters ("ない"), read as one token "not" before a run is spaced
+NEGATION_UNSPACED = tuple(
+    sorted((word for c in _UNSPACED for word in c.negation if len(word) > 1), key=len, reverse=True)
+)
 # "my budget" / "the budget", "trip to Hawaii" / "Hawaii trip", "我的预算" / "预算": not a
 # different slot ("self" and "be": the speaker and "is", as read)
 FRAME_NOISE = _words("frame_noise", _SPACED + _UNSPACED) | {"self", "be"}
@@ -52,9 +58,7 @@ CORRECTIONS = tuple(
 # "I sold my car": group ``object``; then an ending that names nothing ("I quit last month",
 # "我辞职了"): what was left unnamed is the job (LEFT_JOB)
 ENDINGS = tuple(
-    re.compile(pattern, re.IGNORECASE)
-    for language in FILED
-    for pattern in language.changes.endings
+    re.compile(pattern, re.IGNORECASE) for language in FILED for pattern in language.changes.endings
 ) + tuple(re.compile(f"(?:{c.left_job})(?P<object>)", re.I) for c in _SPACED + _UNSPACED)
 # …in the language of the verb
 LEFT_JOB = tuple(

@@ -103,7 +103,9 @@ def _spaced_chinese(run: str) -> str:
         run = run.replace(word, "\0")
     for word in vocabulary.BE_UNSPACED:
         run = run.replace(word, "\1")
-    spaced = " ".join(run).replace("\0", "self").replace("\1", "be")
+    for word in vocabulary.NEGATION_UNSPACED:
+        run = run.replace(word, "\2")
+    spaced = " ".join(run).replace("\0", "self").replace("\1", "be").replace("\2", "not")
     return f" {spaced} "
 
 

@@ -26,6 +26,10 @@ MAY_BE_EMPTY = {
     ("zh", "changes.pro_drop"),
     ("zh", "changes.when_words"),  # characters, not words: 年, 月 are parts of others
     ("zh", "dates.months"),  # months are numbered: 12月
+    ("de", "changes.pro_drop"),
+    ("ja", "changes.pro_drop"),  # no pronoun is said at all, rather (lang/ja.py)
+    ("ja", "changes.when_words"),
+    ("ja", "dates.months"),
 }
 
 
@@ -125,6 +129,37 @@ TABLE = {
         correction=("用户住在波士顿", "不是波士顿，是奥斯汀。", "奥斯汀"),
         changed=("我的房租是每月1200美元。", "我的房租现在涨到每月1350美元。"),
         dated=("用户参加了一个互助小组", "我上周参加了一个互助小组。", "2026年12月6日前的一周"),
+    ),
+    "de": Row(
+        greeting="Danke schön!",
+        not_greeting="Hallo, wie hoch ist mein Budget?",
+        home="Der Nutzer wohnt seit fünf Jahren in Köln",
+        moved="Der Nutzer ist letzten Monat nach Hamburg umgezogen",
+        relative_moved="Die Schwester des Nutzers ist nach Hamburg gezogen",
+        cascade="Der Nutzer geht in Köln in eine Kletterhalle",
+        until_move="Bis zum Umzug: ",
+        job="Der Nutzer arbeitet als Krankenschwester im Krankenhaus",
+        ended=("Ich hab mein Auto verkauft.", "mein Auto"),
+        correction=("Der Nutzer wohnt in Mainz", "Sorry, ich hab Mainz geschrieben, meinte aber "
+                    "Mannheim.", "Mannheim"),
+        changed=("Ich zahle 850 Euro Miete im Monat.", "Ich zahle jetzt 920 Euro Miete im Monat."),
+        dated=("Der Nutzer war bei einer Selbsthilfegruppe", "Ich war letzte Woche bei einer "
+               "Selbsthilfegruppe.", "in der Woche vor dem 2026-12-06"),
+    ),
+    "ja": Row(
+        greeting="ありがとうございます！",
+        not_greeting="こんにちは、私の予算はいくらでしたっけ？",
+        home="ユーザーは福岡に5年住んでいる",
+        moved="ユーザーは先月大阪に引っ越した",
+        relative_moved="ユーザーの兄は大阪に引っ越した",
+        cascade="ユーザーは福岡のボルダリングジムに通っている",
+        until_move="引っ越す前：",
+        job="ユーザーは病院で看護師として働いている",
+        ended=("先週、車を売りました。", "車"),
+        correction=("ユーザーの娘の名前は結衣", "娘の名前は結衣じゃなくて由衣です。", "由衣"),
+        changed=("家賃は月8万円です。", "家賃が上がって、今は月9万円です。"),
+        dated=("ユーザーは自助グループに参加した", "先週、自助グループに参加しました。",
+               "2026年12月6日の前の週"),
     ),
 }  # fmt: skip
 

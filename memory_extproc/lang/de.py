@@ -1,0 +1,213 @@
+"""German: what the rules read in it. Data and patterns in lang/shape.py's shape.
+
+German puts the participle last ("Ich habe mein Auto verkauft", "Wir sind nach Hamburg
+umgezogen"): what ended or where one moved stands between the auxiliary and the verb. Nouns are
+capitalised, so a place is not told from a noun by its capital alone (cascades read the words
+after "in").
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+
+from memory_extproc.lang.shape import (
+    CLAUSE_CHAR,
+    SENTENCE_CHAR,
+    WORD_OR_AMOUNT,
+    Cascades,
+    Changes,
+    Dates,
+    Example,
+    Language,
+    Topics,
+)
+from memory_extproc.lang.snowball import snowball
+from memory_extproc.lang.when import When, ahead, counted, days, last
+
+_WEEKDAYS = ("montag", "dienstag", "mittwoch", "donnerstag", "freitag", "samstag", "sonntag")
+_COUNTS = {"einem": 1, "einer": 1, "zwei": 2, "drei": 3, "vier": 4, "fünf": 5, "sechs": 6}
+_MONTHS = ("Januar", "Februar", "März", "April", "Mai", "Juni", "Juli", "August", "September",
+           "Oktober", "November", "Dezember")  # fmt: skip
+_PERIODS = {"woche": "week", "wochenende": "weekend", "monat": "month", "jahr": "year"}
+_UNITS = {"tag": "day", "tagen": "day", "woche": "week", "wochen": "week", "monat": "month",
+          "monaten": "month", "jahr": "year", "jahren": "year"}  # fmt: skip
+
+
+def _meaning(match: re.Match[str], said_on: date) -> When:
+    if match["today"]:
+        return days(0, said_on)
+    if yesterday := match["yesterday"]:
+        return days(-2 if yesterday.lower() == "vorgestern" else -1, said_on)
+    if tomorrow := match["tomorrow"]:
+        return days(2 if tomorrow.lower() == "übermorgen" else 1, said_on)
+    if coming := match["next"]:
+        return ahead(_PERIODS.get(coming.lower(), coming.lower()), said_on, _WEEKDAYS)
+    if before := match["last"]:
+        return last(_PERIODS.get(before.lower(), before.lower()), said_on, _WEEKDAYS)
+    count = _COUNTS.get(match["count"].lower()) or int(match["count"])
+    return counted(_UNITS[match["unit"].lower()], count, said_on)
+
+
+_DATES = Dates(
+    relative=re.compile(
+        rf"""(?ix)(?<!\w)(?:
+          (?P<today>heute(?:\s+(?:morgen|früh|mittag|nachmittag|abend))?)
+          |(?P<yesterday>gestern|vorgestern)
+          |(?<!am\s)(?<!jeden\s)(?<!guten\s)(?<!heute\s)(?P<tomorrow>übermorgen|morgen)
+          |(?:nächste[nmrs]?|kommende[nmrs]?)\s+(?P<next>wochenende|woche|monat|jahr
+            |{"|".join(_WEEKDAYS)})
+          |(?:letzte[nmrs]?|vorige[nmrs]?|vergangene[nmrs]?)\s+(?P<last>wochenende|woche|monat|jahr
+            |{"|".join(_WEEKDAYS)})
+          |vor\s+(?P<count>\d{{1,2}}|{"|".join(_COUNTS)})\s+(?P<unit>tag(?:en)?|wochen?|monat(?:en)?
+            |jahr(?:en)?)
+        )(?!\w)"""
+    ),
+    meaning=_meaning,
+    words={
+        "day": "am {iso}",
+        "week": "in der Woche vor dem {iso}",
+        "weekend": "am Wochenende vor dem {iso}",
+        "week_of": "in der Woche vom {iso}",
+        "week_after": "in der Woche nach dem {iso}",
+        "weekend_after": "am Wochenende nach dem {iso}",
+        "month": "im {month} {year}",
+        "year": "im Jahr {year}",
+    },
+    months=_MONTHS,
+    clause=re.compile(r"[,;]|\s(?:und|aber)\s"),
+    dated=re.compile(rf"\b(?:\d{{4}}(?:-\d{{2}}){{0,2}}|{'|'.join(_MONTHS)})\b", re.IGNORECASE),
+    duration=re.compile(
+        r"(?<!vor\s)\b(?:\d+|einen|eine|ein|zwei|drei|vier|fünf|sechs|mehrere|einige)\s+"
+        r"(?:tage?n?|wochen?|monate?n?|jahre?n?)\b",
+        re.IGNORECASE,
+    ),
+    wrong_day=r"\b(?:am|im)\s+{day}\b",
+    appended="{fact} {when}",
+)
+
+_STOP, _SENTENCE, _WORD = CLAUSE_CHAR, SENTENCE_CHAR, WORD_OR_AMOUNT
+# the user, as a German fact names them (not "des Nutzers", another's)
+_USER = r"(?:der\s+|die\s+)?(?:be)?nutzer(?:in)?\b"
+_JOBS = (
+    r"lehrer|krankenpfleger|krankenschwester|pflegekraft|ärzt|arzt|ingenieur|anwält|anwalt"
+    r"|entwickler|programmierer|designer|grafikdesigner|koch|köchin|bäcker|erzieher|verkäufer"
+    r"|polizist|journalist|architekt|schreiner|tischler|elektriker|kellner|berater|buchhalter"
+)
+_LOCAL_ENDINGS = (
+    r"fitnessstudio|gym|halle|arzt|ärztin|praxis|klinik|apotheke|therapeut\w*|pendel\w*|bahn"
+    r"|bus|schule|kita|kindergarten|verein|kirche|moschee|bibliothek|nachbar\w*|vermieter\w*"
+    r"|wohnung|miete|supermarkt|café|friseur\w*|bad|chor|studio"
+)
+
+_CHANGES = Changes(
+    speaker=tuple("ich mich mir mein meine meinen meinem meiner nutzer nutzerin benutzer".split()),
+    be=("bin", "ist", "sind", "bist"),
+    become=("geworden", "wurde", "wurden"),
+    filler=tuple(
+        "jetzt inzwischen mittlerweile eigentlich tatsächlich nun doch wirklich noch schon ganz "
+        "komplett derzeit aktuell übrigens".split()
+    ),
+    negation=("nicht", "kein", "keine", "keinen", "keinem", "keiner", "nie", "niemals"),
+    frame_noise=("zu", "für", "von", "im", "auf", "mit", "und", "auch", "nach"),
+    when_words=tuple(
+        "letzte letzten letztes letzter vorige vorigen woche monat jahr gestern heute vor tag "
+        "wochen monaten jahren tagen".split()
+    ),
+    marker=r"\b(?:jetzt|inzwischen|mittlerweile|eigentlich|tatsächlich|nicht\s+mehr"
+    r"|kein\w*\s+\w+\s+mehr|stattdessen|neue[nmrs]?|umgezogen|gezogen|gewechselt|geändert"
+    r"|geworden|korrektur|meinte|mein\s+fehler|vertan|vertippt|verschrieben|ups|hoppla"
+    r"|erhöht|gestiegen|gesenkt)\b",
+    corrections=(
+        rf"\bich\s+(?:hab|habe)\s+(?P<wrong>{_STOP}+?)\s+(?:gesagt|geschrieben|getippt)\s*[,;.]?"
+        rf"\s*(?:aber\s+)?(?:ich\s+)?meinte\s+(?:aber\s+|eigentlich\s+)?(?P<right>{_STOP}+)",
+        rf"\bich\s+meinte\s+(?P<right>{_STOP}+?)\s*,?\s+nicht\s+(?P<wrong>{_STOP}+)",
+        rf"\bnicht\s+(?P<wrong>{_STOP}+?)\s*,\s*sondern\s+(?P<right>{_STOP}+)",
+        rf"\b(?:mein\s+fehler|sorry|entschuldigung|pardon|korrektur|ups|hoppla|vertippt"
+        rf"|verschrieben|(?:hab|habe)\s+mich\s+vertan)\b"
+        rf"{_SENTENCE}*?(?<!\w)(?P<right>{_WORD})\s*,\s*nicht\s+(?P<wrong>{_WORD})",
+    ),
+    endings=(
+        # "Ich habe mein Auto verkauft": between the auxiliary and the participle
+        rf"\b(?:hab|habe|hat|haben|hatte)\s+(?P<object>{_STOP}+?)\s+(?:verkauft|aufgegeben"
+        r"|abgemeldet|abgeschafft|verlassen|gekündigt|abgegeben|beendet|weggegeben|verschenkt)\b",
+        rf"\b(?:verkaufte|verließ|kündigte|beendete)\s+(?P<object>{_STOP}+)",
+        rf"\b(?:hab|habe|hat|haben)\s+mit\s+(?P<object>{_STOP}+?)\s+(?:aufgehört|schluss\s+gemacht)",
+        r"\b(?:kein\w*)\s+(?P<object>\w+)\s+mehr\b",
+    ),
+    left_job=r"\b(?:gekündigt|kündigte|in\s+rente\s+gegangen|pensioniert)\b",
+    job_word="Stelle",
+    # "Wir sind letzten Monat nach Hamburg umgezogen", "Der Nutzer zog nach Berlin"
+    moved=rf"\b(?:ich\s+bin|wir\s+sind|{_USER}\s+ist)\s+{_SENTENCE}{{0,60}}?\b(?:umgezogen"
+    rf"|gezogen|hingezogen)\b|\b(?:ich|wir|{_USER})\s+(?:zog|zogen)\s+(?:\w+\s+){{0,3}}?nach\b",
+    residence=rf"\b(?:ich|wir|{_USER})\s+(?:\w+\s+){{0,2}}?(?:wohne|wohnen|wohnt|lebe|leben"
+    r"|lebt)\s+(?:\w+\s+){0,4}?in\b",
+    switch=r"\b(?:gewechselt|umgestiegen|umgesattelt|geworden|nicht\s+mehr|aufgegeben"
+    r"|gekündigt|ersetzt|umgezogen|gezogen)\b",
+    when=r"(?:letzte[nmrs]?|vorige[nmrs]?|diese[nmrs]?|nächste[nmrs]?)\s+\w+|gestern|heute"
+    r"|vorgestern|vor\s+\w+\s+\w+|am\s+\S+|im\s+\w+\s+\d{4}|im\s+jahr\s+\d{4}",
+    object_end=r"\s+(?:und|aber)\s+(?=(?:jetzt|dann|ich|wir|der\s+nutzer|arbeite|bin)\b).*$",
+    determiner=tuple(
+        "mein meine meinen meinem meiner sein seine seinen seinem ihr ihre ihren ihrem der die "
+        "das den dem ein eine einen einem unser unsere unseren".split()
+    ),
+    clause=r",\s*(?:und|aber)\s+|\s+und\s+(?=(?:mein|meine|ich|der\s+nutzer)\b)",
+    people=r"\b(?:bruder|brüder|schwester\w*|mutter|vater|mama|papa|eltern|sohn|söhne|tochter"
+    r"|töchter|frau|mann|ehemann|ehefrau|partner\w*|freund\w*|cousin\w*|tante|onkel|oma|opa"
+    r"|großeltern|großmutter|großvater|kinder|kind|neffe|nichte)\b",
+    job=rf"\b(?:ich|{_USER})\s+(?:\w+\s+){{0,2}}?(?:arbeite|arbeitet|unterrichte|unterrichtet)"
+    rf"\s+(?:\w+\s+){{0,2}}?(?:als|bei|im|in|an)\b|\b(?:ich\s+bin|{_USER}\s+ist)\s+(?:\w+\s+)?"
+    rf"(?:{_JOBS})\w*",
+    beside=r"\b(?:zusätzlich|nebenbei|nebenher|nebenjob|teilzeit|am\s+wochenende"
+    r"|an\s+wochenenden|außerdem)\b",
+    born=r"\bgeboren\b|\bgebürtig\w*",
+    pro_drop={},
+)
+
+_CASCADES = Cascades(
+    home_place=(
+        r"\b(?:wohne|wohnen|wohnt|lebe|leben|lebt)\s+(?:\w+\s+){0,4}?in\s+"
+        r"(?P<place>[A-ZÄÖÜ][\w'-]*(?:\s+[A-ZÄÖÜ][\w'-]*)*)",
+    ),
+    local=rf"\b\w*(?:{_LOCAL_ENDINGS})\b",
+    past=r"\bfrüher\b|\behemals\b",
+    until_move="Bis zum Umzug: {text}",
+)
+
+_TOPICS = Topics(
+    work=rf"""(?ix)(?<!des\s)\b{_USER}[^,.;!?]{{0,40}}?\b(?:arbeit\w*|beruf\w*|job\w*|stelle
+      |angestellt|gekündigt|kündigt\w*|rente|ruhestand|selbstständig|unterrichtet
+      |ist\s+(?:\w+\s+)?(?:{_JOBS}))
+    |\b(?:ich\s+arbeite|ich\s+unterrichte|ich\s+bin\s+(?:\w+\s+)?(?:{_JOBS}))""",
+    work_word="Arbeit",
+    move=rf"""(?ix)(?<!des\s)\b{_USER}[^,.;!?]{{0,40}}?\b(?:umgezogen|umziehen|zieht\s+um
+      |zog\s+um|gezogen|ausgewandert|ausgezogen|zog\s+nach)\b
+    |\b(?:ich\s+bin|wir\s+sind)\b[^,.;!?]{{0,40}}?\b(?:umgezogen|gezogen)\b|\bich\s+ziehe\b""",
+    move_word="wohnt in",
+)
+
+LANGUAGE = Language(
+    code="de",
+    name="German",
+    spaced=True,
+    stem=snowball("german"),
+    greetings=r"hallo|hi|hey|moin|servus|guten\s+(?:morgen|tag|abend)|danke(?:\s+(?:schön|sehr))?"
+    r"|vielen\s+dank|tschüss?|bis\s+dann|alles\s+klar|super|ja|nein|gerne|klar",
+    previously=(" (vorher: ", ")"),
+    examples=(
+        Example(
+            (),
+            "Ich arbeite seit 2019 als Krankenpflegerin in Leipzig.",
+            ("Der Nutzer arbeitet seit 2019 als Krankenpflegerin in Leipzig",),
+        ),
+        Example(
+            ("Der Nutzer hat dienstags Töpferkurs",),
+            "Sorry, ich hab Dienstag gesagt, aber ich meinte Donnerstag.",
+            ("Der Nutzer hat donnerstags Töpferkurs",),
+        ),
+    ),
+    dates=_DATES,
+    changes=_CHANGES,
+    cascades=_CASCADES,
+    topics=_TOPICS,
+)

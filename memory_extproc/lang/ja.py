@@ -1,0 +1,197 @@
+"""Japanese: what the rules read in it. Data and patterns in lang/shape.py's shape.
+
+Japanese has no spaces and drops its subject: "先月、大阪に引っ越しました" is the user's move, said
+with no "I". A rule reads the user's own statement as one that names the user ("ユーザーは",
+"私は") or names no one before its verb, and another's as one that names them ("兄は", "妹の").
+Its kanji are Chinese characters too: no entry here is a Chinese word of another meaning.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+
+from memory_extproc.lang.shape import (
+    Cascades,
+    Changes,
+    Dates,
+    Example,
+    Language,
+    Topics,
+)
+from memory_extproc.lang.when import When, ahead, counted, days, last
+
+_WEEKDAYS = "月火水木金土日"
+_COUNTS = {"一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9,
+           "十": 10}  # fmt: skip
+_UNITS = {"日": "day", "週間": "week", "か月": "month", "ヶ月": "month", "カ月": "month",
+          "年": "year"}  # fmt: skip
+_STOP = r"[^、。，,！？!?]"  # a character of the same clause
+# the start of the user's own statement: the user named, or no one (a new sentence)
+_OWN = r"(?:ユーザーは|ユーザーが|私は|私たちは|(?:^|(?<=[。！？!?]))\s*)"
+# when, before the verb: "先月、", "2週間前に"
+_WHEN = (
+    r"(?:先月|先週|去年|昨年|昨日|一昨日|今日|今年|最近"
+    r"|\d+(?:日|週間|か月|ヶ月|カ月|年)前)に?[、,]?"
+)
+_LOCAL = (
+    r"ジム|クライミング|ボルダリング|病院|医者|医院|クリニック|かかりつけ|歯医者|薬局|動物病院|通勤"
+    r"|地下鉄|電車|バス|学校|保育園|幼稚園|教会|図書館|近所|大家|アパート|マンション|家賃|スーパー"
+    r"|カフェ|美容院|床屋|プール|合唱|ヨガ|職場"
+)
+
+
+def _meaning(match: re.Match[str], said_on: date) -> When:
+    if match["today"]:
+        return days(0, said_on)
+    if yesterday := match["yesterday"]:
+        return days(-2 if yesterday in ("一昨日", "おととい") else -1, said_on)
+    if tomorrow := match["tomorrow"]:
+        return days(2 if tomorrow in ("明後日", "あさって") else 1, said_on)
+    coming = match["next_weekday"] or next(
+        (p for p in ("weekend", "week", "month", "year") if match[f"next_{p}"]), None
+    )
+    if coming:
+        return ahead(coming, said_on, tuple(_WEEKDAYS), next_calendar_week=True)
+    if match["weekend"]:
+        return last("weekend", said_on, ())
+    if match["week"]:
+        if weekday := match["weekday"]:  # 先週の水曜日: the Wednesday of the week before
+            return days(_WEEKDAYS.index(weekday) - said_on.weekday() - 7, said_on)
+        return last("week", said_on, ())
+    if match["month"]:
+        return last("month", said_on, ())
+    if match["year"]:
+        return last("year", said_on, ())
+    count = _COUNTS.get(match["count"]) or int(match["count"])
+    return counted(_UNITS[match["unit"]], count, said_on)
+
+
+_DATES = Dates(
+    relative=re.compile(
+        rf"""(?P<today>今日|今朝|今夜|今晩)
+        |(?P<yesterday>一昨日|おととい|昨日|昨夜|昨晩)
+        |(?P<tomorrow>明後日|あさって|明日|あした)
+        |(?P<next_weekend>来週末)
+        |(?P<next_week>来週)(?:の?(?P<next_weekday>[{_WEEKDAYS}])曜日?)?
+        |(?P<next_month>来月)
+        |(?P<next_year>来年)
+        |(?P<weekend>先週末)
+        |(?P<week>先週)(?:の?(?P<weekday>[{_WEEKDAYS}])曜日?)?
+        |(?P<month>先月)
+        |(?P<year>去年|昨年)
+        |(?<![\d{"".join(_COUNTS)}])(?P<count>\d{{1,2}}|[{"".join(_COUNTS)}])(?P<unit>日|週間|か月|ヶ月|カ月|年)前""",
+        re.X,
+    ),
+    meaning=_meaning,
+    words={
+        "day": "{year}年{m}月{d}日",
+        "week": "{year}年{m}月{d}日の前の週",
+        "weekend": "{year}年{m}月{d}日の前の週末",
+        "week_of": "{year}年{m}月{d}日の週",
+        "week_after": "{year}年{m}月{d}日の次の週",
+        "weekend_after": "{year}年{m}月{d}日の次の週末",
+        "month": "{year}年{m}月",
+        "year": "{year}年",
+    },
+    months=(),
+    clause=re.compile(r"[、，,；;]|けど|けれど"),
+    dated=re.compile(r"\d{4}(?:-\d{2}){0,2}|\d+\s*[年月日]"),
+    duration=re.compile(
+        rf"(?:\d+|[{''.join(_COUNTS)}数]+)(?:日|週間|か月|ヶ月|カ月|年)(?:間)?(?!前)"
+    ),
+    wrong_day="{day}に?",
+    appended="{fact}（{when}）",
+    edge="{}",  # no spaces between words
+    shared=1,
+)
+
+_CHANGES = Changes(
+    speaker=("ユーザー", "私は", "私が", "私も", "私の"),
+    be=("である", "です"),
+    become=("になりました", "になった", "に変えました", "に変えた"),
+    filler=("現在", "今は", "最近", "実は", "実際は", "完全に", "すっかり", "やっぱり", "結局"),
+    negation=("ません", "じゃない", "ではない", "ない"),
+    frame_noise=("の", "は", "が", "を", "に", "で", "と", "へ"),
+    when_words=(),  # characters, not words
+    marker=r"現在|今は|最近|実は|実際は|変わりました|変わった|変えました|変えた|変更|訂正|間違い"
+    r"|間違え|ではなく|じゃなくて|引っ越し|辞めました|辞めて|辞めた|増やし|減らし|上がり|下がり"
+    r"|になりました|もう[^。、]{0,8}(?:ません|ない)",
+    corrections=(
+        # 前に大阪って言いましたけど、京都の間違いでした
+        rf"(?P<wrong>{_STOP}{{1,12}}?)(?:って|と)(?:言い|書き|打ち)(?:まし)?た(?:けど|が)[、,]?"
+        rf"\s*(?P<right>{_STOP}{{1,12}}?)の(?:間違い|誤り)",
+        # 娘の名前は結衣じゃなくて由衣です
+        rf"(?P<wrong>[^、。，,！？はがをに]{{1,12}}?)(?:じゃなくて|ではなくて|ではなく)[、,]?"
+        rf"\s*(?P<right>{_STOP}{{1,12}}?)(?:です|だ|でした|になる)",
+        # 間違えました。健太は41歳になるんです。40歳じゃなくて。
+        r"(?:間違え|間違い|すみません|ごめん|訂正).{0,40}?(?P<right>\d+[歳才円万人回年]*)"
+        r"[^\d。]{0,20}。?\s*(?P<wrong>\d+[歳才円万人回年]*)(?:じゃなくて|ではなく)",
+    ),
+    endings=(
+        # 車を売りました, 広告代理店を辞めました
+        r"(?P<object>[^、。，,！？をはが]{1,12}?)を(?:売り|売っ|売却|手放し|手放|辞め|やめ|退職"
+        r"|解約|キャンセル|卒業)",
+        r"(?P<object>[^、。，,！？をはが]{1,12}?)(?:と別れ|から引っ越)",
+    ),
+    left_job="退職|辞職|仕事を辞め|会社を辞め",
+    job_word="仕事",
+    moved=rf"{_OWN}(?:{_WHEN}|\s)*[^\s、。はがのを]{{1,12}}?に引っ越",
+    residence=rf"{_OWN}[^。はがの、]{{0,12}}?住んで|{_OWN}[^。はがの、]{{0,12}}?(?:に住む|在住|に暮らして)",
+    switch=r"転職|辞めて|辞めました|引っ越|に変えた|に変わった|になりました|もう[^。、]{0,8}(?:ません|ない)",
+    when=r"先月|先週|去年|昨年|昨日|一昨日|今日|\d+(?:日|週間|か月|ヶ月|カ月|年)前",
+    object_end=r"[、,]?(?:今は|現在は|そして|でも).*$",
+    determiner=("私の", "ユーザーの", "彼の", "彼女の"),
+    clause=r"[、,]\s*(?:それと|あと|そして|でも|ただ)",
+    people=r"お兄さん|お姉さん|兄|姉|弟|妹|お父さん|お母さん|両親|息子|娘|子ども|子供|奥さん|妻|夫"
+    r"|旦那|友達|友人|いとこ|祖父|祖母|おじいちゃん|おばあちゃん|彼氏|彼女",
+    job=rf"{_OWN}[^。]{{0,20}}?(?:で働いて|として働いて|に勤めて|に勤務|で[^。、]{{1,10}}をして"
+    r"|の仕事をして|先生をして|教師をして)",
+    beside=r"副業|兼業|掛け持ち|週末|パート|アルバイト",
+    born=r"生まれ|出身",
+    pro_drop={},
+)
+
+_CASCADES = Cascades(
+    home_place=(
+        r"(?P<place>[\u4e00-\u9fff\u30a0-\u30ff]{2,8}?)に(?:[^。、に]{0,8}?)?住ん",
+        r"(?P<place>[\u4e00-\u9fff\u30a0-\u30ff]{2,8}?)(?:在住|に暮らして)",
+    ),
+    local=_LOCAL,
+    past=r"以前|かつて|昔は|前は",
+    until_move="引っ越す前：{text}",
+)
+
+_TOPICS = Topics(
+    work=r"(?:ユーザー|私)(?:は|が)[^。]{0,20}?(?:働いて|働く|勤め|勤務|仕事|職業|退職|辞め|転職"
+    r"|就職|教師|先生をして|として)",
+    work_word="仕事",
+    move=r"(?:ユーザー|私)(?:は|が|たちは)[^。]{0,20}?(?:引っ越|移住|転居|移り住)",
+    move_word="住んでいる場所",
+)
+
+LANGUAGE = Language(
+    code="ja",
+    name="Japanese",
+    spaced=False,
+    stem=str,  # no spaces to find words by: character pairs are the words (words.terms)
+    greetings=r"こんにちは|こんばんは|おはよう(?:ございます)?|ありがとう(?:ございます)?|どうも"
+    r"|よろしく(?:お願いします)?|了解(?:です)?|わかりました|はい|いいえ|さようなら|またね",
+    previously=("（以前：", "）"),
+    examples=(
+        Example(
+            (),
+            "娘の名前は陽菜で、今年小学三年生になりました。",
+            ("ユーザーの娘の名前は陽菜", "ユーザーの娘は今年小学三年生"),
+        ),
+        Example(
+            ("ユーザーの車は青色",),
+            "さっき言い間違えました。車は青じゃなくて緑です。",
+            ("ユーザーの車は緑色",),
+        ),
+    ),
+    dates=_DATES,
+    changes=_CHANGES,
+    cascades=_CASCADES,
+    topics=_TOPICS,
+)
