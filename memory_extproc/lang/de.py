@@ -103,7 +103,8 @@ _LOCAL_ENDINGS = (
 _CHANGES = Changes(
     speaker=tuple("ich mich mir mein meine meinen meinem meiner nutzer nutzerin benutzer".split()),
     be=("bin", "ist", "sind", "bist"),
-    become=("geworden", "wurde", "wurden"),
+    # "Ich lebe vegan": I am vegan
+    become=("geworden", "wurde", "wurden", "lebe", "lebt"),
     filler=tuple(
         "jetzt inzwischen mittlerweile eigentlich tatsächlich nun doch wirklich noch schon ganz "
         "komplett derzeit aktuell übrigens".split()
@@ -190,6 +191,7 @@ LANGUAGE = Language(
     code="de",
     name="German",
     spaced=True,
+    names_by_capital=False,
     stem=snowball("german"),
     greetings=r"hallo|hi|hey|moin|servus|guten\s+(?:morgen|tag|abend)|danke(?:\s+(?:schön|sehr))?"
     r"|vielen\s+dank|tschüss?|bis\s+dann|alles\s+klar|super|ja|nein|gerne|klar",

@@ -171,6 +171,7 @@ LANGUAGE = Language(
     code="en",
     name="English",
     spaced=True,
+    names_by_capital=True,
     # Snowball's English ("Porter2"): "dancing" and "dance" are one word
     stem=snowball("english"),
     greetings=r"(?:hi|hello|hey|howdy|yo|hiya)(?:\s+there)?|good\s+(?:morning|afternoon|evening)"

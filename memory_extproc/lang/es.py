@@ -184,6 +184,7 @@ LANGUAGE = Language(
     code="es",
     name="Spanish",
     spaced=True,
+    names_by_capital=True,
     stem=snowball("spanish"),
     greetings=r"hola|buenas|buenos\s+d[ií]as|buenas\s+(?:tardes|noches)|gracias|muchas\s+gracias"
     r"|adi[oó]s|hasta\s+luego|vale|claro|s[ií]|perfecto",

@@ -174,6 +174,7 @@ LANGUAGE = Language(
     code="ja",
     name="Japanese",
     spaced=False,
+    names_by_capital=False,
     stem=str,  # no spaces to find words by: character pairs are the words (words.terms)
     greetings=r"こんにちは|こんばんは|おはよう(?:ございます)?|ありがとう(?:ございます)?|どうも"
     r"|よろしく(?:お願いします)?|了解(?:です)?|わかりました|はい|いいえ|さようなら|またね",

@@ -110,6 +110,9 @@ class Language:
     code: str  # ISO 639-1, as languages.language_of names it
     name: str  # as a prompt names it: "Spanish"
     spaced: bool  # words between spaces (not Chinese, Japanese)
+    # a capital letter starting a statement says a name ("Maria volunteers …"); not in German,
+    # whose nouns all have one ("Kleines Update: …")
+    names_by_capital: bool
     stem: Callable[[str], str]  # one stemmer for the product and the yardsticks
     greetings: str  # a whole message that is only a greeting or a thanks
     previously: tuple[str, str]  # what an ending calls what it ended: " (previously: ", ")"

@@ -30,6 +30,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from memory_extproc import words
+from memory_extproc.lang import filed
+from memory_extproc.languages import latin_language
 from memory_extproc.memories import change_words as vocabulary
 from memory_extproc.memories.relative_dates import without_resolved_dates
 from memory_extproc.words import CJK, STOPWORDS, function_char, function_words, stem
@@ -94,6 +96,11 @@ def _is_date(token: str) -> bool:
     return token.isdigit() and len(token) == 4 and 1900 <= int(token) <= 2100
 
 
+def _names_by_capital(text: str) -> bool:
+    language = filed(latin_language(text))
+    return language is None or language.names_by_capital
+
+
 def _spaced_chinese(run: str) -> str:
     """A run of Chinese read as the rules read words: fillers dropped, then one token per
     character, "用户" / "我" as the speaker and "是" as "is" ("我是纯素食者" → "self be 纯 素
@@ -139,7 +146,13 @@ def _read(text: str) -> _Read:
     negated = any(t in vocabulary.NEGATION for t in tokens)
     first = text.split(maxsplit=1)[0].strip(",.:;!?'\"") if text.strip() else ""
     lowered_first = first.lower().removesuffix("'s")
-    is_name = first[:1].isupper() and lowered_first.isalpha() and lowered_first not in _NOT_NAMES
+    is_name = (
+        first[:1].isupper()
+        and lowered_first.isalpha()
+        and lowered_first not in _NOT_NAMES
+        and lowered_first not in other_stopwords
+        and _names_by_capital(text)
+    )
     people = frozenset(stem(m.group().lower()) for m in vocabulary.PEOPLE.finditer(text))
     return _Read(tuple(tokens), numbers, content, negated, frozenset(tokens),
                  lowered_first if is_name else "", people)  # fmt: skip
