@@ -48,7 +48,8 @@ class Changes:
     (memories/changes.py). Word tuples are read token by token in a spaced language and as
     substrings (patterns) in an unspaced one."""
 
-    speaker: tuple[str, ...]  # the user, as statements and memories name them: "i", "用户"
+    # the user, as statements and memories name them: "i", "用户" (patterns when unspaced)
+    speaker: tuple[str, ...]
     be: tuple[str, ...]  # "is", "soy", "是"
     become: tuple[str, ...]  # "became", "me volví", "变成": is now
     filler: tuple[str, ...]  # "actually", "ahora", "现在": said of a change, not of the fact

@@ -21,23 +21,28 @@ def _words(field: str, changes: tuple[object, ...] = _SPACED) -> frozenset[str]:
     return frozenset(word for c in changes for word in getattr(c, field))
 
 
+def _longest_first(field: str) -> re.Pattern[str]:
+    """The unspaced languages' words as one pattern, the longest first: "完全に" (Japanese) is
+    not "完全" (Chinese) and a left-over "に"."""
+    words = sorted((word for c in _UNSPACED for word in getattr(c, field)), key=len, reverse=True)
+    return re.compile("|".join(words))
+
+
 def _pattern(field: str) -> str:
     return either([getattr(language.changes, field) for language in FILED])
 
 
 # the speaker, as statements and memories name them
 SELF = _words("speaker")
-SELF_UNSPACED = tuple(
-    sorted((word for c in _UNSPACED for word in c.speaker), key=len, reverse=True)
-)
+SELF_UNSPACED = _longest_first("speaker")
 BE = _words("be")
 BE_UNSPACED = tuple(sorted((word for c in _UNSPACED for word in c.be), key=len, reverse=True))
 BECOME = _words("become")  # "I've gone vegan", "I became vegan": I am vegan now
-BECOME_UNSPACED = re.compile("|".join(word for c in _UNSPACED for word in c.become))
+BECOME_UNSPACED = _longest_first("become")
 PRO_DROP = {said: meant for c in _SPACED for said, meant in c.pro_drop.items()}
 # Words that say "this changed" without being part of the fact; dropped before comparing
 FILLER = _words("filler")
-FILLER_UNSPACED = re.compile("|".join(word for c in _UNSPACED for word in c.filler))
+FILLER_UNSPACED = _longest_first("filler")
 NEGATION = _words("negation", _SPACED + _UNSPACED)
 # a negation of several characters ("ない"), read as one token "not" before a run is spaced
 NEGATION_UNSPACED = tuple(

@@ -96,6 +96,12 @@ def _is_date(token: str) -> bool:
     return token.isdigit() and len(token) == 4 and 1900 <= int(token) <= 2100
 
 
+# a run of katakana is one word (a loanword: "ヴィーガン"), any other character one token; a
+# hiragana is a particle or an ending ("ユーザーはヴィーガンである"), not read
+_KATAKANA_WORD = re.compile(r"[\u30a0-\u30ff]+|.", re.DOTALL)
+_HIRAGANA = re.compile(r"[\u3041-\u309f]")
+
+
 def _names_by_capital(text: str) -> bool:
     language = filed(latin_language(text))
     return language is None or language.names_by_capital
@@ -106,13 +112,13 @@ def _spaced_chinese(run: str) -> str:
     character, "用户" / "我" as the speaker and "是" as "is" ("我是纯素食者" → "self be 纯 素
     食 者")."""
     run = vocabulary.BECOME_UNSPACED.sub("\1", vocabulary.FILLER_UNSPACED.sub("", run))
-    for word in vocabulary.SELF_UNSPACED:
-        run = run.replace(word, "\0")
+    run = vocabulary.SELF_UNSPACED.sub("\0", run)
     for word in vocabulary.BE_UNSPACED:
         run = run.replace(word, "\1")
     for word in vocabulary.NEGATION_UNSPACED:
         run = run.replace(word, "\2")
-    spaced = " ".join(run).replace("\0", "self").replace("\1", "be").replace("\2", "not")
+    spaced = " ".join(t for t in _KATAKANA_WORD.findall(run) if not _HIRAGANA.fullmatch(t))
+    spaced = spaced.replace("\0", "self").replace("\1", "be").replace("\2", "not")
     return f" {spaced} "
 
 
@@ -140,6 +146,8 @@ def _read(text: str) -> _Read:
                 token = "be"
             if token not in vocabulary.FILLER and not (token == "to" and tokens[-1:] == ["be"]):
                 tokens.append(token)
+    if "self" not in tokens and _HIRAGANA.search(text) and not vocabulary.PEOPLE.search(text):
+        tokens.insert(0, "self")  # Japanese drops its subject: "車を売りました" is the user's
     numbers = frozenset(t for t in tokens if _is_number(t))
     other_stopwords = function_words(text)
     content = frozenset(stem(t) for t in tokens if _is_content(t, other_stopwords))
