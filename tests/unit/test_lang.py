@@ -189,3 +189,26 @@ def test_a_language_reads_as_it_means(code: str) -> None:
     fact, sentence, wording = row.dated
     assert wording in dated(fact, sentence, "2026-12-06")
     assert without_resolved_dates(dated(fact, sentence, "2026-12-06")) == fact
+
+
+def test_a_german_noun_first_is_no_person() -> None:
+    """Every German noun has a capital: "Kleines Update: …" and "Für unsere …" are not two
+    statements about two people named Kleines and Für."""
+    new = "Kleines Update: Unser Budget für die Hawaii-Reise liegt jetzt bei 9.500 Euro."
+    old = "Für unsere Hawaii-Reise haben wir ein Budget von 8.000 Euro."
+    assert compare(new, old, change_said=True) is Change.CHANGED
+    assert compare("Ich lebe inzwischen komplett vegan.", "Ich bin Vegetarierin.") is (
+        Change.CHANGED
+    )
+
+
+def test_japanese_is_read_by_its_words() -> None:
+    """A katakana loanword is one value, hiragana endings are not read, and a statement with
+    no subject is the user's; another person named is not."""
+    vegan, vegetarian = "最近、完全にヴィーガンになりました。", "私、ベジタリアンなんです。"
+    assert compare(vegan, vegetarian) is Change.CHANGED
+    vegan, vegetarian = "ユーザーはヴィーガンである", "ユーザーはベジタリアンである"
+    assert compare(vegan, vegetarian, change_said=True) is Change.CHANGED
+    correction = "前に大阪って言いましたけど、京都の間違いでした。"
+    assert corrected("ユーザーは大阪に住んでいる", correction) == "ユーザーは京都に住んでいる"
+    assert compare("兄はヴィーガンになりました。", "私、ベジタリアンなんです。") is None
