@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import aiohttp
 import numpy as np
@@ -63,11 +63,27 @@ def identity(tmp_path_factory: pytest.TempPathFactory) -> DevIdentity:
     return DevIdentity(tmp_path_factory.mktemp("identity"))
 
 
+class Reached(Protocol):
+    """Where a test reaches a running processor through Envoy: a Gateway (devstack/gateway.py),
+    or one replica of a fleet behind one Envoy (test_replicas.py)."""
+
+    @property
+    def url(self) -> str: ...
+    @property
+    def processor(self) -> ProcessorProcess: ...
+    @property
+    def config_path(self) -> Path: ...
+    @property
+    def metrics_url(self) -> str: ...
+    @property
+    def envoy_admin_url(self) -> str: ...
+
+
 @dataclass
 class Stack:
     """A running gateway (devstack/gateway.py), with what tests call it by."""
 
-    gateway: Gateway
+    gateway: Reached
     llm: MockLLM
     identity: DevIdentity
     http: aiohttp.ClientSession
@@ -91,6 +107,7 @@ class Stack:
     def restart_processor(self) -> None:
         """A new processor on the same port and configuration (after the test stopped or
         killed the old one), ready with memory on."""
+        assert isinstance(self.gateway, Gateway), "a fleet's replicas are restarted by the test"
         self.gateway.start_processor()
 
     async def post(

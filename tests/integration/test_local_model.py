@@ -113,11 +113,12 @@ async def test_the_local_model_judges_whether_an_old_fact_still_holds(
 
 
 # the Hawaii update, in English and as a Chinese user says it; the echoed answer; a correction
-# after the product resolved a date, and a job left for another as a Chinese user says it
+# after the product resolved a date, and a job left for another as a Chinese user says it; a
+# move in a later conversation as a German and a Japanese user say it (lang/de.py, ja.py)
 @pytest.mark.parametrize(
     ("lang", "name", "number"),
     [("en", "truth", 1), ("zh", "truth", 1), ("en", "truth", 8), ("en", "changes", 2),
-     ("zh", "changes", 3)],
+     ("zh", "changes", 3), ("de", "changes", 1), ("ja", "changes", 1)],
 )  # fmt: skip
 async def test_the_local_model_keeps_memories_true(
     run: Run, lang: str, name: str, number: int

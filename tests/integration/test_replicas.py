@@ -38,6 +38,17 @@ COLLECTION = "it_replicas"
 REPLICAS = 2
 
 
+@dataclass(frozen=True)
+class Replica:
+    """One processor of the fleet, reached through the fleet's one Envoy."""
+
+    url: str
+    processor: ProcessorProcess
+    config_path: Path
+    metrics_url: str
+    envoy_admin_url: str
+
+
 @dataclass
 class Fleet:
     replicas: list[Stack]  # one Envoy in front of all: each Stack differs by its processor
@@ -96,14 +107,16 @@ async def fleet(
             yield Fleet(
                 [
                     Stack(
-                        f"http://127.0.0.1:{envoy_port}",
+                        Replica(
+                            f"http://127.0.0.1:{envoy_port}",
+                            processor,
+                            config,
+                            f"http://127.0.0.1:{admin_port}/metrics",
+                            f"http://127.0.0.1:{envoy_admin_port}",
+                        ),
                         llm,
                         identity,
-                        processor,
-                        config,
-                        f"http://127.0.0.1:{admin_port}/metrics",
                         http,
-                        f"http://127.0.0.1:{envoy_admin_port}",
                     )
                     for processor, config, admin_port in started
                 ],
