@@ -20,6 +20,7 @@ from memory_extproc.lang.shape import (
     Dates,
     Example,
     Language,
+    Requests,
     Topics,
 )
 from memory_extproc.lang.snowball import snowball
@@ -187,6 +188,22 @@ _TOPICS = Topics(
     move_word="wohnt in",
 )
 
+# "Kannst du mir ein Restaurant empfehlen?", "Was soll ich heute kochen?", "Hilf mir, …"
+_REQUESTS = Requests(
+    open=r"""\b(?:empfiehl\w*|empfehl\w*|vorschl\w*|vorschläge|ideen?|tipps?|ratschl\w*
+        |optionen|alternativen|planen|planung\w*|reiseplan\w*|anregung\w*)\b
+    | \bschlag\s+(?:mir|uns)\b
+    | \b(?:was|welche[nmrs]?|wo|wie|wohin)\b[^?!]{0,60}?\b(?:soll(?:te)?n?|könnte[nm]?|kann
+        |würde[nm]?)\s+(?:ich|wir)\b
+    | \bhilf\s+(?:mir|uns)\b
+    | \b(?:gut|gute[nmrs]?|beste[nmrs]?|passend\w*)\b[^?!.]{0,40}\bfür\s+(?:mich|uns)\b
+    | \b(?:ich\s+suche|wir\s+suchen|ich\s+plane|wir\s+planen)\b
+    """,
+    recounts=r"^\s*(?:wann|warum|wer)\b|\b(?:habe|hab|hat)\s+(?:ich|er|sie)\b[^?!]{0,40}"
+    r"\b(?:empfohlen|vorgeschlagen|gesagt)\b",
+    reminded=r"\bhilf\s+mir[,\s]+(?:mich\s+)?(?:zu\s+)?(?:erinnern|daran\s+zu\s+erinnern)\b",
+)
+
 LANGUAGE = Language(
     code="de",
     name="German",
@@ -212,4 +229,5 @@ LANGUAGE = Language(
     changes=_CHANGES,
     cascades=_CASCADES,
     topics=_TOPICS,
+    requests=_REQUESTS,
 )

@@ -14,6 +14,7 @@ from memory_extproc.lang.shape import (
     Changes,
     Dates,
     Language,
+    Requests,
     Topics,
 )
 from memory_extproc.lang.snowball import snowball
@@ -167,6 +168,36 @@ _TOPICS = Topics(
     move_word="where the user lives",
 )
 
+# "Suggest something I could cook for dinner", "Help me pick a laptop"
+_REQUESTS = Requests(
+    open=r"""
+    \b(?:recomm?end\w*|reccomm?end\w*|suggest\w*|ideas?|tips|advice|options|alternatives
+        |planning|itinerary|strateg(?:y|ies)|approach(?:es)?)\b
+    | (?:^|\b(?:me|us|you|please|to)\s+)plan\b
+    | \b(?:what|which)\b[^?!]{0,60}?\b(?:should|could|can|would|might)\s+(?:i|we)\b
+    | \b(?:where|how)\b[^?!]{0,60}?\b(?:should|could|would|might)\s+(?:i|we)\b
+    | \bhow\s+can\s+(?:i|we)\b(?=[^?!]*\b(?:my|our|me|us)\b)
+    | \bhelp\s+(?:me|us)\s+\w+
+    | \b(?:what|which)(?:'s|\s+(?:are|is|would\s+be))\s+(?:some|a\s+few|the\s+best
+        |a\s+good|good|great|the\s+right|the\s+most)\b
+    | \b(?:best|good|great|right|ideal|suitable)\b[^?!.]{0,40}\bfor\s+(?:me|my|us|our)\b
+    | \b(?:create|make|write|find|give|put\s+together|build|design|pick|choose|provide|curate)\b
+        [^?!.]{0,60}\bfor\s+(?:me|my|us|our)\b
+    | \b(?:i'?m|i\s+am|we're|we\s+are)\s+(?:looking\s+for|planning|thinking\s+(?:of|about)
+        |considering|trying\s+to\s+(?:find|decide|choose|pick))\b
+    | \b(?:ways?|places?|things)\s+(?:to|for|i|we)\b
+    """,
+    # "What book did I recommend to Melanie?", "When am I planning on going camping?": the
+    # user's own past (LoCoMo's questions: 44 of 798 read as open before, 12 after). Capitals
+    # are read: "did Melanie"
+    recounts=r"""^\s*(?:when|why|who|whose)\b
+    | \b(?:did|has|have|had)\s+(?:(?:i|we|he|she|they)\b|(?-i:[A-Z][a-z]+)\b)
+    | \b(?:do|does)\s+(?:(?:i|we|he|she|they)|(?-i:[A-Z][a-z]+))\s+(?:\w+\s+){0,2}?
+        (?:give|suggest|recommend|say|tell|write|get)\b
+    """,
+    reminded=r"\bhelp\s+(?:me|us)\s+(?:to\s+)?(?:remember|recall)\b",
+)
+
 LANGUAGE = Language(
     code="en",
     name="English",
@@ -182,4 +213,5 @@ LANGUAGE = Language(
     changes=_CHANGES,
     cascades=_CASCADES,
     topics=_TOPICS,
+    requests=_REQUESTS,
 )

@@ -14,6 +14,7 @@ from memory_extproc.lang.shape import (
     Dates,
     Example,
     Language,
+    Requests,
     Topics,
 )
 from memory_extproc.lang.snowball import snowball
@@ -180,6 +181,17 @@ _TOPICS = Topics(
     move_word="vive en",
 )
 
+# "recomiéndame", "¿qué me sugieres…?", "ideas para…", "¿qué debería…?"
+_REQUESTS = Requests(
+    open=r"""\b(?:recomi[eé]nd\w*|recomendaci\w*|suger\w*|sugi[eé]r\w*|ideas?|consejos?|opciones
+        |planifica\w*|planea\w*|itinerario)\b
+    | \bqu[eé]\b[^?!]{0,60}?\b(?:deber[ií]a|podr[ií]a|puedo|debo)\b
+    | \b(?:para\s+m[ií]|ay[uú]dame\s+a)\b
+    """,
+    recounts=r"^\s*(?:cu[aá]ndo|por\s+qu[eé]|qui[eé]n)\b|\b(?:recomend[eé]|suger[ií]|me\s+dijo)\b",
+    reminded=r"\bay[uú]dame\s+a\s+recordar\b",
+)
+
 LANGUAGE = Language(
     code="es",
     name="Spanish",
@@ -207,4 +219,5 @@ LANGUAGE = Language(
     changes=_CHANGES,
     cascades=_CASCADES,
     topics=_TOPICS,
+    requests=_REQUESTS,
 )

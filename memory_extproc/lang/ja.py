@@ -17,6 +17,7 @@ from memory_extproc.lang.shape import (
     Dates,
     Example,
     Language,
+    Requests,
     Topics,
 )
 from memory_extproc.lang.when import When, ahead, counted, days, last
@@ -172,6 +173,17 @@ _TOPICS = Topics(
     move_word="住んでいる場所",
 )
 
+# "夕飯のアイデアをください", "何を作ればいいですか？", "おすすめのレストランは？"
+_REQUESTS = Requests(
+    open=r"""おすすめ|お勧め|オススメ|勧めて|提案|アイデア|アイディア|ヒント|アドバイス|プラン|計画
+    |選んで|考えて|手伝って|私に合う|私向け|私にぴったり
+    |(?:何|なに|どこ|どれ|どう)[^？?。]{0,12}(?:ればいい|たらいい|べき|いいでしょう|いいですか)
+    |(?:何か|なにか)[^？?。]{0,12}(?:ない|ありますか|ある)
+    """,
+    recounts=r"(?:いつ|なぜ|誰が)|(?:勧め|すすめ|言っ)た(?:の|もの|こと)",
+    reminded=r"思い出(?:させて|すのを手伝って)",
+)
+
 LANGUAGE = Language(
     code="ja",
     name="Japanese",
@@ -197,4 +209,5 @@ LANGUAGE = Language(
     changes=_CHANGES,
     cascades=_CASCADES,
     topics=_TOPICS,
+    requests=_REQUESTS,
 )

@@ -97,6 +97,16 @@ class Topics:
 
 
 @dataclass(frozen=True, slots=True)
+class Requests:
+    """Does a request ask for something chosen or made for the user (retrieval/open_requests.py):
+    verbose patterns, read without case."""
+
+    open: str  # asks for recommendations, ideas, a plan, what the user should do…
+    recounts: str  # …unless it asks what happened or was said: a question to memory
+    reminded: str  # asking to be reminded is not asking for help choosing
+
+
+@dataclass(frozen=True, slots=True)
 class Example:
     """One extraction example in the language (worker/prompts.py): what is known, the user's
     line, the facts a good answer holds."""
@@ -124,3 +134,4 @@ class Language:
     changes: Changes
     cascades: Cascades
     topics: Topics
+    requests: Requests

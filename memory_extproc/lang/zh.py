@@ -17,6 +17,7 @@ from memory_extproc.lang.shape import (
     Dates,
     Example,
     Language,
+    Requests,
     Topics,
 )
 from memory_extproc.lang.when import When, ahead, counted, days, last
@@ -179,6 +180,22 @@ _TOPICS = Topics(
     move_word="居住地",
 )
 
+# "给我推荐…", "有什么好的…", "帮我规划…", "我应该…"
+_REQUESTS = Requests(
+    open=r"""推荐|建议|主意|点子|想法|选择|规划|计划|攻略|安排|有什么好|有哪些好
+    |哪些.{0,12}(?:值得|适合|受欢迎|不错|好看|好玩|好吃|有趣|最好|热门|流行|独特)
+    |(?<![你您])(?:可以|能)(?:去|来)?(?:看|做|吃|买|玩|读|听|尝试|试试)(?:些|点)?(?:什么|哪些)
+    |(?:我|我们)[^，。？?]{0,10}?(?:应该|该|可以|能).{0,12}(?:什么|哪|怎么)
+    |帮我(?:选|找|想|挑|规划|安排|推荐|设计)|(?:如何|怎么|怎样)[^？?]{0,12}(?:我的|我们的|我家|家里)
+    |(?:哪些|什么)[^？?]{0,8}(?:方法|方式|办法|途径|地方|去处)
+    |(?:方法|方式|办法|途径|去处)[^？?]{0,4}有哪些
+    |(?:我|我们)(?:想找|在找|正在找)(?:一些|几个|一个|一款|一家)
+    |适合我|给我.{0,10}(?:找|选|做|列|想)
+    """,
+    recounts=r"我(?:上次|之前|以前)?(?:推荐|建议)给",
+    reminded=r"帮我(?:回忆|记起|想起)",
+)
+
 LANGUAGE = Language(
     code="zh",
     name="Chinese",
@@ -203,4 +220,5 @@ LANGUAGE = Language(
     changes=_CHANGES,
     cascades=_CASCADES,
     topics=_TOPICS,
+    requests=_REQUESTS,
 )

@@ -17,6 +17,7 @@ from memory_extproc.memories.changes import Change, compare, corrected, ended_ob
 from memory_extproc.memories.relative_dates import dated, without_resolved_dates
 from memory_extproc.memories.topics import topic_words
 from memory_extproc.retrieval.decision import is_greeting
+from memory_extproc.retrieval.open_requests import is_open_request
 
 # What a language may leave empty, and why
 MAY_BE_EMPTY = {
@@ -56,7 +57,7 @@ def test_every_pattern_compiles_alone(language: Language) -> None:
     """A language's alternative is a whole pattern: joined with the others, it cannot swallow
     them (an unclosed group, a global flag in the middle)."""
     for name, value in _fields(language):
-        if name.startswith(("changes.", "cascades.", "topics.")) and not name.endswith(
+        if name.startswith(("changes.", "cascades.", "topics.", "requests.")) and not name.endswith(
             ("_word", "until_move", "pro_drop")
         ):
             for pattern in value if isinstance(value, tuple) else (value,):
@@ -82,6 +83,8 @@ class Row:
     correction: tuple[str, str, str]  # old, correction, the old corrected
     changed: tuple[str, str]  # an amount said changed: old, new
     dated: tuple[str, str, str]  # fact, sentence said on 2026-12-06, the date's wording in it
+    open_request: str  # asks for something chosen for the user: preferences bear on it
+    not_open: str  # a question of fact
 
 
 TABLE = {
@@ -99,6 +102,8 @@ TABLE = {
         changed=("My rent is $1,200 a month.", "Actually my rent is now $1,350 a month."),
         dated=("User went to a support group", "I went to a support group last week.",
                "the week before 2026-12-06"),
+        open_request="Suggest something I could cook for dinner tonight.",
+        not_open="What is the capital of Peru?",
     ),
     "es": Row(
         greeting="¡Hola!",
@@ -115,6 +120,8 @@ TABLE = {
         changed=("Pago 1,200 dólares de renta.", "Ahora pago 1,350 dólares de renta."),
         dated=("El usuario fue a un grupo de apoyo", "Fui a un grupo de apoyo la semana pasada.",
                "la semana antes del 2026-12-06"),
+        open_request="¿Qué me recomiendas cocinar esta noche?",
+        not_open="¿Cuál es la capital de Perú?",
     ),
     "zh": Row(
         greeting="谢谢！",
@@ -129,6 +136,8 @@ TABLE = {
         correction=("用户住在波士顿", "不是波士顿，是奥斯汀。", "奥斯汀"),
         changed=("我的房租是每月1200美元。", "我的房租现在涨到每月1350美元。"),
         dated=("用户参加了一个互助小组", "我上周参加了一个互助小组。", "2026年12月6日前的一周"),
+        open_request="给我推荐几道今晚可以做的菜。",
+        not_open="秘鲁的首都是哪里？",
     ),
     "de": Row(
         greeting="Danke schön!",
@@ -145,6 +154,8 @@ TABLE = {
         changed=("Ich zahle 850 Euro Miete im Monat.", "Ich zahle jetzt 920 Euro Miete im Monat."),
         dated=("Der Nutzer war bei einer Selbsthilfegruppe", "Ich war letzte Woche bei einer "
                "Selbsthilfegruppe.", "in der Woche vor dem 2026-12-06"),
+        open_request="Was soll ich heute Abend kochen?",
+        not_open="Wie hoch ist der Eiffelturm?",
     ),
     "ja": Row(
         greeting="ありがとうございます！",
@@ -160,6 +171,8 @@ TABLE = {
         changed=("家賃は月8万円です。", "家賃が上がって、今は月9万円です。"),
         dated=("ユーザーは自助グループに参加した", "先週、自助グループに参加しました。",
                "2026年12月6日の前の週"),
+        open_request="今夜の夕食に何を作ればいいですか？",
+        not_open="東京の人口は何人ですか？",
     ),
 }  # fmt: skip
 
@@ -189,6 +202,8 @@ def test_a_language_reads_as_it_means(code: str) -> None:
     fact, sentence, wording = row.dated
     assert wording in dated(fact, sentence, "2026-12-06")
     assert without_resolved_dates(dated(fact, sentence, "2026-12-06")) == fact
+    assert is_open_request(row.open_request)
+    assert not is_open_request(row.not_open)
 
 
 def test_a_german_noun_first_is_no_person() -> None:
