@@ -20,6 +20,7 @@ from memory_extproc.lang.shape import (
     Dates,
     Example,
     Language,
+    Preferences,
     Requests,
     Topics,
 )
@@ -188,6 +189,29 @@ _TOPICS = Topics(
     move_word="wohnt in",
 )
 
+_PREFERENCES = Preferences(
+    # the user ("ich", "der Nutzer"; not "des Nutzers"), then within the sentence what they
+    # like, avoid, cannot have, fear or keep as a diet
+    standing=r"""(?<!des\s)\b(?:ich|wir|(?:der\s+|die\s+)?(?:be)?nutzer(?:in)?)\b
+      [^.;!?]{0,40}?\b(?:mag|mögen|liebe|liebt|hasse|hasst|vermeide|vermeidet|meide|meidet
+      |bevorzuge|bevorzugt|(?:esse|isst|trinke|trinkt)\s+(?:\w+\s+)?(?:kein\w*|nie|nicht)
+      |vegetari\w*|vegan\w*|allergi\w*|unverträglich\w*|angst\s+vor|fürchte\w*
+      |(?:kann|darf)\s+(?:kein\w*|nicht)\s+\w+|am\s+liebsten|lieber|lieblings\w*|fan\s+von
+      |halal|koscher|glutenfrei|laktosefrei|diabetiker\w*|zöliakie)\b
+    |\bmein(?:e|en|em)?\s+lieblings\w*""",
+    after_subject="",
+    subject="",
+    one_off=r"\b(?:heute|heute\s+abend|diese\s+woche|dieses\s+wochenende)\b",
+    aversion=r"\b(?:hass(?:e|t|en)|vermeid\w*|meide\w*|mag\s+(?:\w+\s+)?(?:kein\w*|nicht)|angst|phobie"
+    r"|allergi\w*|unverträglich\w*)\b",
+    food=r"""\b(?:diät|ernährung|vegan\w*|vegetari\w*|koscher|halal|gluten\w*|laktose\w*|fleisch
+      |schweinefleisch|diabet\w*|zöliakie|(?:erd)?nuss\w*allergi\w*|(?:esse|isst)\s+kein\w*
+      |allergisch\s+(?:gegen|auf)\s+(?:\w+\s+)?(?:erdnüss\w*|nüss\w*|nuss\w*|eier\w*|weizen|soja
+        |fisch|milch|sesam|meeresfrüchte|schalentier\w*))\b""",
+    reason=r"(?:,\s*|\s+)(?:weil|wegen|aufgrund)\b.*$",
+    but=r"\s+aber\s+",
+)
+
 # "Kannst du mir ein Restaurant empfehlen?", "Was soll ich heute kochen?", "Hilf mir, …"
 _REQUESTS = Requests(
     open=r"""\b(?:empfiehl\w*|empfehl\w*|vorschl\w*|vorschläge|ideen?|tipps?|ratschl\w*
@@ -230,4 +254,5 @@ LANGUAGE = Language(
     cascades=_CASCADES,
     topics=_TOPICS,
     requests=_REQUESTS,
+    preferences=_PREFERENCES,
 )

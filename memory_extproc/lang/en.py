@@ -14,6 +14,7 @@ from memory_extproc.lang.shape import (
     Changes,
     Dates,
     Language,
+    Preferences,
     Requests,
     Topics,
 )
@@ -168,6 +169,102 @@ _TOPICS = Topics(
     move_word="where the user lives",
 )
 
+# A standing preference: English reads its subject apart from its words ("User … avoids")
+_VERBS = (
+    "like|love|enjoy|adore|dislike|hate|detest|loathe|despise|avoid|prefer|fear|refuse"
+    "|prioriti[sz]e|oppose|value|care\\s+(?:deeply\\s+|a\\s+lot\\s+|most\\s+)?about"
+)
+# A taste for what the assistant just offered is no standing preference: "I especially like the
+# escape room suggestion", "I love the mural idea!" (PrefEval's persona talks say dozens); but
+# what someone of the user's gave is theirs ("I love the advice my grandma gave me")
+_OFFERED = (
+    r"(?:the|these|those|your)\s+(?:[\w\"'-]+\s+(?:and\s+)?){0,4}?"
+    r"(?:ideas?|suggestions?|concepts?|tips?|advice|recommendations?)\b"
+    r"(?!\s+(?:(?:from|of|by)\s+)?(?:my|our|their|his|her)\b)"
+)
+_PREFERENCES = Preferences(
+    standing="",
+    after_subject=rf"""
+    \b(?:(?:likes|loves|enjoys|adores|dislikes|hates|detests|loathes|despises|avoids|prefers|fears
+         |refuses|prioriti[sz]es|opposes|cares\s+(?:deeply\s+|a\s+lot\s+|most\s+)?about)
+         (?!\s+{_OFFERED})
+      |user\s+(?:\w+ly\s+)?values  # not the noun: "inspired by her words and values"
+      |(?:i|we|and|to)\s+(?:(?:\w+ly|really|also|just|do|much|try\s+to|tend\s+to|always)\s+)*
+         (?:{_VERBS})
+         (?!\s+(?:that|this|it|your|to\s+(?:know|ask|think|say|hear|bother|admit)|{_OFFERED}))
+      |prefer(?:red|ence|ences)|favou?rites?|fond\s+of|aversion|avoiding|refusing|unwilling
+      |(?:dislike|hatred|distaste|disdain)\s+(?:for|of)|stance\s+against|not\s+into
+      |(?:un|not\s+)comfortable\s+(?:with|in|around|at|when|\w+ing)|sensitive\s+to
+      |fan\s+of|passionate\s+about|fascinated\s+(?:by|with)|obsessed\s+with|keen\s+on
+      |crazy\s+about|(?:is|am|are|'m|'re)\s+(?:really\s+|very\s+|totally\s+|so\s+|big\s+)?into
+         (?!\s+(?:\w+\s+)?(?:weeks?|days?|months?|years?)\b)
+      |(?:top|first|number\s+one|main|biggest|highest)\s+priorit(?:y|ies)
+      |(?:doesn't|don't|does\s+not|do\s+not|never)\s+trust|distrusts?|wary\s+of
+      |s[ck]eptical\s+(?:of|about)
+      |gets?\s+(?:very\s+|really\s+|easily\s+)?(?:anxious|nervous|uncomfortable|overwhelmed
+         |claustrophobic|stressed)|claustrophob\w*
+      |(?:motion|sea|car|air|travel)[\s-]?sick\w*|prone\s+to|suffers?\s+from
+      |(?:uses?|in)\s+a\s+wheelchair|wheelchair\s+user|(?:limited|reduced)\s+mobility
+      |can(?:no|'|\s+no)?t\s+afford|(?:tight|limited|strict|modest|small|shoestring)\s+budget
+      |on\s+a\s+budget
+      |(?:is|am|'m|are|'re)\s+(?:a\s+)?(?:type\s+[12]\s+)?(?:diabetic|co?eliac|sober)
+      |(?:has|have)\s+(?:type\s+[12]\s+)?(?:diabetes|co?eliac\s+disease)
+      |quit\s+(?:drinking|smoking|alcohol|sugar|caffeine|coffee|meat|dairy)
+      |cut(?:ting)?\s+(?:back|down)\s+on
+      |not\s+a\s+(?:morning|night|people|beach|city|outdoors|outdoorsy)\s+person|night\s+owl
+      |early\s+(?:bird|riser)|(?:committed|devoted|opposed|averse)\s+to
+      |against\s+(?:using|eating|buying|watching|wearing)|low\s+tolerance\s+for
+      |(?:learns?|works?|thrives?)\s+best|thrives?\s+in|only\s+interested\s+in
+      |(?:doesn't|don't|does\s+not|do\s+not)\s+interest\s+me
+      |finds?\s+[\w\s-]{{0,40}}\b(?:unsettling|distressing|boring|uncomfortable|off-putting
+         |overwhelming|unappealing|ineffective|difficult|hard|distracting|disorienting|unengaging
+         |stressful|annoying)
+      |steers?\s+clear|stays?\s+away
+      |can(?:no|'|\s+no)?t\s+(?:stand|bear|tolerate|eat|drink|have|handle|digest|consume)
+      |can(?:no|'|\s+no)?t\s+(?:(?:fly|drive|walk\s+far)(?!\s+(?:you|him|her|them|us)\b)
+         |(?:use|take|climb)\s+(?:the\s+)?(?:public\s+transport|stairs|subway|metro|bus|planes?))
+      |(?:doesn't|does\s+not|don't|do\s+not|won't|will\s+not|never)\s+(?:like|enjoy|eat|drink|wear
+         |use|buy|watch|read|listen\s+to|fly|drive|travel|stay|consume|want)
+      |not\s+(?:a\s+)?fan|(?:has|have)\s+no\s+interest|not\s+interested
+      |(?:only|strictly|exclusively)\s+(?:eats?|drinks?|wears?|buys?|uses?|reads?|watch(?:es)?
+         |listens?|stays?|travels?|avoids?|consumes?|follows?|enjoys?|purchases?)
+      |allerg\w*|intoleran\w*|vegetarian|vegan|pescatarian|plant-based|gluten-free|dairy-free
+      |lactose-free|halal|kosher|teetotal\w*
+      |(?:follows?|keeps?|sticks?\s+to|adheres?\s+to)\s+(?:an?\s+)?[\w\s,-]{{0,40}}\bdiet
+      |on\s+an?\s+[\w\s,-]{{0,40}}\bdiet
+      |afraid\s+of|fear\s+of|phobi\w*|scared\s+of|terrified\s+of
+      |(?:chose|chooses|picked|picks|opted\s+for|opts\s+for)\b[^.;]{{0,80}}\b
+         (?:over|instead\s+of|rather\s+than)
+    )\b
+    """,
+    # the user as the subject of the clause, before what it says: "User …", "I …", "we …", or
+    # the user's favourite/preferred thing; not "User's sister …" or "my landlord …"
+    subject=(
+        r"\b(?:user(?!['\u2019]s)|i|i'm|i've|i'd|i'll|we|we're|we've)\b"
+        r"|\b(?:told|advised|warned|ordered)\s+(?:me|user|the\s+user)\s+(?=to\s+avoid\b)"
+        r"|\b(?:user's|my|our)\s+(?:favou?rite|preferred|usual|go-to"
+        r"|(?:top|first|number\s+one|main|biggest|highest)\s+priorit"
+        # the user's own fear or aversion as the subject: "User's fear of falling makes them prefer
+        # activities that keep them grounded" (a PrefEval persona's, learned, never given)
+        r"|(?:\w+\s+)?(?:fear|phobia|aversion|allerg(?:y|ies)|intolerance|dislike|distaste)"
+        r"\s+(?:of|to|for)\b)"
+    ),
+    one_off=r"\b(?:today|tonight|tomorrow|this\s+(?:morning|afternoon|evening|week|weekend))\b",
+    aversion=r"""\b(?:avoid\w*|dislik\w*|hat(?:e|es|ed|ing)|detest\w*|loath\w*|despis\w*|refus\w*
+      |can(?:no|')?t\s+stand|not\s+(?:a\s+(?:big\s+)?fan|into)
+      |(?:don't|doesn't|do\s+not|does\s+not|never)\s+(?:like|enjoy|love|care\s+for)
+      |fear\w*|phobi\w*|afraid|allerg\w*|intoleran\w*)\b""",
+    food=r"""\b(?:diet|vegan|vegetarian|pescatarian|kosher|halal|gluten|dairy|lactose|meat|pork
+    |diabet\w*|co?eliac
+    |(?:nut|peanut|shellfish|seafood|egg|wheat|soy|fish|milk|sesame)s?\s+allerg\w*
+    |can(?:no|['’]|\s+no)?t\s+(?:eat|drink)
+    |allerg\w*\s+to\s+(?:\w+\s+)?(?:nuts?|peanuts?|shellfish|seafood|eggs?|wheat|soy|fish|milk
+       |sesame)
+    )\b""",
+    reason=r"(?:,\s*|\s+)(?:due\s+to|because|since|for\s+\w+\s+reasons)\b.*$",
+    but=r"\s+but\s+",
+)
+
 # "Suggest something I could cook for dinner", "Help me pick a laptop"
 _REQUESTS = Requests(
     open=r"""
@@ -214,4 +311,5 @@ LANGUAGE = Language(
     cascades=_CASCADES,
     topics=_TOPICS,
     requests=_REQUESTS,
+    preferences=_PREFERENCES,
 )

@@ -14,6 +14,7 @@ from memory_extproc.lang.shape import (
     Dates,
     Example,
     Language,
+    Preferences,
     Requests,
     Topics,
 )
@@ -181,6 +182,55 @@ _TOPICS = Topics(
     move_word="vive en",
 )
 
+# Cannot eat, drink or stand ("no puedo comer gluten"), not how much ("no puedo comer más")
+# nor "tomar" a decision, a holiday or a train
+_CANNOT = (
+    r"(?:comer|beber|ingerir|consumir|soportar|tolerar|digerir"
+    r"|tomar(?!\s+(?:vacaciones|decisiones|una\s+decisión|el\s+(?:tren|autobús|avión|metro))))"
+    r"\w*(?!\s+(?:más|tanto|nada)\b)"
+)
+_PREFERENCES = Preferences(
+    # Spanish drops the pronoun: the user's own verb form ("prefiero", "no como", "me encanta",
+    # "soy alérgico"), or "(el/al) usuario" before a third person's, not "… del usuario"
+    standing=rf"""\b(?:
+      me\s+(?:gusta|gustan|encanta|encantan|fascina|horroriza|apasiona|apasionan|mareo)
+      |no\s+me\s+(?:gusta|gustan|interesa)|soy\s+(?:una?\s+)?(?:gran\s+|muy\s+)?(?:fan|aficionad)
+      |valoro|no\s+confío|mi\s+(?:máxima\s+|principal\s+|primera\s+)?prioridad
+      |(?:uso|en)\s+silla\s+de\s+ruedas|presupuesto\s+(?:ajustado|limitado|reducido)
+      |no\s+soy\s+(?:una\s+persona\s+)?madrugador|me\s+pongo\s+nervios
+      |no\s+puedo\s+con\s+(?:el|la|los|las)\b|no\s+me\s+dejan?\s+{_CANNOT}
+      |no\s+puedo\s+(?:conducir|volar|subir\s+escaleras
+        |(?:usar|tomar|coger)\s+(?:el\s+)?(?:transporte\s+público|metro|autobús|avión))
+      |soy\s+(?:diabétic|abstemi)|tengo\s+diabetes|dejé\s+de\s+(?:beber|fumar|comer|tomar)
+      |no\s+tomo\s+(?:alcohol|café|cafeína|lácteos|leche|azúcar|vino|cerveza|refrescos|carne)
+      |prefiero|odio|detesto|evito|temo|rechazo|soy\s+(?:vegetarian|vegan|alérgic|celíac|intolerante)
+      |no\s+(?:como|bebo|soporto|tolero|uso|consumo)|solo\s+(?:como|bebo|uso|compro|visto)
+      |(?:no|tampoco|nunca)\s+(?:l[oae]s?\s+)?(?:puedo|podemos)\s+{_CANNOT}
+      |tengo\s+(?:miedo|fobia|alergia|intolerancia|aversión)|sigo\s+una\s+dieta)\w*
+    |(?<!del\s)\busuario\b[^,.;!?]{{0,40}}?\b(?:
+      gusta|gustan|encanta|encantan|prefiere|odia|detesta|evita|teme|rechaza|se\s+opone
+      |es\s+(?:vegetarian|vegan|alérgic|celíac|intolerante)|no\s+(?:come|bebe|soporta|tolera|usa
+      |consume)
+      |(?:no|tampoco|nunca)\s+(?:l[oae]s?\s+)?pueden?\s+{_CANNOT}
+      |solo\s+(?:come|bebe|usa|compra|viste)|es\s+(?:una?\s+)?(?:gran\s+|muy\s+)?(?:fan|aficionad)
+      |le\s+apasiona|valora|no\s+confía|se\s+marea|usa\s+silla\s+de\s+ruedas
+      |es\s+(?:diabétic|abstemi)|tiene\s+diabetes|no\s+puede\s+con\s+(?:el|la|los|las)\b
+      |tiene\s+(?:miedo|fobia|alergia
+      |intolerancia|aversión)|sigue\s+una\s+dieta|favorit|preferid|no\s+le\s+interesa)\w*""",
+    after_subject="",
+    subject="",
+    one_off=r"\b(?:hoy|esta\s+(?:noche|mañana|tarde|semana)|mañana|este\s+fin\s+de\s+semana)\b",
+    aversion=r"\b(?:odi\w*|evit\w*|no\s+me\s+gusta\w*|miedo|alérgic\w*)\b",
+    food=r"""\b(?:dieta|vegetarian[oa]s?|vegan[oa]s?|kosher|halal|gluten|lactosa|carne|cerdo|mariscos
+      |diabétic[oa]s?|diabetes|celíac[oa]s?
+      |(?:no|tampoco|nunca)\s+(?:l[oae]s?\s+)?(?:puedo|puede|podemos)\s+(?:comer|beber|tomar|ingerir)\w*
+      (?!\s+(?:más|tanto|nada)\b)
+      |alérgic\w*\s+a\s+(?:(?:los|las|la|el)\s+)?(?:cacahuetes|maní|frutos\s+secos|nueces
+        |mariscos|huevos?|trigo|soja|pescado|leche|sésamo))\b""",
+    reason=r"(?:,\s*|\s+)(?:porque|debido\s+a|ya\s+que|por\s+razones)\b.*$",
+    but=r"\s+pero\s+",
+)
+
 # "recomiéndame", "¿qué me sugieres…?", "ideas para…", "¿qué debería…?"
 _REQUESTS = Requests(
     open=r"""\b(?:recomi[eé]nd\w*|recomendaci\w*|suger\w*|sugi[eé]r\w*|ideas?|consejos?|opciones
@@ -220,4 +270,5 @@ LANGUAGE = Language(
     cascades=_CASCADES,
     topics=_TOPICS,
     requests=_REQUESTS,
+    preferences=_PREFERENCES,
 )

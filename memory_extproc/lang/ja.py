@@ -17,6 +17,7 @@ from memory_extproc.lang.shape import (
     Dates,
     Example,
     Language,
+    Preferences,
     Requests,
     Topics,
 )
@@ -173,6 +174,29 @@ _TOPICS = Topics(
     move_word="住んでいる場所",
 )
 
+# Whose a statement is: another person named before the verb ("兄は…", "母が…")
+_OTHER = r"(?:兄|姉|弟|妹|父|母|夫|妻|息子|娘|友達|友人|彼氏|彼女)(?:さん)?(?:は|が|の|も)"
+_TASTE = (
+    r"好き|大好き|嫌い|苦手|避け|ベジタリアン|ヴィーガン|ビーガン|菜食|アレルギー|食べられない"
+    r"|食べられません|飲めない|飲めません|食べない|食べません|飲まない|怖い|恐怖|好み|お気に入り"
+    r"|ハラール|グルテンフリー|糖尿病"
+)
+_PREFERENCES = Preferences(
+    # the user named, or no one (Japanese drops its subject: "ピーナッツアレルギーがあります"),
+    # then what they like, avoid, cannot have or keep as a diet, within the sentence
+    standing=rf"""(?:ユーザー|私)(?:は|が|、)?(?![のたち])[^。！？]{{0,24}}?(?:{_TASTE})
+    |(?:^|(?<=[。！？]))(?=[^。！？]*[\u3040-\u309f])(?![^。！？]*{_OTHER})
+      [^。！？]{{0,30}}?(?:{_TASTE})""",
+    after_subject="",
+    subject="",
+    one_off=r"今日|今夜|今晩|明日|今週|今週末",
+    aversion=r"嫌い|苦手|避け|アレルギー|怖い|恐怖|食べられ|飲めな",
+    food=r"""ベジタリアン|ヴィーガン|ビーガン|菜食|ハラール|グルテン|乳糖|食べられ|飲めな|糖尿病
+    |(?:ピーナッツ|ナッツ|卵|小麦|えび|エビ|かに|カニ|そば|乳製品|牛乳|魚|貝)[^、。]{0,6}アレルギー""",
+    reason=r"[、,]?\s*(?:なぜなら|理由は).*$",
+    but=r"[、,]?(?:でも|けど|しかし)",
+)
+
 # "夕飯のアイデアをください", "何を作ればいいですか？", "おすすめのレストランは？"
 _REQUESTS = Requests(
     open=r"""おすすめ|お勧め|オススメ|勧めて|提案|アイデア|アイディア|ヒント|アドバイス|プラン|計画
@@ -210,4 +234,5 @@ LANGUAGE = Language(
     cascades=_CASCADES,
     topics=_TOPICS,
     requests=_REQUESTS,
+    preferences=_PREFERENCES,
 )

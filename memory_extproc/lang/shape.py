@@ -97,6 +97,21 @@ class Topics:
 
 
 @dataclass(frozen=True, slots=True)
+class Preferences:
+    """Is a memory a standing preference or constraint of its user (memories/preferences.py):
+    verbose patterns, read without case, sentence by sentence."""
+
+    standing: str  # a preference said with its subject, the user ("用户是素食者", "soy vegano")
+    after_subject: str  # …or the words of one, read after ``subject`` ("likes", "avoids")
+    subject: str  # the user as the subject of a clause ("User …", "I …"; not "User's sister")
+    one_off: str  # just today, not standing ("I won't go to the gym today")
+    aversion: str  # something held against: avoided, disliked, feared, not tolerated
+    food: str  # what eating shapes: a diet, an allergy, what cannot be eaten
+    reason: str  # why it is held, at the end: not what it bears on ("… due to their faith")
+    but: str  # a conjunction that starts another clause of its own ("but", "pero", "但是")
+
+
+@dataclass(frozen=True, slots=True)
 class Requests:
     """Does a request ask for something chosen or made for the user (retrieval/open_requests.py):
     verbose patterns, read without case."""
@@ -135,3 +150,4 @@ class Language:
     cascades: Cascades
     topics: Topics
     requests: Requests
+    preferences: Preferences

@@ -17,6 +17,7 @@ from memory_extproc.lang.shape import (
     Dates,
     Example,
     Language,
+    Preferences,
     Requests,
     Topics,
 )
@@ -180,6 +181,48 @@ _TOPICS = Topics(
     move_word="居住地",
 )
 
+# Cannot eat or drink ("不能吃辣", "无法饮酒", "吃不了辣"); not "能不能吃" (a question),
+# "不是不能" (it is not that …), how much ("不能吃太多", "吃不完") or an idiom ("吃亏", "吃苦")
+_CANNOT = r"(?<!不是)(?:(?<!能)不(?:太|怎么)?能再?|(?<!可)不可以|无法|没法|不宜|不适合)"
+_INTAKE = r"吃(?!太多|多|完|饱|亏|苦|惊|力|醋|透|什么|哪)|喝(?!太多|多|完|什么|哪)|食用|饮|进食|沾"
+_CANNOT_INTAKE = r"(?:吃|喝|沾)不(?:了|得)(?!这么|那么|太多|多少)"
+_FORBIDDEN = r"不(?:让|许|准)(?:我|用户)"
+_DIET_CONDITION = r"糖尿病|乳糜泻|痛风"
+_PREFERENCES = Preferences(
+    # the user, not someone of theirs ("用户的妹妹喜欢爵士乐"), then what they like, dislike,
+    # avoid, fear, find boring, cannot have or keep as a diet, within the sentence (a clause
+    # after a comma keeps its subject: "我深怕高处，强烈避免…"); the taste said in English words,
+    # as bilingual users do ("我很 dislike 这种音乐")
+    standing=rf"""(?:用户|我们?)(?![的们]|{KIN})[^。；！？他她]{{0,24}}?
+    (?:喜欢|喜爱|热爱|爱吃|爱喝|偏爱|偏好|钟爱|讨厌|厌恶|反感|抵触|受不了|无法忍受|忍受不了
+      |避免|避开|回避|远离|拒绝|反对|(?<![恐哪])怕|恐惧|畏惧|过敏|不耐受|素食|吃素|纯素|蛋奶素
+      |清真|犹太(?:洁食|教?饮食|食品)|不吃|不喝|不碰|忌口|从不|绝不
+      |{_CANNOT}(?:{_INTAKE}|忍受|耐受|碰(?![到面头见上]))|{_CANNOT_INTAKE}
+      |只(?:吃|喝|穿|用|使用|买|看|听|住|读|开|坐|去|选)
+      |不感兴趣|没(?:有|什么)?兴趣|敏感|无麸质|无乳糖|尽量(?:减少|避免|不|少)
+      |(?:遵守|遵循|坚持|奉行)[^，,。；！？]{{0,10}}饮食
+      |(?:觉得|发现|认为)[^，,。；！？]{{0,20}}(?:无聊|乏味|没意思|难受|不舒服|困惑|烦)
+      |(?:选择|选)了?[^，,。；！？]{{1,40}}(?:而不是|而非)
+      |粉丝|迷恋|着迷|痴迷|热衷|充满热情|看重|注重|重视|在意|在乎|不信任|晕车|晕船|晕机
+      |(?:坐|使用|靠)轮椅|预算(?:有限|紧张|不多)|夜猫子|不是(?:早起|起得早)|(?:会|容易)(?:紧张|焦虑)
+      |(?:有|得了|患有)(?:{_DIET_CONDITION})|戒(?:酒|烟|糖|咖啡)|控(?:糖|盐)
+      |{_CANNOT}(?:(?:使用|用|坐|乘坐|搭乘?)(?:公共交通|公交|地铁|飞机|电梯)|开车|爬楼梯|走远路)
+      |(?<![A-Za-z])(?i:dislike|hate|prefer|avoid|love|like|enjoy)(?![a-z]))
+    (?!这个?(?:主意|想法|建议|回答)|你的)
+    |(?:用户|我们?)的?最(?:喜欢|爱)的|(?:用户|我们?)的(?:首要|第一)(?:考虑|要求|原则)
+    |{_FORBIDDEN}(?:{_INTAKE}|碰|沾)""",
+    after_subject="",
+    subject="",
+    one_off=r"今天|今晚|明天|今早|明晚|后天|这周|本周|这个周末|这几天|这两天|待会|等会|一会儿",
+    aversion=r"讨厌|不喜欢|避免|避开|厌恶|反感|受不了|无法忍受|害怕|恐惧|过敏",
+    food=rf"""素食|吃素|纯素|蛋奶素|清真|犹太洁食|饮食|忌口|麸质|乳糖|乳制品|不吃(?:肉|猪肉|牛肉|海鲜|鱼)
+      |{_CANNOT}(?:{_INTAKE})|{_CANNOT_INTAKE}|{_FORBIDDEN}(?:吃|喝)
+      |{_DIET_CONDITION}|控糖|控盐
+      |(?:花生|坚果|海鲜|贝类|鸡蛋|小麦|大豆|鱼|牛奶|芝麻)[^，,。；]{{0,8}}过敏""",
+    reason=r"[，,]?\s*(?:因为|由于|出于).*$",
+    but=r"[，,]?(?:但是|不过|可是)",
+)
+
 # "给我推荐…", "有什么好的…", "帮我规划…", "我应该…"
 _REQUESTS = Requests(
     open=r"""推荐|建议|主意|点子|想法|选择|规划|计划|攻略|安排|有什么好|有哪些好
@@ -221,4 +264,5 @@ LANGUAGE = Language(
     cascades=_CASCADES,
     topics=_TOPICS,
     requests=_REQUESTS,
+    preferences=_PREFERENCES,
 )

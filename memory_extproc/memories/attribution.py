@@ -14,10 +14,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from memory_extproc.lang.zh import KIN as KIN_ZH
 from memory_extproc.memories.change_words import CLAUSE
 from memory_extproc.memories.changes import Change, compare, says_change
 from memory_extproc.memories.names import NAMED_ZH
-from memory_extproc.memories.preferences import KIN_ZH
 from memory_extproc.words import numbers, terms
 
 # Whose a value is, at the head of a fact: a relative's or a named person's ("User's sister

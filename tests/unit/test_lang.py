@@ -14,6 +14,7 @@ from memory_extproc.lang import ENGLISH, FILED, filed
 from memory_extproc.lang.shape import Language
 from memory_extproc.memories.cascades import left_place, until_moved
 from memory_extproc.memories.changes import Change, compare, corrected, ended_object, moved_from
+from memory_extproc.memories.preferences import requests_implied, states_preference
 from memory_extproc.memories.relative_dates import dated, without_resolved_dates
 from memory_extproc.memories.topics import topic_words
 from memory_extproc.retrieval.decision import is_greeting
@@ -31,6 +32,14 @@ MAY_BE_EMPTY = {
     ("ja", "changes.pro_drop"),  # no pronoun is said at all, rather (lang/ja.py)
     ("ja", "changes.when_words"),
     ("ja", "dates.months"),
+    # English reads a preference's subject apart from its words ("User … avoids"); the others
+    # say both in one pattern (Spanish and Japanese drop the subject, Chinese has no spaces)
+    ("en", "preferences.standing"),
+    *(
+        (code, f"preferences.{field}")
+        for code in ("es", "zh", "de", "ja")
+        for field in ("after_subject", "subject")
+    ),
 }
 
 
@@ -57,9 +66,9 @@ def test_every_pattern_compiles_alone(language: Language) -> None:
     """A language's alternative is a whole pattern: joined with the others, it cannot swallow
     them (an unclosed group, a global flag in the middle)."""
     for name, value in _fields(language):
-        if name.startswith(("changes.", "cascades.", "topics.", "requests.")) and not name.endswith(
-            ("_word", "until_move", "pro_drop")
-        ):
+        if name.startswith(
+            ("changes.", "cascades.", "topics.", "requests.", "preferences.")
+        ) and not name.endswith(("_word", "until_move", "pro_drop")):
             for pattern in value if isinstance(value, tuple) else (value,):
                 re.compile(pattern)
     re.compile(language.greetings)
@@ -85,6 +94,8 @@ class Row:
     dated: tuple[str, str, str]  # fact, sentence said on 2026-12-06, the date's wording in it
     open_request: str  # asks for something chosen for the user: preferences bear on it
     not_open: str  # a question of fact
+    preference: str  # a standing preference of the user's, about food (given to meal requests)
+    others_preference: str  # someone else's: not the user's
 
 
 TABLE = {
@@ -104,6 +115,8 @@ TABLE = {
                "the week before 2026-12-06"),
         open_request="Suggest something I could cook for dinner tonight.",
         not_open="What is the capital of Peru?",
+        preference="User is allergic to peanuts",
+        others_preference="User's sister loves jazz",
     ),
     "es": Row(
         greeting="¡Hola!",
@@ -122,6 +135,8 @@ TABLE = {
                "la semana antes del 2026-12-06"),
         open_request="¿Qué me recomiendas cocinar esta noche?",
         not_open="¿Cuál es la capital de Perú?",
+        preference="No como carne roja.",
+        others_preference="A la hermana del usuario le encanta el jazz",
     ),
     "zh": Row(
         greeting="谢谢！",
@@ -138,6 +153,8 @@ TABLE = {
         dated=("用户参加了一个互助小组", "我上周参加了一个互助小组。", "2026年12月6日前的一周"),
         open_request="给我推荐几道今晚可以做的菜。",
         not_open="秘鲁的首都是哪里？",
+        preference="用户对花生过敏",
+        others_preference="我妈妈有糖尿病",
     ),
     "de": Row(
         greeting="Danke schön!",
@@ -156,6 +173,8 @@ TABLE = {
                "Selbsthilfegruppe.", "in der Woche vor dem 2026-12-06"),
         open_request="Was soll ich heute Abend kochen?",
         not_open="Wie hoch ist der Eiffelturm?",
+        preference="Ich bin allergisch gegen Erdnüsse.",
+        others_preference="Die Schwester des Nutzers liebt Jazz",
     ),
     "ja": Row(
         greeting="ありがとうございます！",
@@ -173,6 +192,8 @@ TABLE = {
                "2026年12月6日の前の週"),
         open_request="今夜の夕食に何を作ればいいですか？",
         not_open="東京の人口は何人ですか？",
+        preference="ピーナッツアレルギーがあります。",
+        others_preference="兄はジャズが好きです。",
     ),
 }  # fmt: skip
 
@@ -204,6 +225,9 @@ def test_a_language_reads_as_it_means(code: str) -> None:
     assert without_resolved_dates(dated(fact, sentence, "2026-12-06")) == fact
     assert is_open_request(row.open_request)
     assert not is_open_request(row.not_open)
+    assert states_preference(row.preference)
+    assert requests_implied(row.preference)  # food: given to requests for meals
+    assert not states_preference(row.others_preference)
 
 
 def test_a_german_noun_first_is_no_person() -> None:
