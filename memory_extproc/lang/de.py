@@ -20,6 +20,7 @@ from memory_extproc.lang.shape import (
     Dates,
     Example,
     Language,
+    Notes,
     Preferences,
     Requests,
     Topics,
@@ -228,6 +229,17 @@ _REQUESTS = Requests(
     reminded=r"\bhilf\s+mir[,\s]+(?:mich\s+)?(?:zu\s+)?(?:erinnern|daran\s+zu\s+erinnern)\b",
 )
 
+_NOTES = Notes(
+    small_talk="danke toll genau klar prima cool schön gut okay ja nein stimmt wow "
+    "glückwunsch gerne",
+    vocative=r"hey|hallo|danke",
+    memory_command=r"\b(?:vergiss|merk\s+dir\s+(?:das\s+)?nicht|nicht\s+(?:merken|speichern))\b",
+    holding="nutzer mag liebe liebt gerne normalerweise meistens wirklich besonders immer",
+    not_held="",
+    refusal=r"(?:es\s+tut\s+mir\s+leid|entschuldigung,|ich\s+kann\s+(?:dir\s+)?(?:dabei\s+)?"
+    r"nicht\s+helfen)",
+)
+
 LANGUAGE = Language(
     code="de",
     name="German",
@@ -255,4 +267,5 @@ LANGUAGE = Language(
     topics=_TOPICS,
     requests=_REQUESTS,
     preferences=_PREFERENCES,
+    notes=_NOTES,
 )

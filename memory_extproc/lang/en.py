@@ -14,6 +14,7 @@ from memory_extproc.lang.shape import (
     Changes,
     Dates,
     Language,
+    Notes,
     Preferences,
     Requests,
     Topics,
@@ -295,6 +296,20 @@ _REQUESTS = Requests(
     reminded=r"\bhelp\s+(?:me|us)\s+(?:to\s+)?(?:remember|recall)\b",
 )
 
+_NOTES = Notes(
+    small_talk="ok okay sure thanks thank cool great nice perfect awesome amazing wonderful "
+    "fantastic lovely yes no yep yeah yay wow whoa oh aw aww haha lol omg hey hi hello bummer "
+    "congrats congratulations sorry glad happy hear got lot much again help problem good see "
+    "really",
+    vocative=r"hey|hi|hello|thanks|congrats|wow|oh",
+    memory_command=r"\b(?:forget|(?:don't|do\s+not|never)\s+(?:remember|store|save|note|keep))\b",
+    holding="user usually tend like love enjoy prefer avoid dislike hate really particularly "
+    "especially always strongly",
+    not_held="",
+    refusal=r"(?:i'?m\s+sorry|sorry,|i\s+(?:can(?:no|')?t|am\s+(?:not\s+able|unable))"
+    r"|as\s+an\s+ai\b|i\s+don'?t\s+have\s+(?:access|information))",
+)
+
 LANGUAGE = Language(
     code="en",
     name="English",
@@ -312,4 +327,5 @@ LANGUAGE = Language(
     topics=_TOPICS,
     requests=_REQUESTS,
     preferences=_PREFERENCES,
+    notes=_NOTES,
 )

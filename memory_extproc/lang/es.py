@@ -14,6 +14,7 @@ from memory_extproc.lang.shape import (
     Dates,
     Example,
     Language,
+    Notes,
     Preferences,
     Requests,
     Topics,
@@ -242,6 +243,16 @@ _REQUESTS = Requests(
     reminded=r"\bay[uú]dame\s+a\s+recordar\b",
 )
 
+_NOTES = Notes(
+    small_talk="gracias vale perfecto genial claro sí bueno buenísimo",
+    vocative=r"hola|gracias",
+    memory_command=r"\b(?:olvida\s+(?:eso|lo\s+que)|no\s+(?:recuerdes|guardes|anotes))\b",
+    holding="usuario normalmente suele gusta gustan encanta prefiere prefiero evita odia "
+    "realmente especialmente siempre",
+    not_held="",
+    refusal=r"(?:lo\s+siento|no\s+puedo\s+ayudar)",
+)
+
 LANGUAGE = Language(
     code="es",
     name="Spanish",
@@ -271,4 +282,5 @@ LANGUAGE = Language(
     topics=_TOPICS,
     requests=_REQUESTS,
     preferences=_PREFERENCES,
+    notes=_NOTES,
 )

@@ -17,6 +17,7 @@ from memory_extproc.lang.shape import (
     Dates,
     Example,
     Language,
+    Notes,
     Preferences,
     Requests,
     Topics,
@@ -208,6 +209,16 @@ _REQUESTS = Requests(
     reminded=r"思い出(?:させて|すのを手伝って)",
 )
 
+_NOTES = Notes(
+    small_talk="ありがとう ありがとうございます すごい いいね なるほど 了解 わかりました はい "
+    "いいえ おめでとう",
+    vocative=r"こんにちは|ありがとう",
+    memory_command=r"忘れてください|覚えないで|記録しないで|保存しないで",
+    holding=r"好き|大好き|嫌い|苦手|いつも|普段|特に|本当に|とても|よく",
+    not_held=r"好きじゃな|好きではな|(?:あまり|全然)[^。]{0,6}(?:好き|食べ|飲ま)",
+    refusal=r"(?:申し訳|すみません)[^。]{0,10}(?:できません|お答えできません)",
+)
+
 LANGUAGE = Language(
     code="ja",
     name="Japanese",
@@ -235,4 +246,5 @@ LANGUAGE = Language(
     topics=_TOPICS,
     requests=_REQUESTS,
     preferences=_PREFERENCES,
+    notes=_NOTES,
 )

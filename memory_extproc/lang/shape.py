@@ -112,6 +112,19 @@ class Preferences:
 
 
 @dataclass(frozen=True, slots=True)
+class Notes:
+    """What a note of the user's own words leaves out (worker/turn_notes.py)."""
+
+    small_talk: str  # words a sentence of nothing else is small talk of ("thanks", "谢谢")
+    vocative: str  # a greeting before the name a sentence is said to ("Hey Melanie!")
+    memory_command: str  # asking memory not to keep something ("Don't remember that …")
+    holding: str  # how a taste is held, not what it is of ("usually", "喜欢"): words, or a
+    # pattern in a language without spaces
+    not_held: str  # a taste held the other way round ("不爱吃"), where words do not say it
+    refusal: str  # an assistant's answer that refuses ("I'm sorry, I can't")
+
+
+@dataclass(frozen=True, slots=True)
 class Requests:
     """Does a request ask for something chosen or made for the user (retrieval/open_requests.py):
     verbose patterns, read without case."""
@@ -151,3 +164,4 @@ class Language:
     topics: Topics
     requests: Requests
     preferences: Preferences
+    notes: Notes

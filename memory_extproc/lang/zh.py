@@ -17,6 +17,7 @@ from memory_extproc.lang.shape import (
     Dates,
     Example,
     Language,
+    Notes,
     Preferences,
     Requests,
     Topics,
@@ -239,6 +240,18 @@ _REQUESTS = Requests(
     reminded=r"帮我(?:回忆|记起|想起)",
 )
 
+_NOTES = Notes(
+    small_talk="谢谢 多谢 太好了 没问题 不客气 是的 哈哈 明白了 知道了 收到 好吧 好的",
+    vocative=r"嗨|你好",
+    memory_command=r"别记(?:住|下)?|不要记(?:住|下)?|不用记|不要保存",
+    # as words: a character alone is also part of others (烈酒, 真丝, 爱情片)
+    holding=r"喜欢|喜爱|热爱|钟爱|偏爱|讨厌|厌恶|偏好|倾向于?|通常|一般|总是|特别|非常|尤其|强烈|真的"
+    r"|比较|习惯|感兴趣|更|很|爱(?=[吃喝看玩听])",
+    # "不爱吃", "不太喜欢", "没兴趣"; not any 不 ("千万别放花生")
+    not_held=r"(?:不|没)(?:太|怎么|大|是很)?(?:爱|喜欢|喜爱|想|愿意|感兴趣)|没(?:有|什么)?兴趣",
+    refusal=r"(?:抱歉|对不起)[，,]?我(?:无法|不能)",
+)
+
 LANGUAGE = Language(
     code="zh",
     name="Chinese",
@@ -265,4 +278,5 @@ LANGUAGE = Language(
     topics=_TOPICS,
     requests=_REQUESTS,
     preferences=_PREFERENCES,
+    notes=_NOTES,
 )

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from memory_extproc.lang import FILED, either
 from memory_extproc.memories.facts import Fact
 from memory_extproc.memories.instructions import is_instruction_like
 from memory_extproc.memories.notes import note, statement
@@ -27,25 +28,18 @@ _MIN_CHARS = 12
 _CODE = re.compile(r"```.*?(?:```|$)", re.DOTALL)  # a fenced block, closed or cut off
 _MOST_NOTES = 6  # per turn: LoCoMo turns state up to 7 sentences; a pasted text is no 100 facts
 _CONTEXT_CHARS = 2_000  # of the message a note carries: MiniLM reads its first 256 tokens anyway
-_REFUSAL = re.compile(
-    r"^\s*(i'?m\s+sorry|sorry,|i\s+(can(no|')?t|am\s+(not\s+able|unable))|as\s+an\s+ai\b"
-    r"|i\s+don'?t\s+have\s+(access|information))",
-    re.IGNORECASE,
-)
+_PARTS = tuple(language.notes for language in FILED)
+# an assistant's answer that refuses: nothing of the user's to note from it
+_REFUSAL = re.compile(rf"^\s*(?:{either([part.refusal for part in _PARTS])})", re.IGNORECASE)
 # Small talk: a sentence of nothing but these words (and a name it is said to) leaves no note.
 # "Thanks, Melanie!", "Wow, that's great!", "Yep, Joanna." were 1 in 12 of LoCoMo's sentence
 # notes, and a question naming that person found them before what the user had said about it.
-_SMALL_TALK = terms(
-    "ok okay sure thanks thank cool great nice perfect awesome amazing wonderful fantastic lovely "
-    "yes no yep yeah yay wow whoa oh aw aww haha lol omg hey hi hello bummer congrats "
-    "congratulations sorry glad happy hear got lot much again help problem good see really "
-    "gracias vale perfecto genial claro sí bueno buenísimo "
-    "谢谢 多谢 太好了 没问题 不客气 是的 哈哈 明白了 知道了 收到 好吧 好的"
-)
+# (each language's words read as that language's: "gracias" is stemmed as Spanish is)
+_SMALL_TALK = frozenset().union(*(terms(lang.notes.small_talk, lang.code) for lang in FILED))
 # the name it is said to: "…, Melanie!", "Hey Melanie!"
 _VOCATIVE = re.compile(
-    r"(?:,\s*|^(?i:hey|hi|hello|thanks|congrats|wow|oh)\s+)[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?"
-    r"(?=[\s!.?]*$)"
+    rf"(?:,\s*|^(?i:{either([part.vocative for part in _PARTS])})\s+)[A-Z][\w'-]*"
+    r"(?:\s+[A-Z][\w'-]*)?(?=[\s!.?]*$)"
 )
 
 
@@ -114,28 +108,19 @@ def preferences_missed(message: str, learned: Sequence[Fact], date: str) -> list
 
 
 # what the user asked memory not to keep: "Don't remember that I love cats."
-_MEMORY_COMMAND = re.compile(
-    r"(?i)\b(?:forget|(?:don't|do\s+not|never)\s+(?:remember|store|save|note|keep))\b"
+_MEMORY_COMMAND = re.compile(either([part.memory_command for part in _PARTS]), re.IGNORECASE)
+# how a taste is held, not what it is of: words, and patterns of languages without spaces
+_HOLDING = frozenset().union(
+    *(terms(lang.notes.holding, lang.code) for lang in FILED if lang.spaced)
 )
-# how a taste is held, not what it is of
-_HOLDING = terms(
-    "user usually tend like love enjoy prefer avoid dislike hate really particularly especially "
-    "always strongly"
-)
-# …and in Chinese, as words (a character alone is also part of others: 烈酒, 真丝, 爱情片)
-_HOLDING_ZH = re.compile(
-    r"喜欢|喜爱|热爱|钟爱|偏爱|讨厌|厌恶|偏好|倾向于?|通常|一般|总是|特别|非常|尤其|强烈|真的|比较"
-    r"|习惯|感兴趣|更|很|爱(?=[吃喝看玩听])"
-)
-# a taste held the other way round ("不爱吃", "不太喜欢", "没兴趣"), not any 不 ("千万别放花生")
-_NOT_HELD_ZH = re.compile(
-    r"(?:不|没)(?:太|怎么|大|是很)?(?:爱|喜欢|喜爱|想|愿意|感兴趣)|没(?:有|什么)?兴趣"
-)
+_HOLDING_UNSPACED = re.compile("|".join(lang.notes.holding for lang in FILED if not lang.spaced))
+# a taste held the other way round where words do not say it ("不爱吃", "没兴趣")
+_NOT_HELD = re.compile(either([part.not_held for part in _PARTS]))
 
 
 def _held_against(text: str) -> bool:
     """Chinese: the taste is one the user avoids, dislikes or fears, or does not like."""
-    return states_aversion(text) or bool(_NOT_HELD_ZH.search(text))
+    return states_aversion(text) or bool(_NOT_HELD.search(text))
 
 
 def _characters(text: str) -> frozenset[str]:
@@ -159,14 +144,14 @@ def _kept_in(sentence: str, preferences: Sequence[Fact]) -> bool:
     spicy food" by "User prefers milder flavors" (PrefEval persona talks: 9 of 112 preference
     sentences kept by a preference that dropped their aversion)."""
     averse, against = states_aversion(sentence), _held_against(sentence)
-    sentence = _HOLDING_ZH.sub(" ", sentence)
+    sentence = _HOLDING_UNSPACED.sub(" ", sentence)
     said, characters = terms(sentence) - _HOLDING, _characters(sentence)
     for preference in preferences:
         content = statement(preference.content)
         if characters and against != _held_against(content):
             continue
         keeps_aversion = states_aversion(content) or not averse
-        content = _HOLDING_ZH.sub(" ", content)
+        content = _HOLDING_UNSPACED.sub(" ", content)
         kept = terms(content) - _HOLDING
         if keeps_aversion and (
             _shares(said, kept, 1 / 2)

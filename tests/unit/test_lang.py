@@ -19,6 +19,7 @@ from memory_extproc.memories.relative_dates import dated, without_resolved_dates
 from memory_extproc.memories.topics import topic_words
 from memory_extproc.retrieval.decision import is_greeting
 from memory_extproc.retrieval.open_requests import is_open_request
+from memory_extproc.worker.turn_notes import preferences_missed, turn_notes
 
 # What a language may leave empty, and why
 MAY_BE_EMPTY = {
@@ -35,6 +36,8 @@ MAY_BE_EMPTY = {
     # English reads a preference's subject apart from its words ("User … avoids"); the others
     # say both in one pattern (Spanish and Japanese drop the subject, Chinese has no spaces)
     ("en", "preferences.standing"),
+    # a taste held the other way round is said in words ("don't like"), read as an aversion
+    *((code, "notes.not_held") for code in ("en", "es", "de")),
     *(
         (code, f"preferences.{field}")
         for code in ("es", "zh", "de", "ja")
@@ -67,7 +70,7 @@ def test_every_pattern_compiles_alone(language: Language) -> None:
     them (an unclosed group, a global flag in the middle)."""
     for name, value in _fields(language):
         if name.startswith(
-            ("changes.", "cascades.", "topics.", "requests.", "preferences.")
+            ("changes.", "cascades.", "topics.", "requests.", "preferences.", "notes.")
         ) and not name.endswith(("_word", "until_move", "pro_drop")):
             for pattern in value if isinstance(value, tuple) else (value,):
                 re.compile(pattern)
@@ -96,6 +99,8 @@ class Row:
     not_open: str  # a question of fact
     preference: str  # a standing preference of the user's, about food (given to meal requests)
     others_preference: str  # someone else's: not the user's
+    small_talk: str  # leaves no note
+    not_to_keep: str  # a preference the user asks memory not to keep: not noted as missed
 
 
 TABLE = {
@@ -117,6 +122,8 @@ TABLE = {
         not_open="What is the capital of Peru?",
         preference="User is allergic to peanuts",
         others_preference="User's sister loves jazz",
+        small_talk="Thanks so much, that's great!",
+        not_to_keep="Don't remember that I love cats.",
     ),
     "es": Row(
         greeting="¡Hola!",
@@ -137,6 +144,8 @@ TABLE = {
         not_open="¿Cuál es la capital de Perú?",
         preference="No como carne roja.",
         others_preference="A la hermana del usuario le encanta el jazz",
+        small_talk="¡Gracias, perfecto, genial!",
+        not_to_keep="No guardes que me encantan los gatos.",
     ),
     "zh": Row(
         greeting="谢谢！",
@@ -155,6 +164,8 @@ TABLE = {
         not_open="秘鲁的首都是哪里？",
         preference="用户对花生过敏",
         others_preference="我妈妈有糖尿病",
+        small_talk="谢谢，太好了，没问题！",
+        not_to_keep="不要记住我喜欢猫这件事。",
     ),
     "de": Row(
         greeting="Danke schön!",
@@ -175,6 +186,8 @@ TABLE = {
         not_open="Wie hoch ist der Eiffelturm?",
         preference="Ich bin allergisch gegen Erdnüsse.",
         others_preference="Die Schwester des Nutzers liebt Jazz",
+        small_talk="Danke, toll, genau so!",
+        not_to_keep="Merk dir nicht, dass ich Katzen liebe.",
     ),
     "ja": Row(
         greeting="ありがとうございます！",
@@ -194,6 +207,8 @@ TABLE = {
         not_open="東京の人口は何人ですか？",
         preference="ピーナッツアレルギーがあります。",
         others_preference="兄はジャズが好きです。",
+        small_talk="ありがとうございます、なるほど！",
+        not_to_keep="猫が好きなことは覚えないでください。",
     ),
 }  # fmt: skip
 
@@ -228,6 +243,9 @@ def test_a_language_reads_as_it_means(code: str) -> None:
     assert states_preference(row.preference)
     assert requests_implied(row.preference)  # food: given to requests for meals
     assert not states_preference(row.others_preference)
+    assert turn_notes(row.small_talk, "", "2026-12-06") == []
+    assert states_preference(row.not_to_keep)
+    assert preferences_missed(row.not_to_keep, [], "2026-12-06") == []
 
 
 def test_a_german_noun_first_is_no_person() -> None:
