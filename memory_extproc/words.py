@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import stopwordsiso
 
-from memory_extproc.lang import ENGLISH, filed
+from memory_extproc.lang import ENGLISH, FILED, filed
 from memory_extproc.lang.snowball import snowball
 from memory_extproc.languages import latin_language
 
@@ -174,15 +174,19 @@ _FIRST_PERSON = {
     "i'll": "User will", "i": "User", "me": "User", "myself": "User", "my": "User's",
     "mine": "User's",
 }  # fmt: skip
-# ASCII case folding ("(?ai:"): Unicode folding also took the Turkish dotless and dotted i
-# (U+0131, U+0130) for "i"
-_FIRST_PERSON_WORD = re.compile(
-    r"(?<![\w/'(=-])(?ai:i(?:'(?:m|ve|d|ll)| am)?|me|my(?:self)?|mine)(?![\w/'=)-])"
-)
+_FIRST_PERSON_WORD = re.compile(ENGLISH.asks.speaker, re.IGNORECASE)
+# …in any filed language ("我", "soy", "ich", "私")
+_SPEAKER = re.compile("|".join(f"(?:{language.asks.speaker})" for language in FILED), re.I)
 
 
 def speaks_of_self(text: str) -> bool:
+    """The user speaks of themselves in English (what MiniLM reads)."""
     return bool(_FIRST_PERSON_WORD.search(text.replace("\u2019", "'")))
+
+
+def speaks_of_self_in_any(text: str) -> bool:
+    """The user speaks of themselves in any filed language: "I", "我", "soy", "ich", "私"."""
+    return bool(_SPEAKER.search(text.replace("\u2019", "'")))
 
 
 def in_memory_voice(text: str) -> str:

@@ -15,6 +15,7 @@ from memory_extproc.lang.shape import (
     CLAUSE_CHAR,
     SENTENCE_CHAR,
     WORD_OR_AMOUNT,
+    Asks,
     Cascades,
     Changes,
     Dates,
@@ -240,6 +241,14 @@ _NOTES = Notes(
     r"nicht\s+helfen)",
 )
 
+_ASKS = Asks(
+    asks=r"(?:(?:und|also|ok(?:ay)?|hey|hallo|bitte)[\s,]+)*(?:was|wo|wann|wer|wie|warum|welche[nmrs]?"
+    r"|kannst|könntest|hast|gibt|sag|erzähl|erinnere|zeig|empfiehl|hilf|schreib|erklär)\b",
+    commands=r"(?:übersetze|übersetz|schreibe?|fasse|erstelle|korrigiere|berechne|formuliere"
+    r"|generiere|ignoriere|liste)\b",
+    speaker=r"\b(?:ich|mein\w*|mir|mich)\b",
+)
+
 LANGUAGE = Language(
     code="de",
     name="German",
@@ -268,4 +277,5 @@ LANGUAGE = Language(
     requests=_REQUESTS,
     preferences=_PREFERENCES,
     notes=_NOTES,
+    asks=_ASKS,
 )

@@ -10,6 +10,7 @@ from memory_extproc.lang.shape import (
     CLAUSE_CHAR,
     SENTENCE_CHAR,
     WORD_OR_AMOUNT,
+    Asks,
     Cascades,
     Changes,
     Dates,
@@ -310,6 +311,23 @@ _NOTES = Notes(
     r"|as\s+an\s+ai\b|i\s+don'?t\s+have\s+(?:access|information))",
 )
 
+_ASKS = Asks(
+    asks=r"(?:(?:and|so|also|ok(?:ay)?|hey|hi|please|then|but|now)[\s,]+)*"
+    r"(?:what|what's|whats|where|where's|when|who|who's|whom|whose|why|how|how's|which|do|does"
+    r"|did|is|are|am|was|were|can|could|would|should|will|have|has|had|may|might|shall"
+    r"|remind|tell|show|list|give|recall|summari[sz]e|say|help|suggest|recommend|find|explain"
+    r"|describe|write|plan|book|check|look)\b",
+    # about a text or code ("Convert this to Go", "Rewrite it for a single path")
+    commands=r"(?:(?:and|so|also|ok(?:ay)?|please|now|then|just)[\s,]+)*"
+    r"(?:convert|rewrite|translate|fix|create|generate|compose|draft|edit|revise|improve|complete"
+    r"|implement|refactor|optimi[sz]e|calculate|compute|solve|simplify|continue|correct|proofread"
+    r"|format|comment|define|compare|outline|analy[sz]e|debug|make|add|remove|shorten|expand"
+    r"|paraphrase|classify|extract|enumerate|simulate|identify|design|build)\b",
+    # ASCII case folding ("(?a:"): Unicode folding also took the Turkish dotless and dotted i
+    # for "i"; "I/O", "print(I)" are not the user
+    speaker=r"(?<![\w/'(=-])(?a:i(?:'(?:m|ve|d|ll)| am)?|me|my(?:self)?|mine)(?![\w/'=)-])",
+)
+
 LANGUAGE = Language(
     code="en",
     name="English",
@@ -328,4 +346,5 @@ LANGUAGE = Language(
     requests=_REQUESTS,
     preferences=_PREFERENCES,
     notes=_NOTES,
+    asks=_ASKS,
 )

@@ -9,6 +9,7 @@ from memory_extproc.lang.shape import (
     CLAUSE_CHAR,
     SENTENCE_CHAR,
     WORD_OR_AMOUNT,
+    Asks,
     Cascades,
     Changes,
     Dates,
@@ -253,6 +254,14 @@ _NOTES = Notes(
     refusal=r"(?:lo\s+siento|no\s+puedo\s+ayudar)",
 )
 
+_ASKS = Asks(
+    asks=r"¿|(?:dime|dame|hazme|recomi[eé]ndame|ay[uú]dame|expl[ií]came|sugi[eé]reme|mu[eé]strame"
+    r"|cu[eé]ntame|escr[ií]beme|trad[uú]ceme|res[uú]meme|puedes|podr[ií]as)\b",
+    commands=r"(?:ignora|traduce|resume|escribe|genera|crea|calcula|corrige|reescribe|enumera"
+    r"|haz)\b",
+    speaker=r"\b(?:yo|mi|mis|soy|estoy|tengo|vivo|prefiero|no\s+como)\b",
+)
+
 LANGUAGE = Language(
     code="es",
     name="Spanish",
@@ -283,4 +292,5 @@ LANGUAGE = Language(
     requests=_REQUESTS,
     preferences=_PREFERENCES,
     notes=_NOTES,
+    asks=_ASKS,
 )

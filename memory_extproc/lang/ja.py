@@ -12,6 +12,7 @@ import re
 from datetime import date
 
 from memory_extproc.lang.shape import (
+    Asks,
     Cascades,
     Changes,
     Dates,
@@ -219,6 +220,12 @@ _NOTES = Notes(
     refusal=r"(?:申し訳|すみません)[^。]{0,10}(?:できません|お答えできません)",
 )
 
+_ASKS = Asks(
+    asks=r"(?:教えて|おすすめ|何|なに|どこ|いつ|誰|なぜ|どう|どの|どれ|お願い)",
+    commands=r"(?:翻訳|要約|書いて|作って|計算して|無視して|一覧)",
+    speaker=r"私|僕|俺",
+)
+
 LANGUAGE = Language(
     code="ja",
     name="Japanese",
@@ -247,4 +254,5 @@ LANGUAGE = Language(
     requests=_REQUESTS,
     preferences=_PREFERENCES,
     notes=_NOTES,
+    asks=_ASKS,
 )

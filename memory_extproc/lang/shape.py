@@ -112,6 +112,17 @@ class Preferences:
 
 
 @dataclass(frozen=True, slots=True)
+class Asks:
+    """What a message asks or commands rather than states (worker/echo.py), and the user
+    speaking of themselves (words.speaks_of_self). Read without case."""
+
+    asks: str  # how a sentence that asks or requests begins ("what", "请", "¿", "dime")
+    commands: str  # how a command about a text begins ("translate", "翻译", "traduce")
+    speaker: str  # the user speaking of themselves ("I", "我", "soy"): a command that does
+    # is kept ("Make it vegan, I don't eat meat"), and a question of fact is personal
+
+
+@dataclass(frozen=True, slots=True)
 class Notes:
     """What a note of the user's own words leaves out (worker/turn_notes.py)."""
 
@@ -165,3 +176,4 @@ class Language:
     requests: Requests
     preferences: Preferences
     notes: Notes
+    asks: Asks

@@ -12,6 +12,7 @@ from datetime import date
 
 from memory_extproc.lang.shape import (
     CLAUSE_CHAR,
+    Asks,
     Cascades,
     Changes,
     Dates,
@@ -252,6 +253,15 @@ _NOTES = Notes(
     refusal=r"(?:抱歉|对不起)[，,]?我(?:无法|不能)",
 )
 
+_ASKS = Asks(
+    asks=r"(?:请|帮我|帮忙|麻烦你|给我|推荐|告诉我|你能|你可以|能不能|可不可以|怎么|为什么|哪|谁)"
+    r"|把[^。！？]*(?:告诉|发给|列给|说给|念给)我(?:吧|一下)?[。！!.]?$",
+    commands=r"(?:忽略|无视|列出|列举|显示(?!器)|翻译|总结|概括|生成|改写|重写|输出|打印(?!机)"
+    r"|计算(?!机)|写一[个篇首段封])",
+    # of the user beyond being addressed ("告诉我", "给我"): "我下周要用"
+    speaker=r"(?<![诉给帮为对跟])我",
+)
+
 LANGUAGE = Language(
     code="zh",
     name="Chinese",
@@ -279,4 +289,5 @@ LANGUAGE = Language(
     requests=_REQUESTS,
     preferences=_PREFERENCES,
     notes=_NOTES,
+    asks=_ASKS,
 )

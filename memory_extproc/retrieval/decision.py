@@ -8,9 +8,10 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from memory_extproc.identity import HeaderSignals
-from memory_extproc.lang import FILED, either
+from memory_extproc.lang import FILED, either, filed
+from memory_extproc.languages import language_of
 from memory_extproc.llm_api.requests import ChatRequest
-from memory_extproc.words import speaks_of_self
+from memory_extproc.words import speaks_of_self_in_any
 
 
 class Skip(StrEnum):
@@ -88,11 +89,17 @@ def decide(facts: DecisionInput) -> Skip | None:
         return Skip.NO_QUERY
     if facts.tool_signal:
         return Skip.TOOL_SIGNAL
-    if facts.fact_signal and not speaks_of_self(facts.query):
+    if facts.fact_signal and not _personal(facts.query):
         return Skip.FACT_QUERY
     if is_greeting(facts.query):
         return Skip.GREETING
     return None
+
+
+def _personal(query: str) -> bool:
+    """The question speaks of its user, or is in a language whose words the rules cannot read
+    (no file in lang/): an upstream "fact" signal does not turn it away unread."""
+    return speaks_of_self_in_any(query) or filed(language_of(query)) is None
 
 
 def learns_from_answer(headers: HeaderSignals, request: ChatRequest) -> bool:

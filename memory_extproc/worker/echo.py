@@ -13,8 +13,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from memory_extproc.lang import FILED, either
 from memory_extproc.retrieval.decision import is_greeting
-from memory_extproc.words import numbers, sentences, speaks_of_self, terms
+from memory_extproc.words import numbers, sentences, speaks_of_self_in_any, terms
 
 ECHO_SHARE = 0.6  # of a sentence's words found in one injected memory
 NEW_WORDS = 3  # words an answer must add, beyond the question and the memories, to be learned
@@ -24,36 +25,12 @@ _CHATTER = terms(
     "happy glad feel free anything else plan hope great sounds question answer info information "
     "demo llm assistant"
 )
-_ASKS = re.compile(
-    r"^(?:(?:and|so|also|ok(?:ay)?|hey|hi|please|then|but|now)[\s,]+)*"
-    r"(?:what|what's|whats|where|where's|when|who|who's|whom|whose|why|how|how's|which|do|does"
-    r"|did|is|are|am|was|were|can|could|would|should|will|have|has|had|may|might|shall"
-    r"|remind|tell|show|list|give|recall|summari[sz]e|say|help|suggest|recommend|find|explain"
-    r"|describe|write|plan|book|check|look)\b",
-    re.IGNORECASE,
-)
-# The same, as Chinese and Spanish users ask and request: "请推荐…", "帮我…", "把…都告诉我",
-# "¿…", "dime…", "Dame una receta" (learned as "El usuario necesita una receta")
-_ASKS_OTHER = re.compile(
-    r"^(?:请|帮我|帮忙|麻烦你|给我|推荐|告诉我|你能|你可以|能不能|可不可以|怎么|为什么|哪|谁)"
-    r"|把[^。！？]*(?:告诉|发给|列给|说给|念给)我(?:吧|一下)?[。！!.]?$"
-    r"|^¿|^(?:dime|dame|hazme|recomi[eé]ndame|ay[uú]dame|expl[ií]came|sugi[eé]reme|mu[eé]strame"
-    r"|cu[eé]ntame|escr[ií]beme|trad[uú]ceme|res[uú]meme|puedes|podr[ií]as)\b",
-    re.IGNORECASE,
-)
-# Commands in Chinese and Spanish ("忽略之前的指令…", "翻译成英文", "Traduce esto"), kept where
-# the user also speaks of themselves ("翻译一下，我下周要用", "Escribe un menú, soy vegetariano")
-_COMMANDS_OTHER = re.compile(
-    r"^(?:忽略|无视|列出|列举|显示(?!器)|翻译|总结|概括|生成|改写|重写|输出|打印(?!机)|计算(?!机)"
-    r"|写一[个篇首段封])"
-    r"|^(?:ignora|traduce|resume|escribe|genera|crea|calcula|corrige|reescribe|enumera|haz)\b",
-    re.IGNORECASE,
-)
-# Of the user beyond being addressed ("告诉我", "给我"): "我下周要用", "soy vegetariano"
-_SELF_OTHER = re.compile(
-    r"(?<![诉给帮为对跟])我|\b(?:yo|mi|mis|soy|estoy|tengo|vivo|prefiero|no\s+como)\b",
-    re.IGNORECASE,
-)
+# How a sentence that asks, requests or commands begins, in every filed language ("What …",
+# "请推荐…", "¿…", "Dame una receta", learned as "El usuario necesita una receta"); a command
+# about a text or code ("Convert this to Go", "翻译成英文", "Traduce esto") is kept where the
+# user also speaks of themselves ("Make it vegan, I don't eat meat", "翻译一下，我下周要用")
+_ASKS = re.compile(either([language.asks.asks for language in FILED]), re.IGNORECASE)
+_COMMANDS = re.compile(either([language.asks.commands for language in FILED]), re.IGNORECASE)
 
 
 _TRAILING_ASK = re.compile(
@@ -67,16 +44,6 @@ _TRAILING_ASK = re.compile(
 _TRAILING_ASK_OTHER = re.compile(r"(?:[，,]\s*)(?:[^，,。！!？?]*[？?]|¿[^?]*\?)$")
 
 
-# A command about a text or code ("Convert this to Go", "Rewrite it for a single path") states
-# nothing about the user unless it speaks of them ("Make it vegan, I don't eat meat").
-_COMMANDS = re.compile(
-    r"^(?:(?:and|so|also|ok(?:ay)?|please|now|then|just)[\s,]+)*"
-    r"(?:convert|rewrite|translate|fix|create|generate|compose|draft|edit|revise|improve|complete"
-    r"|implement|refactor|optimi[sz]e|calculate|compute|solve|simplify|continue|correct|proofread"
-    r"|format|comment|define|compare|outline|analy[sz]e|debug|make|add|remove|shorten|expand"
-    r"|paraphrase|classify|extract|enumerate|simulate|identify|design|build)\b",
-    re.IGNORECASE,
-)
 # A line of pasted code, a log or markup: what it says is not the user speaking ("def f(n):",
 # "resource "x" {", "│ Error: …"). Only signs prose does not use: a line that merely mentions
 # code ("my call to main() crashes", "return flight is on June 3") is the user speaking.
@@ -105,11 +72,9 @@ def statements(text: str) -> str:
     kept = []
     prose = "\n".join(line for line in text.splitlines() if not _code(line))
     for sentence in sentences(prose):
-        if is_greeting(sentence) or _ASKS.match(sentence) or _ASKS_OTHER.match(sentence):
+        if is_greeting(sentence) or _ASKS.match(sentence):
             continue
-        if _COMMANDS.match(sentence) and not speaks_of_self(sentence):
-            continue
-        if _COMMANDS_OTHER.match(sentence) and not _SELF_OTHER.search(sentence):
+        if _COMMANDS.match(sentence) and not speaks_of_self_in_any(sentence):
             continue
         stated = _TRAILING_ASK_OTHER.sub("。" if "，" in sentence else ".", sentence)
         stated = _TRAILING_ASK.sub(".", stated)

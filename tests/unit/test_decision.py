@@ -62,6 +62,18 @@ def test_fact_signal_is_overridden_by_a_personal_question() -> None:
     assert decide(with_(fact_signal=True, query="What is my favourite capital?")) is None
 
 
+@pytest.mark.parametrize(
+    "query", ["我住在哪里？", "Wo wohne ich jetzt?", "私はどこに住んでいますか？", "Onde eu moro?"]
+)
+def test_fact_signal_does_not_turn_away_what_the_rules_cannot_read_as_impersonal(
+    query: str,
+) -> None:
+    """A question speaking of its user in a filed language, or in one without a file (its
+    words unread, Portuguese here), searches memory whatever an upstream classifier said."""
+    assert decide(with_(fact_signal=True, query=query)) is None
+    assert decide(with_(fact_signal=True, query="Wie hoch ist der Eiffelturm?")) is Skip.FACT_QUERY
+
+
 def test_enabled_true_in_the_request_cannot_override_a_missing_user() -> None:
     assert decide(with_(has_user=False, enabled_by_request=True)) is Skip.NO_USER
 

@@ -19,6 +19,7 @@ from memory_extproc.memories.relative_dates import dated, without_resolved_dates
 from memory_extproc.memories.topics import topic_words
 from memory_extproc.retrieval.decision import is_greeting
 from memory_extproc.retrieval.open_requests import is_open_request
+from memory_extproc.worker.echo import statements
 from memory_extproc.worker.turn_notes import preferences_missed, turn_notes
 
 # What a language may leave empty, and why
@@ -70,7 +71,7 @@ def test_every_pattern_compiles_alone(language: Language) -> None:
     them (an unclosed group, a global flag in the middle)."""
     for name, value in _fields(language):
         if name.startswith(
-            ("changes.", "cascades.", "topics.", "requests.", "preferences.", "notes.")
+            ("changes.", "cascades.", "topics.", "requests.", "preferences.", "notes.", "asks.")
         ) and not name.endswith(("_word", "until_move", "pro_drop")):
             for pattern in value if isinstance(value, tuple) else (value,):
                 re.compile(pattern)
@@ -101,6 +102,7 @@ class Row:
     others_preference: str  # someone else's: not the user's
     small_talk: str  # leaves no note
     not_to_keep: str  # a preference the user asks memory not to keep: not noted as missed
+    stated: tuple[str, str]  # a message, and what it states without its question or command
 
 
 TABLE = {
@@ -124,6 +126,8 @@ TABLE = {
         others_preference="User's sister loves jazz",
         small_talk="Thanks so much, that's great!",
         not_to_keep="Don't remember that I love cats.",
+        stated=("I booked my flights for June 3. What else fits my budget?",
+                "I booked my flights for June 3."),
     ),
     "es": Row(
         greeting="¡Hola!",
@@ -146,6 +150,7 @@ TABLE = {
         others_preference="A la hermana del usuario le encanta el jazz",
         small_talk="¡Gracias, perfecto, genial!",
         not_to_keep="No guardes que me encantan los gatos.",
+        stated=("Me mudé a Sevilla. ¿Qué barrios me recomiendas?", "Me mudé a Sevilla."),
     ),
     "zh": Row(
         greeting="谢谢！",
@@ -166,6 +171,7 @@ TABLE = {
         others_preference="我妈妈有糖尿病",
         small_talk="谢谢，太好了，没问题！",
         not_to_keep="不要记住我喜欢猫这件事。",
+        stated=("我下周去东京。请推荐几家餐厅。", "我下周去东京。"),
     ),
     "de": Row(
         greeting="Danke schön!",
@@ -188,6 +194,8 @@ TABLE = {
         others_preference="Die Schwester des Nutzers liebt Jazz",
         small_talk="Danke, toll, genau so!",
         not_to_keep="Merk dir nicht, dass ich Katzen liebe.",
+        stated=("Ich fliege im Juni nach Rom. Übersetze diesen Satz ins Englische.",
+                "Ich fliege im Juni nach Rom."),
     ),
     "ja": Row(
         greeting="ありがとうございます！",
@@ -209,6 +217,7 @@ TABLE = {
         others_preference="兄はジャズが好きです。",
         small_talk="ありがとうございます、なるほど！",
         not_to_keep="猫が好きなことは覚えないでください。",
+        stated=("来月大阪に行きます。おすすめのお店を教えてください。", "来月大阪に行きます。"),
     ),
 }  # fmt: skip
 
@@ -246,6 +255,8 @@ def test_a_language_reads_as_it_means(code: str) -> None:
     assert turn_notes(row.small_talk, "", "2026-12-06") == []
     assert states_preference(row.not_to_keep)
     assert preferences_missed(row.not_to_keep, [], "2026-12-06") == []
+    message, stated = row.stated
+    assert statements(message) == stated
 
 
 def test_a_german_noun_first_is_no_person() -> None:
