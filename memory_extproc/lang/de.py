@@ -15,6 +15,7 @@ from memory_extproc.lang.shape import (
     CLAUSE_CHAR,
     SENTENCE_CHAR,
     WORD_OR_AMOUNT,
+    Amounts,
     Asks,
     Cascades,
     Changes,
@@ -249,6 +250,18 @@ _ASKS = Asks(
     speaker=r"\b(?:ich|mein\w*|mir|mich)\b",
 )
 
+_AMOUNTS = Amounts(
+    asks=r"\bwie\s+(?:lange|viele?|oft|alt|weit)\b",
+    words=tuple(
+        "zwei drei vier fünf sechs sieben acht neun zehn zwölf zwanzig dutzend hundert einmal "
+        "zweimal dreimal mehrmals täglich wöchentlich monatlich jährlich".split()
+    ),
+    every=r"\bjede[nsm]?\s+(?:tag|woche|monat|jahr|morgen|abend|montag|dienstag|mittwoch"
+    r"|donnerstag|freitag|samstag|sonntag|wochenende)",
+    counted="",
+    vague=r"und\s+(?:das|dies|die\s+andere|der\s+andere)|was\s+noch",
+)
+
 LANGUAGE = Language(
     code="de",
     name="German",
@@ -278,4 +291,5 @@ LANGUAGE = Language(
     preferences=_PREFERENCES,
     notes=_NOTES,
     asks=_ASKS,
+    amounts=_AMOUNTS,
 )

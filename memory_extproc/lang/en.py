@@ -10,6 +10,7 @@ from memory_extproc.lang.shape import (
     CLAUSE_CHAR,
     SENTENCE_CHAR,
     WORD_OR_AMOUNT,
+    Amounts,
     Asks,
     Cascades,
     Changes,
@@ -328,6 +329,19 @@ _ASKS = Asks(
     speaker=r"(?<![\w/'(=-])(?a:i(?:'(?:m|ve|d|ll)| am)?|me|my(?:self)?|mine)(?![\w/'=)-])",
 )
 
+_AMOUNTS = Amounts(
+    asks=r"\bhow\s+(?:long|many|much|old|often|far)\b",
+    words=tuple(
+        "two three four five six seven eight nine ten eleven twelve twenty thirty dozen hundred "
+        "once twice several few daily weekly monthly yearly annually times".split()
+    ),
+    every=r"""\bevery\s+(?:other\s+)?(?:day|week|month|year|morning|evening|night|weekend|summer
+    |winter|spring|fall|autumn|monday|tuesday|wednesday|thursday|friday|saturday|sunday)""",
+    counted="",
+    vague=r"how much|how many|what about|and (?:that|this|it|them|those)|this one|that one"
+    r"|the other one|what else",
+)
+
 LANGUAGE = Language(
     code="en",
     name="English",
@@ -347,4 +361,5 @@ LANGUAGE = Language(
     preferences=_PREFERENCES,
     notes=_NOTES,
     asks=_ASKS,
+    amounts=_AMOUNTS,
 )

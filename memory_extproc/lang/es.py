@@ -9,6 +9,7 @@ from memory_extproc.lang.shape import (
     CLAUSE_CHAR,
     SENTENCE_CHAR,
     WORD_OR_AMOUNT,
+    Amounts,
     Asks,
     Cascades,
     Changes,
@@ -262,6 +263,16 @@ _ASKS = Asks(
     speaker=r"\b(?:yo|mi|mis|soy|estoy|tengo|vivo|prefiero|no\s+como)\b",
 )
 
+_AMOUNTS = Amounts(
+    asks=r"\bcu[aá]nt[oa]s?\b",
+    words=tuple(
+        "dos tres cuatro cinco seis siete ocho nueve diez vez veces cada diario semanal".split()
+    ),
+    every=r"\bcada\s+(?:día|semana|mes|año|lunes|martes|miércoles|jueves|viernes|sábado|domingo)",
+    counted="",
+    vague=r"¿?y\s+(?:eso|esto|el\s+otro|la\s+otra)|¿?qu[eé]\s+m[aá]s",
+)
+
 LANGUAGE = Language(
     code="es",
     name="Spanish",
@@ -293,4 +304,5 @@ LANGUAGE = Language(
     preferences=_PREFERENCES,
     notes=_NOTES,
     asks=_ASKS,
+    amounts=_AMOUNTS,
 )

@@ -12,6 +12,7 @@ import re
 from datetime import date
 
 from memory_extproc.lang.shape import (
+    Amounts,
     Asks,
     Cascades,
     Changes,
@@ -226,6 +227,14 @@ _ASKS = Asks(
     speaker=r"私|僕|俺",
 )
 
+_AMOUNTS = Amounts(
+    asks=r"どのくらい|どれくらい|何回|何年|何日|何人|何歳|いくつ|いくら|何か月|何ヶ月",
+    words=(),
+    every="",
+    counted=r"[一二三四五六七八九十百千何毎][回年日週月歳人匹冊度]",
+    vague=r"それは\?|他には|ほかには",
+)
+
 LANGUAGE = Language(
     code="ja",
     name="Japanese",
@@ -255,4 +264,5 @@ LANGUAGE = Language(
     preferences=_PREFERENCES,
     notes=_NOTES,
     asks=_ASKS,
+    amounts=_AMOUNTS,
 )

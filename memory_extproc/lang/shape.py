@@ -112,6 +112,19 @@ class Preferences:
 
 
 @dataclass(frozen=True, slots=True)
+class Amounts:
+    """A question that asks how long, many or often, and the memories that can answer it
+    (retrieval/amounts.py); what a follow-up too vague to search alone begins with
+    (retrieval/query.py)."""
+
+    asks: str  # "how long", "cuántos", "多久", "wie lange", "何回"
+    words: tuple[str, ...]  # a count or a frequency in words ("twice", "veces"); spaced only
+    every: str  # "every Thursday", not "every step of the way"
+    counted: str  # a count in characters ("三次", "每周"): languages without spaces
+    vague: str  # a follow-up that leans on the one before ("what about…", "¿y…?")
+
+
+@dataclass(frozen=True, slots=True)
 class Asks:
     """What a message asks or commands rather than states (worker/echo.py), and the user
     speaking of themselves (words.speaks_of_self). Read without case."""
@@ -177,3 +190,4 @@ class Language:
     preferences: Preferences
     notes: Notes
     asks: Asks
+    amounts: Amounts

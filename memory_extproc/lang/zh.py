@@ -12,6 +12,7 @@ from datetime import date
 
 from memory_extproc.lang.shape import (
     CLAUSE_CHAR,
+    Amounts,
     Asks,
     Cascades,
     Changes,
@@ -262,6 +263,14 @@ _ASKS = Asks(
     speaker=r"(?<![诉给帮为对跟])我",
 )
 
+_AMOUNTS = Amounts(
+    asks=r"多久|多少|多长|多大|多远|几(?:个|岁|年|天|次|周|月|只|位|口|本|遍|小时|分钟)",
+    words=(),
+    every="",
+    counted=r"[一二两三四五六七八九十百千几每][个年次天周月岁只位口本遍]",
+    vague=r"那(?:个|这个)?呢|还有(?:什么|呢)",
+)
+
 LANGUAGE = Language(
     code="zh",
     name="Chinese",
@@ -290,4 +299,5 @@ LANGUAGE = Language(
     preferences=_PREFERENCES,
     notes=_NOTES,
     asks=_ASKS,
+    amounts=_AMOUNTS,
 )

@@ -13,12 +13,11 @@ from __future__ import annotations
 import re
 import string
 
-# "How long…", "For how long…", "How many…", "How often…"; "¿Cuántos…?", "¿Cada cuánto…?";
-# "多久", "多少", "几个", "多大"
-_ASKS = re.compile(
-    r"(?i)\bhow\s+(?:long|many|much|old|often|far)\b|\bcu[aá]nt[oa]s?\b"
-    r"|多久|多少|多长|多大|多远|几(?:个|岁|年|天|次|周|月|只|位|口|本|遍|小时|分钟)"
-)
+from memory_extproc.lang import FILED, either
+
+_PARTS = tuple(language.amounts for language in FILED)
+# "How long…", "How many…", "¿Cuántos…?", "多久", "Wie oft…", "何回…"
+_ASKS = re.compile(either([part.asks for part in _PARTS]), re.IGNORECASE)
 # what is not an amount: a day ("2023-06-09", "9 June, 2023") or a year ("since 2016"); an
 # amount of money keeps its year-like figure ("$2,000")
 _DAYS = re.compile(
@@ -26,17 +25,10 @@ _DAYS = re.compile(
     r"|(?<![$€£¥\d.,])(?:19|20)\d{2}(?![\d,])"
 )
 _DIGIT = re.compile(r"\d")
-_AMOUNT_WORDS = frozenset(
-    """two three four five six seven eight nine ten eleven twelve twenty thirty dozen hundred
-    once twice several few daily weekly monthly yearly annually times
-    dos tres cuatro cinco seis siete ocho nueve diez vez veces cada diario semanal""".split()
-)
+_AMOUNT_WORDS = frozenset(word for part in _PARTS for word in part.words)
 _SPACED = str.maketrans(dict.fromkeys(string.punctuation + "\u2019", " "))
-_EVERY = re.compile(
-    r"""(?x)\bevery\s+(?:other\s+)?(?:day|week|month|year|morning|evening|night|weekend|summer
-    |winter|spring|fall|autumn|monday|tuesday|wednesday|thursday|friday|saturday|sunday)"""
-)  # "every Thursday", not "every step of the way"
-_AMOUNT_ZH = re.compile(r"[一二两三四五六七八九十百千几每][个年次天周月岁只位口本遍]")
+_EVERY = re.compile(either([part.every for part in _PARTS]), re.X)  # "every Thursday"
+_COUNTED = re.compile("|".join(part.counted for part in _PARTS if part.counted))
 
 
 def asks_amount(question: str) -> bool:
@@ -50,8 +42,4 @@ def holds_amount(memory: str) -> bool:
         return True
     lowered = memory.lower()
     words = set(lowered.translate(_SPACED).split())
-    return bool(
-        words & _AMOUNT_WORDS
-        or ("every" in words and _EVERY.search(lowered))
-        or _AMOUNT_ZH.search(memory)
-    )
+    return bool(words & _AMOUNT_WORDS or _EVERY.search(lowered) or _COUNTED.search(memory))

@@ -5,12 +5,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from memory_extproc.lang import FILED, either
 from memory_extproc.words import STOPWORDS
 
 _VAGUE = re.compile(
-    r"^\s*(how much|how many|what about|and (that|this|it|them|those)|this one|that one"
-    r"|the other one|what else)\b",
-    re.IGNORECASE,
+    rf"^\s*(?:{either([language.amounts.vague for language in FILED])})(?!\w)", re.IGNORECASE
 )
 _SELF_CONTAINED_MIN_CHARS = 20
 # The model reads at most 256 word pieces; a pasted document must not cost a 5 MB tokenization.

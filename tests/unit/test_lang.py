@@ -17,6 +17,7 @@ from memory_extproc.memories.changes import Change, compare, corrected, ended_ob
 from memory_extproc.memories.preferences import requests_implied, states_preference
 from memory_extproc.memories.relative_dates import dated, without_resolved_dates
 from memory_extproc.memories.topics import topic_words
+from memory_extproc.retrieval.amounts import asks_amount, holds_amount
 from memory_extproc.retrieval.decision import is_greeting
 from memory_extproc.retrieval.open_requests import is_open_request
 from memory_extproc.worker.echo import statements
@@ -39,6 +40,9 @@ MAY_BE_EMPTY = {
     ("en", "preferences.standing"),
     # a taste held the other way round is said in words ("don't like"), read as an aversion
     *((code, "notes.not_held") for code in ("en", "es", "de")),
+    # counts in words, or in characters
+    *((code, "amounts.counted") for code in ("en", "es", "de")),
+    *((code, f"amounts.{field}") for code in ("zh", "ja") for field in ("words", "every")),
     *(
         (code, f"preferences.{field}")
         for code in ("es", "zh", "de", "ja")
@@ -71,7 +75,16 @@ def test_every_pattern_compiles_alone(language: Language) -> None:
     them (an unclosed group, a global flag in the middle)."""
     for name, value in _fields(language):
         if name.startswith(
-            ("changes.", "cascades.", "topics.", "requests.", "preferences.", "notes.", "asks.")
+            (
+                "changes.",
+                "cascades.",
+                "topics.",
+                "requests.",
+                "preferences.",
+                "notes.",
+                "asks.",
+                "amounts.",
+            )
         ) and not name.endswith(("_word", "until_move", "pro_drop")):
             for pattern in value if isinstance(value, tuple) else (value,):
                 re.compile(pattern)
@@ -103,6 +116,7 @@ class Row:
     small_talk: str  # leaves no note
     not_to_keep: str  # a preference the user asks memory not to keep: not noted as missed
     stated: tuple[str, str]  # a message, and what it states without its question or command
+    amount: tuple[str, str]  # a question of how long, many or often; a memory answering it
 
 
 TABLE = {
@@ -128,6 +142,7 @@ TABLE = {
         not_to_keep="Don't remember that I love cats.",
         stated=("I booked my flights for June 3. What else fits my budget?",
                 "I booked my flights for June 3."),
+        amount=("How often do I go climbing?", "User goes climbing twice a week"),
     ),
     "es": Row(
         greeting="¡Hola!",
@@ -151,6 +166,7 @@ TABLE = {
         small_talk="¡Gracias, perfecto, genial!",
         not_to_keep="No guardes que me encantan los gatos.",
         stated=("Me mudé a Sevilla. ¿Qué barrios me recomiendas?", "Me mudé a Sevilla."),
+        amount=("¿Cuántas veces voy al gimnasio?", "El usuario va al gimnasio tres veces"),
     ),
     "zh": Row(
         greeting="谢谢！",
@@ -172,6 +188,7 @@ TABLE = {
         small_talk="谢谢，太好了，没问题！",
         not_to_keep="不要记住我喜欢猫这件事。",
         stated=("我下周去东京。请推荐几家餐厅。", "我下周去东京。"),
+        amount=("我多久去一次健身房？", "用户每周去三次健身房"),
     ),
     "de": Row(
         greeting="Danke schön!",
@@ -196,6 +213,7 @@ TABLE = {
         not_to_keep="Merk dir nicht, dass ich Katzen liebe.",
         stated=("Ich fliege im Juni nach Rom. Übersetze diesen Satz ins Englische.",
                 "Ich fliege im Juni nach Rom."),
+        amount=("Wie oft gehe ich klettern?", "Der Nutzer geht zweimal pro Woche klettern"),
     ),
     "ja": Row(
         greeting="ありがとうございます！",
@@ -218,6 +236,7 @@ TABLE = {
         small_talk="ありがとうございます、なるほど！",
         not_to_keep="猫が好きなことは覚えないでください。",
         stated=("来月大阪に行きます。おすすめのお店を教えてください。", "来月大阪に行きます。"),
+        amount=("ジムには何回行っていますか？", "ユーザーは週三回ジムに通っている"),
     ),
 }  # fmt: skip
 
@@ -257,6 +276,10 @@ def test_a_language_reads_as_it_means(code: str) -> None:
     assert preferences_missed(row.not_to_keep, [], "2026-12-06") == []
     message, stated = row.stated
     assert statements(message) == stated
+    question, memory = row.amount
+    assert asks_amount(question)
+    assert holds_amount(memory)
+    assert not holds_amount(row.moved)  # "moved to Seattle": no amount
 
 
 def test_a_german_noun_first_is_no_person() -> None:
