@@ -63,8 +63,10 @@ _CACHED_CHARS = 1024  # memories and questions; long answers are read once, neve
 # dictionary; a pair of two function characters ("我对", "什么") says nothing
 CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 # the word memories are written with for the user, in each language, read as "user"
+# (and French's, which has no file: "L'utilisateur …")
 _USER_WORDS = re.compile(
-    r"用户|\b(?:usuari[oa]s?|benutzer(?:in)?|nutzer(?:in)?|utilisat(?:eur|rice))\b"
+    "|".join(language.user for language in FILED if language is not ENGLISH)
+    + r"|\butilisat(?:eur|rice)\b"
 )
 
 

@@ -268,6 +268,7 @@ LANGUAGE = Language(
     spaced=True,
     names_by_capital=False,
     stem=snowball("german"),
+    user=r"\b(?:be)?nutzer(?:in)?\b",
     greetings=r"hallo|hi|hey|moin|servus|guten\s+(?:morgen|tag|abend)|danke(?:\s+(?:schön|sehr))?"
     r"|vielen\s+dank|tschüss?|bis\s+dann|alles\s+klar|super|ja|nein|gerne|klar",
     previously=(" (vorher: ", ")"),

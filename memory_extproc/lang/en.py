@@ -349,6 +349,7 @@ LANGUAGE = Language(
     names_by_capital=True,
     # Snowball's English ("Porter2"): "dancing" and "dance" are one word
     stem=snowball("english"),
+    user=r"\buser\b",
     greetings=r"(?:hi|hello|hey|howdy|yo|hiya)(?:\s+there)?|good\s+(?:morning|afternoon|evening)"
     r"|thanks|thank\s+you|thx|ty|bye|goodbye|see\s+you|ok|okay|sure|yes|no|cool|great",
     previously=(" (previously: ", ")"),

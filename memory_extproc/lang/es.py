@@ -279,6 +279,7 @@ LANGUAGE = Language(
     spaced=True,
     names_by_capital=True,
     stem=snowball("spanish"),
+    user=r"\busuari[oa]s?\b",
     greetings=r"hola|buenas|buenos\s+d[ií]as|buenas\s+(?:tardes|noches)|gracias|muchas\s+gracias"
     r"|adi[oó]s|hasta\s+luego|vale|claro|s[ií]|perfecto",
     previously=(" (antes: ", ")"),

@@ -241,6 +241,7 @@ LANGUAGE = Language(
     spaced=False,
     names_by_capital=False,
     stem=str,  # no spaces to find words by: character pairs are the words (words.terms)
+    user="ユーザー",
     greetings=r"こんにちは|こんばんは|おはよう(?:ございます)?|ありがとう(?:ございます)?|どうも"
     r"|よろしく(?:お願いします)?|了解(?:です)?|わかりました|はい|いいえ|さようなら|またね",
     previously=("（以前：", "）"),

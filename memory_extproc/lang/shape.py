@@ -177,6 +177,9 @@ class Language:
     # whose nouns all have one ("Kleines Update: …")
     names_by_capital: bool
     stem: Callable[[str], str]  # one stemmer for the product and the yardsticks
+    # the memory voice: the word a memory names its user with, read as "user" ("El usuario …",
+    # "用户…", "Der Nutzer …")
+    user: str
     greetings: str  # a whole message that is only a greeting or a thanks
     previously: tuple[str, str]  # what an ending calls what it ended: " (previously: ", ")"
     # a statement, and a correction written as the fact is now (empty for English, whose

@@ -277,6 +277,7 @@ LANGUAGE = Language(
     spaced=False,
     names_by_capital=False,
     stem=str,  # no inflection: a character pair is a word more often than not
+    user="用户",
     greetings=r"你好|您好|嗨|谢谢|多谢|谢谢你|再见|好的|好|嗯|早上好|晚上好|没问题",
     previously=("（以前：", "）"),
     examples=(
