@@ -112,7 +112,7 @@ _CHANGES = Changes(
     become=("geworden", "wurde", "wurden", "lebe", "lebt"),
     filler=tuple(
         "jetzt inzwischen mittlerweile eigentlich tatsächlich nun doch wirklich noch schon ganz "
-        "komplett derzeit aktuell übrigens".split()
+        "komplett derzeit aktuell übrigens lieber liebsten gern gerne".split()
     ),
     negation=("nicht", "kein", "keine", "keinen", "keinem", "keiner", "nie", "niemals"),
     frame_noise=("zu", "für", "von", "im", "auf", "mit", "und", "auch", "nach"),
@@ -266,6 +266,7 @@ LANGUAGE = Language(
     code="de",
     name="German",
     spaced=True,
+    words_move=True,
     names_by_capital=False,
     stem=snowball("german"),
     user=r"\b(?:be)?nutzer(?:in)?\b",

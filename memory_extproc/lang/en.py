@@ -346,6 +346,7 @@ LANGUAGE = Language(
     code="en",
     name="English",
     spaced=True,
+    words_move=False,
     names_by_capital=True,
     # Snowball's English ("Porter2"): "dancing" and "dance" are one word
     stem=snowball("english"),

@@ -277,6 +277,7 @@ LANGUAGE = Language(
     code="es",
     name="Spanish",
     spaced=True,
+    words_move=False,
     names_by_capital=True,
     stem=snowball("spanish"),
     user=r"\busuari[oa]s?\b",

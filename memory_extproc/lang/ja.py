@@ -239,6 +239,7 @@ LANGUAGE = Language(
     code="ja",
     name="Japanese",
     spaced=False,
+    words_move=False,
     names_by_capital=False,
     stem=str,  # no spaces to find words by: character pairs are the words (words.terms)
     user="ユーザー",

@@ -173,6 +173,8 @@ class Language:
     code: str  # ISO 639-1, as languages.language_of names it
     name: str  # as a prompt names it: "Spanish"
     spaced: bool  # words between spaces (not Chinese, Japanese)
+    # its words move around the verb: a changed value is read by the words, not their order
+    words_move: bool
     # a capital letter starting a statement says a name ("Maria volunteers …"); not in German,
     # whose nouns all have one ("Kleines Update: …")
     names_by_capital: bool

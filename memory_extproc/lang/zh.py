@@ -275,6 +275,7 @@ LANGUAGE = Language(
     code="zh",
     name="Chinese",
     spaced=False,
+    words_move=False,
     names_by_capital=False,
     stem=str,  # no inflection: a character pair is a word more often than not
     user="用户",

@@ -298,6 +298,8 @@ def _compare(new: str, old: str, change_said: bool) -> Change | None:
         return None  # a birth and anything else: both can be true
     if _one_slot_changed(a, b, said) or (said and _amount_changed(a, b)):
         return Change.CHANGED
+    if said and _words_move(new) and _one_word_changed(a, b):
+        return Change.CHANGED
     if a.negated == b.negated and a.people == b.people and _restates(a, b):
         return Change.RESTATED
     obj = ended_object(new)
@@ -463,6 +465,21 @@ def _one_slot_changed(a: _Read, b: _Read, change_said: bool) -> bool:
     slot_tokens = (*before, *after)
     # "ran a race on 7 May 2023" / "… on 20 June 2023": another event, not a new value
     return any(_is_number(t) for t in slot_tokens) and not any(_is_date(t) for t in slot_tokens)
+
+
+def _words_move(text: str) -> bool:
+    """A language whose words move around the verb ("Im Flugzeug sitze ich am Fenster" /
+    "Ich sitze im Flugzeug am Gang"): a slot is read by its words, not their order."""
+    language = filed(latin_language(text))
+    return language is not None and language.words_move
+
+
+def _one_word_changed(a: _Read, b: _Read) -> bool:
+    """One content word for another, in the same words otherwise (two at least), said to have
+    changed: "… sitze ich … am Fenster" / "… sitze ich … am Gang"."""
+    gained, lost = a.content - b.content, b.content - a.content
+    shared = (a.content & b.content) - a.numbers
+    return len(gained) == len(lost) == 1 and len(shared) >= 2 and a.negated == b.negated
 
 
 def _noise(tokens: tuple[str, ...]) -> bool:

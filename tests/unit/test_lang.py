@@ -291,6 +291,12 @@ def test_a_german_noun_first_is_no_person() -> None:
     assert compare("Ich lebe inzwischen komplett vegan.", "Ich bin Vegetarierin.") is (
         Change.CHANGED
     )
+    # German words move around the verb: one word for another, said to have changed
+    window, aisle = "Im Flugzeug sitze ich am liebsten am Fenster.", "Mittlerweile sitze ich im "
+    assert compare(aisle + "Flugzeug lieber am Gang.", window) is Change.CHANGED
+    assert (
+        compare("Ich wohne jetzt in Hamburg und arbeite bei Airbus.", "Ich wohne in Köln.") is None
+    )
 
 
 def test_japanese_is_read_by_its_words() -> None:
