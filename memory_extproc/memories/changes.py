@@ -128,10 +128,21 @@ def _is_content(token: str, other_stopwords: frozenset[str]) -> bool:
     return len(token) > 1 or (bool(CJK.match(token)) and not function_char(token))
 
 
+# an amount in ten-thousands and thousands, as Chinese and Japanese write it: "8万5千円" is 85000
+_MAN = re.compile(r"(\d+)万(?:(\d+)千)?|(\d+)千")
+
+
+def _digits(match: re.Match[str]) -> str:
+    if match[3]:
+        return str(int(match[3]) * 1000)
+    return str(int(match[1]) * 10000 + int(match[2] or 0) * 1000)
+
+
 @functools.lru_cache(maxsize=4096)  # injection compares each shown memory with the others
 def _read(text: str) -> _Read:
     tokens: list[str] = []
-    lowered = CJK.sub(lambda m: _spaced_chinese(m.group()), text.lower().replace("\u2019", "'"))
+    lowered = _MAN.sub(_digits, text.lower().replace("\u2019", "'"))
+    lowered = CJK.sub(lambda m: _spaced_chinese(m.group()), lowered)
     for raw in _TOKEN.findall(lowered):
         expanded = _CONTRACTIONS.get(raw) or vocabulary.PRO_DROP.get(raw, raw)
         for token in expanded.split():

@@ -309,3 +309,6 @@ def test_japanese_is_read_by_its_words() -> None:
     correction = "前に大阪って言いましたけど、京都の間違いでした。"
     assert corrected("ユーザーは大阪に住んでいる", correction) == "ユーザーは京都に住んでいる"
     assert compare("兄はヴィーガンになりました。", "私、ベジタリアンなんです。") is None
+    # an amount in ten-thousands and thousands, as Japanese and Chinese write it
+    assert compare("家賃が上がって、今は月8万5千円です。", "家賃は月8万円です。") is Change.CHANGED
+    assert states_preference("ユーザーは飛行機では通路側の席を好む")
