@@ -144,8 +144,10 @@ _CHANGES = Changes(
     left_job=r"\b(?:gekündigt|kündigte|in\s+rente\s+gegangen|pensioniert)\b",
     job_word="Stelle",
     # "Wir sind letzten Monat nach Hamburg umgezogen", "Der Nutzer zog nach Berlin"
-    moved=rf"\b(?:ich\s+bin|wir\s+sind|{_USER}\s+ist)\s+{_SENTENCE}{{0,60}}?\b(?:umgezogen"
-    rf"|gezogen|hingezogen)\b|\b(?:ich|wir|{_USER})\s+(?:zog|zogen)\s+(?:\w+\s+){{0,3}}?nach\b",
+    # (a model writes "Der Nutzer hat nach Hamburg gezogen" too)
+    moved=rf"\b(?:ich\s+(?:bin|habe|hab)|wir\s+(?:sind|haben)|{_USER}\s+(?:ist|hat))\s+"
+    rf"{_SENTENCE}{{0,60}}?\b(?:umgezogen|(?:nach|in\s+die|in\s+den|ins)\s+\S+(?:\s+\S+){{0,4}}?"
+    rf"\s+(?:gezogen|hingezogen))\b|\b(?:ich|wir|{_USER})\s+(?:zog|zogen)\s+(?:\w+\s+){{0,3}}?nach\b",
     residence=rf"\b(?:ich|wir|{_USER})\s+(?:\w+\s+){{0,2}}?(?:wohne|wohnen|wohnt|lebe|leben"
     r"|lebt)\s+(?:\w+\s+){0,4}?in\b",
     switch=r"\b(?:gewechselt|umgestiegen|umgesattelt|geworden|nicht\s+mehr|aufgegeben"
@@ -186,9 +188,12 @@ _TOPICS = Topics(
       |ist\s+(?:\w+\s+)?(?:{_JOBS}))
     |\b(?:ich\s+arbeite|ich\s+unterrichte|ich\s+bin\s+(?:\w+\s+)?(?:{_JOBS}))""",
     work_word="Arbeit",
-    move=rf"""(?ix)(?<!des\s)\b{_USER}[^,.;!?]{{0,40}}?\b(?:umgezogen|umziehen|zieht\s+um
-      |zog\s+um|gezogen|ausgewandert|ausgezogen|zog\s+nach)\b
-    |\b(?:ich\s+bin|wir\s+sind)\b[^,.;!?]{{0,40}}?\b(?:umgezogen|gezogen)\b|\bich\s+ziehe\b""",
+    # the user moving house or town ("Der Nutzer ist … nach Düsseldorf gezogen"), not a rope
+    # pulled ("hat am Seil gezogen"); the window is wide: a resolved date lengthens it
+    move=rf"""(?ix)(?<!des\s)\b(?:{_USER}|ich\s+bin|wir\s+sind)[^,;!?]{{0,80}}?\b(?:umgezogen
+      |umziehen|zieht\s+um|zog\s+um|ausgewandert|ausgezogen|zog\s+nach
+      |(?:nach|ins|in\s+die|in\s+den)\s+\S+(?:\s+\S+){{0,3}}?\s+(?:gezogen|hingezogen))\b
+    |\bich\s+ziehe\b""",
     move_word="wohnt in",
 )
 

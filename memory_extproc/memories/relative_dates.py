@@ -46,23 +46,27 @@ def _clause(language: Dates, sentence: str, match: re.Match[str]) -> frozenset[s
     return words
 
 
-def _worded_pattern(language: Dates, *, bare_year: bool) -> str:
-    """Any date as ``language`` words it, as a pattern: "the week after 2026-12-06".
+def _worded_pattern(*, bare_year: bool) -> str:
+    """Any date as any language words it, as a pattern: "the week after 2026-12-06", the
+    longest wording first ("2026年11月22日の週" before Chinese's "2026年11月22日").
     ``bare_year``: with "2015年" too, which in Chinese is also a car's model year."""
-    fields = {"iso": r"\d{4}-\d{2}-\d{2}", "year": r"\d{4}", "m": r"\d{1,2}", "d": r"\d{1,2}",
-              "month": "|".join(language.months) or "_"}  # fmt: skip
-    templates = [t for t in language.words.values() if bare_year or t != "{year}年"]
-    worded = (
-        re.escape(template).replace(r"\{", "{").replace(r"\}", "}").replace(r"\ ", r"\s+")
-        for template in sorted(templates, key=len, reverse=True)
-    )
-    return "|".join(f"(?:{w.format(**{k: f'(?:{v})' for k, v in fields.items()})})" for w in worded)
+    worded = []
+    for language in _LANGUAGES:
+        fields = {"iso": r"\d{4}-\d{2}-\d{2}", "year": r"\d{4}", "m": r"\d{1,2}", "d": r"\d{1,2}",
+                  "month": "|".join(language.months) or "_"}  # fmt: skip
+        for template in language.words.values():
+            if bare_year or template != "{year}年":
+                pattern = re.escape(template).replace(r"\{", "{").replace(r"\}", "}")
+                pattern = pattern.replace(r"\ ", r"\s+")
+                worded.append(
+                    (len(template), pattern.format(**{k: f"(?:{v})" for k, v in fields.items()}))
+                )
+    return "|".join(f"(?:{w})" for _, w in sorted(worded, key=lambda one: -one[0]))
 
 
 # What ``dated`` writes, in every language: after a space, or in brackets (Chinese, appended)
 _RESOLVED = re.compile(
-    r"\s*[（(](?:" + "|".join(_worded_pattern(n, bare_year=True) for n in _LANGUAGES) + r")[）)]"
-    r"|\s*(?:" + "|".join(_worded_pattern(n, bare_year=False) for n in _LANGUAGES) + ")",
+    rf"\s*[（(](?:{_worded_pattern(bare_year=True)})[）)]|\s*(?:{_worded_pattern(bare_year=False)})",
     re.IGNORECASE,
 )
 

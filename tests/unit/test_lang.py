@@ -312,3 +312,24 @@ def test_japanese_is_read_by_its_words() -> None:
     # an amount in ten-thousands and thousands, as Japanese and Chinese write it
     assert compare("家賃が上がって、今は月8万5千円です。", "家賃は月8万円です。") is Change.CHANGED
     assert states_preference("ユーザーは飛行機では通路側の席を好む")
+
+
+def test_a_move_with_its_date_resolved_still_ends_the_place_left() -> None:
+    """The product writes the date into the move ("2週間前" → "2026年11月22日の週", "letzten
+    Monat" → "im November 2026"); the place left is read through it, in every language."""
+    for code, move, said, home, place in (
+        ("ja", "ユーザーは2週間前に福岡に引っ越した", "2週間前に福岡に引っ越しました。",
+         "ユーザーは札幌に何年も住んでいる", "札幌"),
+        ("ja", "ユーザーは先週名古屋に引っ越した", "先週、名古屋に引っ越しました。",
+         "ユーザーは横浜に住んでいる", "横浜"),
+        ("de", "Der Nutzer hat letzten Monat nach Hamburg gezogen",
+         "Wir sind letzten Monat nach Hamburg gezogen!", "Der Nutzer wohnt in München", "München"),
+        ("zh", "用户上个月搬到西雅图", "我们上个月搬到西雅图了。", "用户住在丹佛", "丹佛"),
+    ):  # fmt: skip
+        written = dated(move, said, "2026-12-06")
+        assert written != move, code
+        assert moved_from(written, home), code
+        assert left_place(written, home) == place, code
+    # a German move's topic is where the user lives; a rope pulled is not a move
+    assert topic_words("Der Nutzer ist in der Woche vor dem 2026-12-06 nach Düsseldorf gezogen")
+    assert topic_words("Der Nutzer hat am Seil gezogen") == ()
