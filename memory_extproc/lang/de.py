@@ -187,7 +187,7 @@ _TOPICS = Topics(
       |angestellt|gekündigt|kündigt\w*|rente|ruhestand|selbstständig|unterrichtet
       |ist\s+(?:\w+\s+)?(?:{_JOBS}))
     |\b(?:ich\s+arbeite|ich\s+unterrichte|ich\s+bin\s+(?:\w+\s+)?(?:{_JOBS}))""",
-    work_word="Arbeit",
+    work_word="Arbeit und Beruf",  # the job and the profession: questions ask by either
     # the user moving house or town ("Der Nutzer ist … nach Düsseldorf gezogen"), not a rope
     # pulled ("hat am Seil gezogen"); the window is wide: a resolved date lengthens it
     move=rf"""(?ix)(?<!des\s)\b(?:{_USER}|ich\s+bin|wir\s+sind)[^,;!?]{{0,80}}?\b(?:umgezogen
