@@ -21,6 +21,7 @@ from memory_extproc.lang.shape import (
     Changes,
     Dates,
     Example,
+    Grounding,
     Language,
     Notes,
     Preferences,
@@ -267,6 +268,16 @@ _AMOUNTS = Amounts(
     vague=r"und\s+(?:das|dies|die\s+andere|der\s+andere)|was\s+noch",
 )
 
+_GROUNDING = Grounding(
+    conversation=r"der\s+nutzer\s+(?:spricht|sprach|plaudert|unterhält\s+sich)\s+mit\s+\S+",
+    courtesy=r"der\s+nutzer\s+(?:dankt|bedankt\s+sich\s+bei|gratuliert|verabschiedet\s+sich\s+von)"
+    r"\s+(?!(?:seine[mnr]?|ihre[mnr]?|der|dem|den)\b)[^\s,]+(?:\s+[^\s,]+){0,2}?$",
+    says_more=r"\b(?:aber|obwohl|jedoch)\b",
+    we=r"\b(?:wir|uns|unser(?:e[mnrs]?)?)\b",
+    addressing=r"\b(?:du|dich|dir|dein\w*)\b",
+    answering=r"\bich\s+(?:würde|empfehle|schlage|denke|glaube|hoffe|verstehe)\b",
+)
+
 LANGUAGE = Language(
     code="de",
     name="German",
@@ -299,4 +310,5 @@ LANGUAGE = Language(
     notes=_NOTES,
     asks=_ASKS,
     amounts=_AMOUNTS,
+    grounding=_GROUNDING,
 )

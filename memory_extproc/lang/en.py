@@ -15,6 +15,7 @@ from memory_extproc.lang.shape import (
     Cascades,
     Changes,
     Dates,
+    Grounding,
     Language,
     Notes,
     Preferences,
@@ -342,6 +343,30 @@ _AMOUNTS = Amounts(
     r"|the other one|what else",
 )
 
+_GROUNDING = Grounding(
+    conversation=r"user\s+(?:is|was|has\s+been)\s+(?:(?:talking|chatting|speaking)\s+(?:to|with)"
+    r"\s+\S+|telling\s+\S+\s+about\s+(?:their|his|her|the)\s+\w+)",
+    courtesy=r"user\s+(?:thanks|thanked|congratulates|congratulated|compliments|complimented)\b"
+    # a goodbye to someone and nothing more, not one to "their hometown" (leaving is a fact)
+    r"|user\s+(?:says|said|bids|bade)\s+(?:goodbye|bye|farewell)\s+to\s+"
+    r"(?!(?:their|his|her|its|our|the|a|an)\b)[^\s,]+(?:\s+[^\s,]+){0,2}?(?:,?\s+and\s+wish.*)?$",
+    says_more=r"\b(?:but|though|although)\b"
+    r"|.*\band\s+(?:is|was|has|had|will|prefers?|likes?|loves?|wants?|chose|chooses|picked"
+    r"|picks?|decided|plans?|goes|went|enjoys?)\b",
+    we=r"\b(?:we|we're|we've|we'd|we'll|us|our|ours)\b",
+    addressing=r"\b(?:you|your|yours|you're|you've|you'd|you'll)\b",
+    answering=r"\b(?:i(?:'d|\s+would)?\s+(?:suggest|recommend|advise|start|go\s+with|pick|choose)"
+    r"|i\s+(?:think|can(?!'t)|could|will|hope|understand|see|know|mean|believe|remember|recall"
+    r"|noticed)|as\s+i\s+(?:recall|remember|understand)|i'll|let\s+me|i'm\s+(?:happy|glad|sorry"
+    r"|here|not\s+sure|going\s+to|impressed)|i(?:'ve|\s+have)\s+(?:put|included|added|listed|made"
+    r"|created|prepared|written|compiled|outlined|noted|found|gathered|kept|adjusted)"
+    r"|my\s+(?:top\s+)?(?:recommendation|suggestion|advice|pick)|too|as\s+well)\b"
+    # …and its tastes, which a user who agrees makes theirs ("I love Kyoto in autumn" /
+    # "Kyoto in autumn sounds magical")
+    r"|\bi(?:'ve|'d)?\s+(?:\w+\s+){0,2}?(?:love|like|enjoy|adore|prefer)|\bmy\s+(?:\w+\s+)?"
+    r"favou?rite",
+)
+
 LANGUAGE = Language(
     code="en",
     name="English",
@@ -364,4 +389,5 @@ LANGUAGE = Language(
     notes=_NOTES,
     asks=_ASKS,
     amounts=_AMOUNTS,
+    grounding=_GROUNDING,
 )

@@ -15,6 +15,7 @@ from memory_extproc.lang.shape import (
     Changes,
     Dates,
     Example,
+    Grounding,
     Language,
     Notes,
     Preferences,
@@ -273,6 +274,17 @@ _AMOUNTS = Amounts(
     vague=r"¿?y\s+(?:eso|esto|el\s+otro|la\s+otra)|¿?qu[eé]\s+m[aá]s",
 )
 
+_GROUNDING = Grounding(
+    conversation=r"el\s+usuario\s+(?:está|estaba)\s+(?:hablando|charlando|conversando)\s+con\s+\S+",
+    courtesy=r"el\s+usuario\s+(?:agradece|agradeció|le\s+da\s+las\s+gracias|felicita|felicitó)\b"
+    r"|el\s+usuario\s+se\s+(?:despide|despidió)\s+de\s+(?!(?:su|sus|la|el|los|las)\b)"
+    r"[^\s,]+(?:\s+[^\s,]+){0,2}?$",
+    says_more=r"\b(?:pero|aunque)\b",
+    we=r"\b(?:nosotr[oa]s|nuestr[oa]s?)\b",
+    addressing=r"\b(?:te|tu|tus|usted|ustedes)\b",
+    answering=r"\bme\s+(?:encanta|gusta)n?\b",
+)
+
 LANGUAGE = Language(
     code="es",
     name="Spanish",
@@ -307,4 +319,5 @@ LANGUAGE = Language(
     notes=_NOTES,
     asks=_ASKS,
     amounts=_AMOUNTS,
+    grounding=_GROUNDING,
 )

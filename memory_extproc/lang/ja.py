@@ -18,6 +18,7 @@ from memory_extproc.lang.shape import (
     Changes,
     Dates,
     Example,
+    Grounding,
     Language,
     Notes,
     Preferences,
@@ -235,6 +236,15 @@ _AMOUNTS = Amounts(
     vague=r"それは\?|他には|ほかには",
 )
 
+_GROUNDING = Grounding(
+    conversation=r"ユーザーは\S{1,6}?と(?:話して|話した|おしゃべり)",
+    courtesy=r"ユーザーは\S{1,6}?に(?:感謝|お礼を言)",
+    says_more=r"けど|しかし|でも",
+    we=r"私たち|僕たち",
+    addressing=r"あなた",
+    answering=r"(?:おすすめします|お勧めします|と思います)",
+)
+
 LANGUAGE = Language(
     code="ja",
     name="Japanese",
@@ -267,4 +277,5 @@ LANGUAGE = Language(
     notes=_NOTES,
     asks=_ASKS,
     amounts=_AMOUNTS,
+    grounding=_GROUNDING,
 )

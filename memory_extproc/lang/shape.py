@@ -112,6 +112,20 @@ class Preferences:
 
 
 @dataclass(frozen=True, slots=True)
+class Grounding:
+    """What a model's fact says that is not the user's (memories/grounding.py), read without
+    case: the conversation or a courtesy, not a fact; the assistant's own life, told beside
+    its answer, not the user's."""
+
+    conversation: str  # a fact of the conversation itself: "User is talking to Jon"
+    courtesy: str  # a courtesy paid in it: "User thanks Gina", "User says goodbye to Jon"
+    says_more: str  # …unless it says more: "but", "pero", "但"
+    we: str  # the speaker with others: "we", "我"
+    addressing: str  # speaking to the other: "you", "你"
+    answering: str  # the assistant answering, not telling of itself: "I'd suggest", "我觉得"
+
+
+@dataclass(frozen=True, slots=True)
 class Amounts:
     """A question that asks how long, many or often, and the memories that can answer it
     (retrieval/amounts.py); what a follow-up too vague to search alone begins with
@@ -196,3 +210,4 @@ class Language:
     notes: Notes
     asks: Asks
     amounts: Amounts
+    grounding: Grounding

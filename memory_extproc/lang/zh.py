@@ -18,6 +18,7 @@ from memory_extproc.lang.shape import (
     Changes,
     Dates,
     Example,
+    Grounding,
     Language,
     Notes,
     Preferences,
@@ -271,6 +272,16 @@ _AMOUNTS = Amounts(
     vague=r"那(?:个|这个)?呢|还有(?:什么|呢)",
 )
 
+_GROUNDING = Grounding(
+    conversation=r"用户(?:正在|在)?(?:和|跟|与)\S{1,6}?(?:聊天|说话|交谈|谈话|聊)",
+    courtesy=r"用户(?:感谢|谢谢|祝贺|恭喜|称赞)|用户(?:和|跟|与|向)\S{1,6}?(?:道别|告别|说再见)[。！!.]?$",
+    says_more=r"但",
+    we=r"(?<![自忘])我",
+    addressing=r"[你您]",
+    answering=r"我(?:觉得|认为|建议|推荐|记得|会|可以|想推荐)|我[^，,。！？]{0,3}也"
+    r"|我[^，,。！？]{0,3}(?:喜欢|爱|最爱)",
+)
+
 LANGUAGE = Language(
     code="zh",
     name="Chinese",
@@ -302,4 +313,5 @@ LANGUAGE = Language(
     notes=_NOTES,
     asks=_ASKS,
     amounts=_AMOUNTS,
+    grounding=_GROUNDING,
 )

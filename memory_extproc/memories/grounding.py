@@ -15,6 +15,7 @@ import functools
 import re
 from collections.abc import Sequence
 
+from memory_extproc.lang import FILED, either
 from memory_extproc.memories.attribution import I_ZH, misnamed
 from memory_extproc.memories.facts import Fact
 from memory_extproc.store.model import MemoryType
@@ -35,29 +36,17 @@ _DEMONSTRATIVE = re.compile(
 )
 # …or at the conversation it came from: "User is talking to Jon", "User is telling Gina about
 # their business" (the 1.5B model on LoCoMo; none of its 1,209 gold observations)
+_PARTS = tuple(language.grounding for language in FILED)
 _CONVERSATION = re.compile(
-    r"(?i)^\s*(?:user\s+(?:is|was|has\s+been)\s+(?:(?:talking|chatting|speaking)\s+(?:to|with)\s+\S+"
-    r"|telling\s+\S+\s+about\s+(?:their|his|her|the)\s+\w+)"
-    r"|用户(?:正在|在)?(?:和|跟|与)\S{1,6}?(?:聊天|说话|交谈|谈话|聊)"
-    r"|el\s+usuario\s+(?:está|estaba)\s+(?:hablando|charlando|conversando)\s+con\s+\S+)"
-    r"\s*[.!。]?\s*$"
+    rf"^\s*(?:{either([p.conversation for p in _PARTS])})\s*[.!。]?\s*$", re.I
 )
 # …or a courtesy paid in it: "User thanks Gina for her kind words", "User congratulates
 # Caroline …", "User says goodbye to Jon" (25 of the 1.5B model's 676 facts on three LoCoMo
-# slices, none of which answered a question; they came first for any question naming that person)
+# slices, none of which answered a question; they came first for any question naming that
+# person); not one that says more
+_SAYS_MORE = either([p.says_more for p in _PARTS])
 _COURTESY = re.compile(
-    r"(?i)^(?!.*\b(?:but|though|although|pero|aunque)\b|.*但"  # a courtesy that says more
-    r"|.*\band\s+(?:is|was|has|had|will|prefers?|likes?|loves?|wants?|chose|chooses|picked"
-    r"|picks?|decided|plans?|goes|went|enjoys?)\b)"
-    r"\s*(?:user\s+(?:thanks|thanked|congratulates|congratulated|compliments|complimented)\b"
-    r"|el\s+usuario\s+(?:agradece|agradeció|le\s+da\s+las\s+gracias|felicita|felicitó)\b"
-    r"|用户(?:感谢|谢谢|祝贺|恭喜|称赞)"
-    # a goodbye to someone and nothing more, not one to "their hometown" (leaving is a fact)
-    r"|user\s+(?:says|said|bids|bade)\s+(?:goodbye|bye|farewell)\s+to\s+"
-    r"(?!(?:their|his|her|its|our|the|a|an)\b)[^\s,]+(?:\s+[^\s,]+){0,2}?(?:,?\s+and\s+wish.*)?$"
-    r"|el\s+usuario\s+se\s+(?:despide|despidió)\s+de\s+(?!(?:su|sus|la|el|los|las)\b)"
-    r"[^\s,]+(?:\s+[^\s,]+){0,2}?$"
-    r"|用户(?:和|跟|与|向)\S{1,6}?(?:道别|告别|说再见)[。！!.]?$)"
+    rf"^(?!.*(?:{_SAYS_MORE}))\s*(?:{either([p.courtesy for p in _PARTS])})", re.I
 )
 
 
@@ -110,23 +99,9 @@ _OPTIONS = re.compile(
 # start in Kyoto"); what it says of itself while it answers is not its life ("I'd suggest …",
 # "As I recall …", "I love spicy food too!"), nor what it says to the user ("I love your
 # idea"), nor a draft it writes in the user's voice ("Dear Hiring Manager, I am …").
-_WE = re.compile(r"(?i)\b(?:we|we're|we've|we'd|we'll|us|our|ours)\b|(?<![自忘])我")
-_ADDRESSING = re.compile(
-    r"(?i)\b(?:you|your|yours|you're|you've|you'd|you'll|te|tu|tus|usted|ustedes)\b|[你您]"
-)
-_ANSWERING = re.compile(
-    r"(?i)\b(?:i(?:'d|\s+would)?\s+(?:suggest|recommend|advise|start|go\s+with|pick|choose)"
-    r"|i\s+(?:think|can(?!'t)|could|will|hope|understand|see|know|mean|believe|remember|recall"
-    r"|noticed)|as\s+i\s+(?:recall|remember|understand)|i'll|let\s+me|i'm\s+(?:happy|glad|sorry"
-    r"|here|not\s+sure|going\s+to|impressed)|i(?:'ve|\s+have)\s+(?:put|included|added|listed|made"
-    r"|created|prepared|written|compiled|outlined|noted|found|gathered|kept|adjusted)"
-    r"|my\s+(?:top\s+)?(?:recommendation|suggestion|advice|pick)|too|as\s+well)\b"
-    r"|我(?:觉得|认为|建议|推荐|记得|会|可以|想推荐)|我[^，,。！？]{0,3}也"
-    # …and its tastes, which a user who agrees makes theirs ("I love Kyoto in autumn" /
-    # "Kyoto in autumn sounds magical")
-    r"|\bi(?:'ve|'d)?\s+(?:\w+\s+){0,2}?(?:love|like|enjoy|adore|prefer)|\bmy\s+(?:\w+\s+)?"
-    r"favou?rite|\bme\s+(?:encanta|gusta)n?\b|我[^，,。！？]{0,3}(?:喜欢|爱|最爱)"
-)
+_WE = re.compile(either([p.we for p in _PARTS]), re.I)
+_ADDRESSING = re.compile(either([p.addressing for p in _PARTS]), re.I)
+_ANSWERING = re.compile(either([p.answering for p in _PARTS]), re.I)
 _QUOTED = re.compile(r"[\"“”「」『』]")
 # a draft begins: "Here's a draft:", "Dear Hiring Manager,"
 _DRAFT = re.compile(r"(?i)(?:[:：]|^(?:dear|hi|hello|hey)\b[^.!?]*,)\s*$")

@@ -14,6 +14,7 @@ from memory_extproc.lang import ENGLISH, FILED, filed
 from memory_extproc.lang.shape import Language
 from memory_extproc.memories.cascades import left_place, until_moved
 from memory_extproc.memories.changes import Change, compare, corrected, ended_object, moved_from
+from memory_extproc.memories.grounding import ungrounded
 from memory_extproc.memories.preferences import requests_implied, states_preference
 from memory_extproc.memories.relative_dates import dated, without_resolved_dates
 from memory_extproc.memories.topics import topic_words
@@ -84,6 +85,7 @@ def test_every_pattern_compiles_alone(language: Language) -> None:
                 "notes.",
                 "asks.",
                 "amounts.",
+                "grounding.",
             )
         ) and not name.endswith(("_word", "until_move", "pro_drop")):
             for pattern in value if isinstance(value, tuple) else (value,):
@@ -117,6 +119,7 @@ class Row:
     not_to_keep: str  # a preference the user asks memory not to keep: not noted as missed
     stated: tuple[str, str]  # a message, and what it states without its question or command
     amount: tuple[str, str]  # a question of how long, many or often; a memory answering it
+    courtesy: str  # a model's fact of a courtesy paid in the conversation: no fact
 
 
 TABLE = {
@@ -143,6 +146,7 @@ TABLE = {
         stated=("I booked my flights for June 3. What else fits my budget?",
                 "I booked my flights for June 3."),
         amount=("How often do I go climbing?", "User goes climbing twice a week"),
+        courtesy="User thanks Gina for her kind words",
     ),
     "es": Row(
         greeting="¡Hola!",
@@ -167,6 +171,7 @@ TABLE = {
         not_to_keep="No guardes que me encantan los gatos.",
         stated=("Me mudé a Sevilla. ¿Qué barrios me recomiendas?", "Me mudé a Sevilla."),
         amount=("¿Cuántas veces voy al gimnasio?", "El usuario va al gimnasio tres veces"),
+        courtesy="El usuario agradece a Gina",
     ),
     "zh": Row(
         greeting="谢谢！",
@@ -189,6 +194,7 @@ TABLE = {
         not_to_keep="不要记住我喜欢猫这件事。",
         stated=("我下周去东京。请推荐几家餐厅。", "我下周去东京。"),
         amount=("我多久去一次健身房？", "用户每周去三次健身房"),
+        courtesy="用户感谢Gina的鼓励",
     ),
     "de": Row(
         greeting="Danke schön!",
@@ -214,6 +220,7 @@ TABLE = {
         stated=("Ich fliege im Juni nach Rom. Übersetze diesen Satz ins Englische.",
                 "Ich fliege im Juni nach Rom."),
         amount=("Wie oft gehe ich klettern?", "Der Nutzer geht zweimal pro Woche klettern"),
+        courtesy="Der Nutzer bedankt sich bei Gina",
     ),
     "ja": Row(
         greeting="ありがとうございます！",
@@ -237,6 +244,7 @@ TABLE = {
         not_to_keep="猫が好きなことは覚えないでください。",
         stated=("来月大阪に行きます。おすすめのお店を教えてください。", "来月大阪に行きます。"),
         amount=("ジムには何回行っていますか？", "ユーザーは週三回ジムに通っている"),
+        courtesy="ユーザーはジーナに感謝している",
     ),
 }  # fmt: skip
 
@@ -279,6 +287,7 @@ def test_a_language_reads_as_it_means(code: str) -> None:
     question, memory = row.amount
     assert asks_amount(question)
     assert holds_amount(memory)
+    assert ungrounded(row.courtesy, "Thanks, Gina!", []) == "dangling"
     assert not holds_amount(row.moved)  # "moved to Seattle": no amount
 
 
