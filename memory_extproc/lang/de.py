@@ -170,7 +170,7 @@ _CHANGES = Changes(
     beside=r"\b(?:zusätzlich|nebenbei|nebenher|nebenjob|teilzeit|am\s+wochenende"
     r"|an\s+wochenenden|außerdem)\b",
     born=r"\bgeboren\b|\bgebürtig\w*",
-    pro_drop={},
+    expansions={},
 )
 
 _CASCADES = Cascades(

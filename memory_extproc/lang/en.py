@@ -131,7 +131,24 @@ _CHANGES = Changes(
     r"(?:works?\s+(?:as|at|for)|teach(?:es)?\s+(?:at|in)|(?:is\s+)?employed\s+(?:at|by))\b",
     beside=r"\b(?:also|too|as\s+well|second\s+job|side\s+job|part-time|on\s+weekends)\b",
     born=r"\bborn\b",
-    pro_drop={},
+    expansions={
+        "i'm": "i am",
+        "i've": "i have",
+        "i'll": "i will",
+        "i'd": "i would",
+        "we're": "we are",
+        "don't": "do not",
+        "doesn't": "does not",
+        "didn't": "did not",
+        "isn't": "is not",
+        "aren't": "are not",
+        "wasn't": "was not",
+        "can't": "can not",
+        "won't": "will not",
+        "it's": "it is",
+        "that's": "that is",
+        "user's": "user",
+    },
 )
 
 _CASCADES = Cascades(

@@ -153,7 +153,7 @@ _CHANGES = Changes(
     r"|doy\s+clases)",
     beside=r"\b(?:además|también|los\s+fines\s+de\s+semana|a\s+tiempo\s+parcial)\b",
     born=r"\bnac(?:í|ió|ido|ida)\b",
-    pro_drop={"soy": "yo soy", "estoy": "yo estoy"},
+    expansions={"soy": "yo soy", "estoy": "yo estoy"},  # the pronoun dropped
 )
 
 _CASCADES = Cascades(

@@ -157,7 +157,7 @@ _CHANGES = Changes(
     r"|の仕事をして|先生をして|教師をして)",
     beside=r"副業|兼業|掛け持ち|週末|パート|アルバイト",
     born=r"生まれ|出身",
-    pro_drop={},
+    expansions={},
 )
 
 _CASCADES = Cascades(

@@ -72,7 +72,8 @@ class Changes:
     job: str  # the user's work
     beside: str  # a second job beside the first, not one for the other
     born: str  # where and when the user was born: the past, not the present
-    pro_drop: dict[str, str]  # "soy vegano" is "yo soy vegano"
+    # a token read as the words it stands for: "i'm" is "i am", "soy" (vegano) is "yo soy"
+    expansions: dict[str, str]
 
 
 @dataclass(frozen=True, slots=True)

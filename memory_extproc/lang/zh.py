@@ -156,7 +156,7 @@ _CHANGES = Changes(
     job=r"(?:我|用户)(?:现在|目前|已经|一直)?(?:在[^，。；！的,.;!]{1,12}?)?(?:当|做|担任|任职|工作)",
     beside=r"也|还|兼职|周末",
     born=r"出生|出身",
-    pro_drop={},
+    expansions={},
 )
 
 _CASCADES = Cascades(

@@ -39,7 +39,7 @@ BE = _words("be")
 BE_UNSPACED = tuple(sorted((word for c in _UNSPACED for word in c.be), key=len, reverse=True))
 BECOME = _words("become")  # "I've gone vegan", "I became vegan": I am vegan now
 BECOME_UNSPACED = _longest_first("become")
-PRO_DROP = {said: meant for c in _SPACED for said, meant in c.pro_drop.items()}
+EXPANSIONS = {said: meant for c in _SPACED for said, meant in c.expansions.items()}
 # Words that say "this changed" without being part of the fact; dropped before comparing
 FILLER = _words("filler")
 FILLER_UNSPACED = _longest_first("filler")

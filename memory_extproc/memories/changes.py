@@ -45,12 +45,6 @@ class Change(StrEnum):
 
 
 _TOKEN = re.compile(r"\$?\d[\d,]*(?:\.\d+)?%?|[^\W\d_]+(?:'[^\W\d_]+)?", re.UNICODE)
-_CONTRACTIONS = {
-    "i'm": "i am", "i've": "i have", "i'll": "i will", "i'd": "i would", "we're": "we are",
-    "don't": "do not", "doesn't": "does not", "didn't": "did not", "isn't": "is not",
-    "aren't": "are not", "wasn't": "was not", "can't": "can not", "won't": "will not",
-    "it's": "it is", "that's": "that is", "user's": "user",
-}  # fmt: skip
 CHANGE_MARKER = vocabulary.CHANGE_MARKER
 _MONTHS = frozenset(
     "january february march april may june july august september october november december "
@@ -144,7 +138,7 @@ def _read(text: str) -> _Read:
     lowered = _MAN.sub(_digits, text.lower().replace("\u2019", "'"))
     lowered = CJK.sub(lambda m: _spaced_chinese(m.group()), lowered)
     for raw in _TOKEN.findall(lowered):
-        expanded = _CONTRACTIONS.get(raw) or vocabulary.PRO_DROP.get(raw, raw)
+        expanded = vocabulary.EXPANSIONS.get(raw, raw)
         for token in expanded.split():
             token = token.lstrip("$").rstrip("%").replace(",", "")
             if token in vocabulary.SELF:

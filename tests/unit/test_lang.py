@@ -27,13 +27,12 @@ from memory_extproc.worker.turn_notes import preferences_missed, turn_notes
 # What a language may leave empty, and why
 MAY_BE_EMPTY = {
     ("en", "examples"),  # the extraction prompt's own examples are English
-    ("en", "changes.pro_drop"),  # English says its pronouns
     ("es", "changes.become"),  # "me volví vegano" is read as a change said (marker)
-    ("zh", "changes.pro_drop"),
+    ("zh", "changes.expansions"),
     ("zh", "changes.when_words"),  # characters, not words: 年, 月 are parts of others
     ("zh", "dates.months"),  # months are numbered: 12月
-    ("de", "changes.pro_drop"),
-    ("ja", "changes.pro_drop"),  # no pronoun is said at all, rather (lang/ja.py)
+    ("de", "changes.expansions"),
+    ("ja", "changes.expansions"),  # no pronoun is said at all, rather (lang/ja.py)
     ("ja", "changes.when_words"),
     ("ja", "dates.months"),
     # English reads a preference's subject apart from its words ("User … avoids"); the others
@@ -87,7 +86,7 @@ def test_every_pattern_compiles_alone(language: Language) -> None:
                 "amounts.",
                 "grounding.",
             )
-        ) and not name.endswith(("_word", "until_move", "pro_drop")):
+        ) and not name.endswith(("_word", "until_move", "expansions")):
             for pattern in value if isinstance(value, tuple) else (value,):
                 re.compile(pattern)
     re.compile(language.greetings)
