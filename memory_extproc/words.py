@@ -62,6 +62,7 @@ _CACHED_CHARS = 1024  # memories and questions; long answers are read once, neve
 # character pairs ("花生过敏" → 花生 生过 过敏), as search engines index them without a
 # dictionary; a pair of two function characters ("我对", "什么") says nothing
 CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+_KATAKANA = re.compile(r"[\u30a1-\u30ff]+")
 # the word memories are written with for the user, in each language, read as "user"
 # (and French's, which has no file: "L'utilisateur …")
 _USER_WORDS = re.compile(
@@ -97,6 +98,11 @@ def _terms(text: str, language: str = "") -> frozenset[str]:
 
 
 def _pairs(run: str) -> set[str]:
+    """A run's words: a katakana run is one (a loanword: "ヴィーガン", not ヴィ ィー ーガ ガン
+    and the particle beside it), the rest its character pairs."""
+    if _KATAKANA.search(run):
+        words = {k for k in _KATAKANA.findall(run) if len(k) > 1}
+        return words | {p for part in _KATAKANA.split(run) if part for p in _pairs(part)}
     stop, chars = _stopwords("zh"), _stopwords("zh-chars")
     if len(run) == 1:
         return set() if run in chars else {run}

@@ -21,6 +21,7 @@ from memory_extproc.memories.topics import topic_words
 from memory_extproc.retrieval.amounts import asks_amount, holds_amount
 from memory_extproc.retrieval.decision import is_greeting
 from memory_extproc.retrieval.open_requests import is_open_request
+from memory_extproc.words import terms
 from memory_extproc.worker.echo import statements
 from memory_extproc.worker.turn_notes import preferences_missed, turn_notes
 
@@ -320,6 +321,12 @@ def test_japanese_is_read_by_its_words() -> None:
     # an amount in ten-thousands and thousands, as Japanese and Chinese write it
     assert compare("家賃が上がって、今は月8万5千円です。", "家賃は月8万円です。") is Change.CHANGED
     assert states_preference("ユーザーは飛行機では通路側の席を好む")
+    # a katakana loanword is one search word, not its pairs and the particle beside it
+    assert terms("私ってベジタリアンとヴィーガン、どっちでしたっけ？") >= {
+        "ヴィーガン",
+        "ベジタリアン",
+    }
+    assert "ンと" not in terms("私ってベジタリアンとヴィーガン、どっちでしたっけ？")
 
 
 def test_a_move_with_its_date_resolved_still_ends_the_place_left() -> None:
