@@ -207,6 +207,7 @@ class MemoryWriter:
             ))
             for (i, vector), candidates in zip(kept, similar, strict=True)
         ]  # fmt: skip
+        near = {i: candidates for (i, _), candidates in zip(kept, similar, strict=True)}
         updates = [  # what the user said: a note's date frame is not an amount
             statement(facts[i].content) for i, _, revision, _ in placed if revision is not None
         ]
@@ -220,6 +221,8 @@ class MemoryWriter:
                 written = revision.target.memory.id if outcome is Written.UPDATED else ""
                 if written:
                     await self._cascade(user_id, project_id, facts[i].content, revision, at_ms)
+                    if revision.reason == Change.CORRECTED.value:
+                        await self._copies_corrected(revision, near[i], facts[i], at_ms)
             elif any(same_amount(statement(facts[i].content), u) for u in updates):
                 outcome = Written.NOOP  # the job's update said twice ("went up to $1,350")
             elif outcome in (Written.STORED, Written.STORED_UNRECONCILED):
@@ -414,6 +417,27 @@ class MemoryWriter:
                                          ended, at_ms)  # fmt: skip
             if revised is not None:
                 metrics.MEMORIES_CASCADED.inc()
+
+    async def _copies_corrected(
+        self, revision: Revision, candidates: Sequence[ScoredMemory], fact: Fact, at_ms: int
+    ) -> None:
+        """A correction mends every current copy of what it corrects: the 1.5B model wrote one
+        birthday twice in two wordings ("Der Mann Markus wird … 40 Jahre alt", "Der Mann des
+        Nutzers, Markus, wird … 40"), and "Markus wird 41, nicht 40" mended the first alone."""
+        said, before = statement(fact.content), statement(revision.target.memory.content)
+        for copy in candidates:
+            memory = copy.memory
+            fixed = changes.corrected(memory.content, said)
+            if memory.id == revision.target.memory.id or fixed is None:
+                continue
+            if changes.compare(statement(memory.content), before) is not Change.RESTATED:
+                continue  # not a copy: another fact that happens to hold the same word
+            mended = Fact(memory.type, fixed)
+            words = await self._embedder.memory(
+                unframed(fixed), by_e5=self._by_e5(memory.user_id, memory.type)
+            )
+            (key,) = await self._keys([mended], [words])
+            await self._revise(Revision(copy, fixed, Change.CORRECTED.value), key, mended, at_ms)
 
     async def _ended(
         self, user_id: str, project_id: str, obj: str, said: str

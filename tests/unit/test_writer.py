@@ -604,3 +604,26 @@ async def test_without_a_switch_said_a_far_memory_is_not_judged(
     results = await w.write_batch("alice", "", [new], T0 + DAY, source="c", changes=[True])
     assert [w for w, _ in results] == [Written.STORED]
     assert judge.prompts == []
+
+
+async def test_a_correction_mends_every_copy_of_what_it_corrects(
+    store: InMemoryStore, embeddings: Embeddings, stored_vector: Callable[[str], np.ndarray]
+) -> None:
+    """The model wrote one birthday twice in two wordings; "41, not 40" mends both, and leaves
+    another fact holding 40 alone."""
+    copies = (
+        "Der Mann Markus wird in der Woche nach dem 2026-12-06 40 Jahre alt",
+        "Der Mann des Nutzers, Markus, wird in der Woche nach dem 2026-12-06 40",
+        "Der Nutzer läuft 40 Kilometer pro Woche",
+    )
+    for text in copies:
+        await store.store(Memory.new("alice", text, created_at=T0), stored_vector(text))
+    correction = fact("Ups, mein Fehler: Markus wird 41, nicht 40.")
+    await writer(store, embeddings, Judge()).write_batch(
+        "alice", "", [correction], T0 + DAY, source="c", changes=[True]
+    )
+    assert await active(store) == sorted([
+        "Der Mann Markus wird in der Woche nach dem 2026-12-06 41 Jahre alt",
+        "Der Mann des Nutzers, Markus, wird in der Woche nach dem 2026-12-06 41",
+        "Der Nutzer läuft 40 Kilometer pro Woche",
+    ])  # fmt: skip
