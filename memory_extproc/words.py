@@ -112,12 +112,13 @@ def _pairs(run: str) -> set[str]:
 
 @functools.cache
 def _stopwords(language: str) -> frozenset[str]:
-    """stopwords-iso's list (MIT); "zh-chars": its single Chinese characters, and every
-    hiragana (Japanese writes its particles and endings in them, its content in kanji and
-    katakana: "大阪に引っ越した")."""
+    """stopwords-iso's list (MIT); "zh-chars": its single Chinese and Japanese characters
+    ("的", "私"), and every hiragana (Japanese writes its particles and endings in them, its
+    content in kanji and katakana: "大阪に引っ越した")."""
     if language == "zh-chars":
-        hiragana = (chr(code) for code in range(0x3041, 0x30A0))
-        return frozenset(w for w in _stopwords("zh") if len(w) == 1) | frozenset(hiragana)
+        hiragana = frozenset(chr(code) for code in range(0x3041, 0x30A0))
+        single = (w for lang in ("zh", "ja") for w in _stopwords(lang) if len(w) == 1)
+        return frozenset(single) | hiragana
     if language == "en" or not stopwordsiso.has_lang(language):
         return frozenset()  # English: STOPWORDS, measured with the English rules
     return frozenset(stopwordsiso.stopwords(language))
