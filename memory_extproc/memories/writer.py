@@ -221,8 +221,8 @@ class MemoryWriter:
                 written = revision.target.memory.id if outcome is Written.UPDATED else ""
                 if written:
                     await self._cascade(user_id, project_id, facts[i].content, revision, at_ms)
-                    if revision.reason == Change.CORRECTED.value:
-                        await self._copies_corrected(revision, near[i], facts[i], at_ms)
+                    if revision.reason.startswith((Change.CORRECTED.value, Change.CHANGED.value)):
+                        await self._copies_retired(revision, near[i], facts[i])
             elif any(same_amount(statement(facts[i].content), u) for u in updates):
                 outcome = Written.NOOP  # the job's update said twice ("went up to $1,350")
             elif outcome in (Written.STORED, Written.STORED_UNRECONCILED):
@@ -418,26 +418,28 @@ class MemoryWriter:
             if revised is not None:
                 metrics.MEMORIES_CASCADED.inc()
 
-    async def _copies_corrected(
-        self, revision: Revision, candidates: Sequence[ScoredMemory], fact: Fact, at_ms: int
+    async def _copies_retired(
+        self, revision: Revision, candidates: Sequence[ScoredMemory], fact: Fact
     ) -> None:
-        """A correction mends every current copy of what it corrects: the 1.5B model wrote one
-        birthday twice in two wordings ("Der Mann Markus wird … 40 Jahre alt", "Der Mann des
-        Nutzers, Markus, wird … 40"), and "Markus wird 41, nicht 40" mended the first alone."""
+        """A copy of what a change or a correction revised goes with it: the 1.5B model wrote
+        one birthday twice in two wordings ("Der Mann Markus wird … 40 Jahre alt", "Der Mann des
+        Nutzers, Markus, wird … 40"), and "Markus wird 41, nicht 40" revised the first alone,
+        leaving 40 current. A copy restates the revised memory's old text, and the statement
+        changes it too; its words live on in that memory's history."""
         said, before = statement(fact.content), statement(revision.target.memory.content)
         for copy in candidates:
             memory = copy.memory
-            fixed = changes.corrected(memory.content, said)
-            if memory.id == revision.target.memory.id or fixed is None:
+            if memory.id == revision.target.memory.id:
                 continue
-            if changes.compare(statement(memory.content), before) is not Change.RESTATED:
-                continue  # not a copy: another fact that happens to hold the same word
-            mended = Fact(memory.type, fixed)
-            words = await self._embedder.memory(
-                unframed(fixed), by_e5=self._by_e5(memory.user_id, memory.type)
-            )
-            (key,) = await self._keys([mended], [words])
-            await self._revise(Revision(copy, fixed, Change.CORRECTED.value), key, mended, at_ms)
+            text = statement(memory.content)
+            if changes.compare(text, before) is not Change.RESTATED:
+                continue  # not a copy: another fact that happens to hold the same words
+            if changes.compare(said, text, change_said=True) not in (
+                Change.CHANGED, Change.CORRECTED,
+            ):  # fmt: skip
+                continue
+            await self._store.forget(memory.user_id, memory.id)
+            log.debug("Memory: a copy of a revised memory retired")
 
     async def _ended(
         self, user_id: str, project_id: str, obj: str, said: str

@@ -606,11 +606,11 @@ async def test_without_a_switch_said_a_far_memory_is_not_judged(
     assert judge.prompts == []
 
 
-async def test_a_correction_mends_every_copy_of_what_it_corrects(
+async def test_a_copy_of_what_a_correction_revised_goes_with_it(
     store: InMemoryStore, embeddings: Embeddings, stored_vector: Callable[[str], np.ndarray]
 ) -> None:
-    """The model wrote one birthday twice in two wordings; "41, not 40" mends both, and leaves
-    another fact holding 40 alone."""
+    """The model wrote one birthday twice in two wordings; after "41, not 40" one memory says
+    41, and another fact holding 40 is left alone."""
     copies = (
         "Der Mann Markus wird in der Woche nach dem 2026-12-06 40 Jahre alt",
         "Der Mann des Nutzers, Markus, wird in der Woche nach dem 2026-12-06 40",
@@ -622,8 +622,8 @@ async def test_a_correction_mends_every_copy_of_what_it_corrects(
     await writer(store, embeddings, Judge()).write_batch(
         "alice", "", [correction], T0 + DAY, source="c", changes=[True]
     )
-    assert await active(store) == sorted([
-        "Der Mann Markus wird in der Woche nach dem 2026-12-06 41 Jahre alt",
-        "Der Mann des Nutzers, Markus, wird in der Woche nach dem 2026-12-06 41",
-        "Der Nutzer läuft 40 Kilometer pro Woche",
-    ])  # fmt: skip
+    now = await active(store)
+    assert len(now) == 2
+    assert "Der Nutzer läuft 40 Kilometer pro Woche" in now
+    (birthday,) = [m for m in now if "Markus" in m]
+    assert " 41" in birthday
