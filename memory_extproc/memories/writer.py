@@ -56,6 +56,7 @@ from memory_extproc.store.model import (
     content_hash,
     get_live,
 )
+from memory_extproc.words import numbers
 
 log = logging.getLogger(__name__)
 # users this process has seen write another language than English, the most recent kept
@@ -222,7 +223,7 @@ class MemoryWriter:
                 if written:
                     await self._cascade(user_id, project_id, facts[i].content, revision, at_ms)
                     if revision.reason.startswith((Change.CORRECTED.value, Change.CHANGED.value)):
-                        await self._copies_retired(revision, near[i], facts[i])
+                        await self._copies_retired(revision, near[i])
             elif any(same_amount(statement(facts[i].content), u) for u in updates):
                 outcome = Written.NOOP  # the job's update said twice ("went up to $1,350")
             elif outcome in (Written.STORED, Written.STORED_UNRECONCILED):
@@ -418,15 +419,13 @@ class MemoryWriter:
             if revised is not None:
                 metrics.MEMORIES_CASCADED.inc()
 
-    async def _copies_retired(
-        self, revision: Revision, candidates: Sequence[ScoredMemory], fact: Fact
-    ) -> None:
+    async def _copies_retired(self, revision: Revision, candidates: Sequence[ScoredMemory]) -> None:
         """A copy of what a change or a correction revised goes with it: the 1.5B model wrote
         one birthday twice in two wordings ("Der Mann Markus wird … 40 Jahre alt", "Der Mann des
         Nutzers, Markus, wird … 40"), and "Markus wird 41, nicht 40" revised the first alone,
-        leaving 40 current. A copy restates the revised memory's old text, and the statement
-        changes it too; its words live on in that memory's history."""
-        said, before = statement(fact.content), statement(revision.target.memory.content)
+        leaving 40 current. A copy restates the revised memory's old text and holds a value the
+        revision replaced; its words live on in that memory's history."""
+        before = statement(revision.target.memory.content)
         for copy in candidates:
             memory = copy.memory
             if memory.id == revision.target.memory.id:
@@ -434,10 +433,8 @@ class MemoryWriter:
             text = statement(memory.content)
             if changes.compare(text, before) is not Change.RESTATED:
                 continue  # not a copy: another fact that happens to hold the same words
-            if changes.compare(said, text, change_said=True) not in (
-                Change.CHANGED, Change.CORRECTED,
-            ):  # fmt: skip
-                continue
+            if not (numbers(text) & numbers(before)) - numbers(revision.content):
+                continue  # it holds no value the revision replaced
             await self._store.forget(memory.user_id, memory.id)
             log.debug("Memory: a copy of a revised memory retired")
 
