@@ -134,7 +134,7 @@ _CHANGES = Changes(
     left_job=r"\b(?:renunci(?:é|ó)|dimit(?:í|ió)|me\s+jubilé|se\s+jubiló)\b",
     job_word="trabajo",
     moved=r"\b(?:me\s+mud(?:é|o)|nos\s+mud(?:amos|aremos)|me\s+he\s+mudado|nos\s+hemos\s+mudado"
-    r"|(?:el\s+usuari[oa]|la\s+usuaria)\s+(?:\w+\s+){0,2}?se\s+(?:mudó|ha\s+mudado))"
+    r"|(?:el\s+usuari[oa]|la\s+usuaria)\s+(?:\w+\s+){0,2}?(?:se\s+)?(?:mudó|ha\s+mudado))"
     r"\s+(?:a|para)\b",
     residence=r"(?:^|[¡¿.,;:!?]\s*|\b(?:el\s+usuari[oa]|la\s+usuaria|yo|nosotr[oa]s)\s+"
     r"(?:\w+\s+){0,2}?)(?:vivo|vivimos|vive|viven|resido|reside)\s+en\b",

@@ -338,6 +338,9 @@ def test_a_move_with_its_date_resolved_still_ends_the_place_left() -> None:
         ("de", "Der Nutzer hat letzten Monat nach Hamburg gezogen",
          "Wir sind letzten Monat nach Hamburg gezogen!", "Der Nutzer wohnt in München", "München"),
         ("zh", "用户上个月搬到西雅图", "我们上个月搬到西雅图了。", "用户住在丹佛", "丹佛"),
+        # the model's Spanish without its "se"
+        ("es", "El usuario mudó a Seattle el mes pasado", "Nos mudamos a Seattle el mes pasado.",
+         "El usuario vive en Denver", "Denver"),
     ):  # fmt: skip
         written = dated(move, said, "2026-12-06")
         assert written != move, code
