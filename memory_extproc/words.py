@@ -13,26 +13,19 @@ from collections.abc import Callable
 
 import stopwordsiso
 
-from memory_extproc.lang import ENGLISH, FILED, filed
+from memory_extproc.lang import ENGLISH, FILED, either, filed
 from memory_extproc.lang.snowball import snowball
 from memory_extproc.languages import latin_language
 
-STOPWORDS = frozenset(
-    """a about above after again all also am an and any are as at be because been before being
-    below between both but by can could did do does doing down during each few for from further
-    had has have having he her here hers herself him himself his how i i'd i'll i'm i've if in
-    into is it it's its itself just let's me more most my myself no nor not now of off on once
-    only or other our ours ourselves out over own please same she should so some such than that
-    that's the their theirs them themselves then there these they this those through to too
-    under until up very was we were what what's when where which while who whom why will with
-    would you your yours yourself yourselves ok okay yes yeah sure thanks thank hi hello hey
-    tell know think want like really much many get got going go""".split()
-)
+# English's stopwords, dropped from every text (lang/shape.py, Words)
+STOPWORDS = ENGLISH.words.stopwords
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?", re.UNICODE)
 # a sentence ends at . ! ? … and a space, at a CJK stop (no space after it), at a line end
 _SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|(?<=[\u3002\uff01\uff1f])\s*|\s*\n+\s*")
-# a full stop that ends no sentence: "Dr. Smith", "St. Louis", "e.g. Lisbon"
-_ABBREVIATION = re.compile(r"(?:^|\s)(?:mr|mrs|ms|dr|st|mt|jr|sr|prof|vs|e\.g|i\.e)\.$", re.I)
+# a full stop that ends no sentence, in any filed language: "Dr. Smith", "e.g. Lisbon", "z.B."
+_ABBREVIATION = re.compile(
+    rf"(?:^|\s)(?:{either([language.words.abbreviations for language in FILED])})\.$", re.I
+)
 
 
 # English's stemmer: the stems every text is read with, whatever its language (the words two
@@ -112,16 +105,20 @@ def _pairs(run: str) -> set[str]:
 
 @functools.cache
 def _stopwords(language: str) -> frozenset[str]:
-    """stopwords-iso's list (MIT); "zh-chars": its single Chinese and Japanese characters
-    ("的", "私"), and every hiragana (Japanese writes its particles and endings in them, its
-    content in kanji and katakana: "大阪に引っ越した")."""
+    """A language's stopwords beyond English's: its file's, else stopwords-iso's (MIT).
+    "zh-chars": the single characters among those of the languages without spaces ("的", "私"),
+    and every hiragana (Japanese writes its particles and endings in them, its content in kanji
+    and katakana: "大阪に引っ越した")."""
     if language == "zh-chars":
         hiragana = frozenset(chr(code) for code in range(0x3041, 0x30A0))
-        single = (w for lang in ("zh", "ja") for w in _stopwords(lang) if len(w) == 1)
-        return frozenset(single) | hiragana
-    if language == "en" or not stopwordsiso.has_lang(language):
-        return frozenset()  # English: STOPWORDS, measured with the English rules
-    return frozenset(stopwordsiso.stopwords(language))
+        unspaced = (lang.words.stopwords for lang in FILED if not lang.spaced)
+        return frozenset(w for words in unspaced for w in words if len(w) == 1) | hiragana
+    if language == "en":
+        return frozenset()  # English's are dropped from every text (STOPWORDS)
+    if (own := filed(language)) is not None:
+        return own.words.stopwords
+    has = stopwordsiso.has_lang(language)
+    return frozenset(stopwordsiso.stopwords(language)) if has else frozenset()
 
 
 def function_words(text: str) -> frozenset[str]:
@@ -176,13 +173,10 @@ def one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-# The user speaking of themselves (English; MiniLM is an English model): one list for deciding
-# that a message is personal and for reading it in the memory voice. "I/O", "print(I)" are not.
-_FIRST_PERSON = {
-    "i'm": "User is", "i am": "User is", "i've": "User has", "i'd": "User would",
-    "i'll": "User will", "i": "User", "me": "User", "myself": "User", "my": "User's",
-    "mine": "User's",
-}  # fmt: skip
+# The user speaking of themselves (English; MiniLM is an English model): one pattern for
+# deciding that a message is personal and for reading it in the memory voice. "I/O", "print(I)"
+# are not.
+_FIRST_PERSON = ENGLISH.words.memory_voice
 _FIRST_PERSON_WORD = re.compile(ENGLISH.asks.speaker, re.IGNORECASE)
 # …in any filed language ("我", "soy", "ich", "私")
 _SPEAKER = re.compile("|".join(f"(?:{language.asks.speaker})" for language in FILED), re.I)

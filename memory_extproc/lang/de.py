@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from datetime import date
 
+import stopwordsiso
+
 from memory_extproc.lang.shape import (
     CLAUSE_CHAR,
     SENTENCE_CHAR,
@@ -27,6 +29,7 @@ from memory_extproc.lang.shape import (
     Preferences,
     Requests,
     Topics,
+    Words,
 )
 from memory_extproc.lang.snowball import snowball
 from memory_extproc.lang.when import When, ahead, counted, days, last
@@ -81,6 +84,7 @@ _DATES = Dates(
         "year": "im Jahr {year}",
     },
     months=_MONTHS,
+    short_months={},
     clause=re.compile(r"[,;]|\s(?:und|aber)\s"),
     dated=re.compile(rf"\b(?:\d{{4}}(?:-\d{{2}}){{0,2}}|{'|'.join(_MONTHS)})\b", re.IGNORECASE),
     duration=re.compile(
@@ -278,6 +282,14 @@ _GROUNDING = Grounding(
     answering=r"\bich\s+(?:würde|empfehle|schlage|denke|glaube|hoffe|verstehe)\b",
 )
 
+_WORDS = Words(
+    stopwords=frozenset(stopwordsiso.stopwords("de")),
+    abbreviations=r"z\.\s?b|d\.\s?h|bzw|usw|nr|str",
+    joining=frozenset(),
+    not_names=frozenset(),
+    memory_voice={},
+)
+
 LANGUAGE = Language(
     code="de",
     name="German",
@@ -311,4 +323,5 @@ LANGUAGE = Language(
     asks=_ASKS,
     amounts=_AMOUNTS,
     grounding=_GROUNDING,
+    words=_WORDS,
 )

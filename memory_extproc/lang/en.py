@@ -21,6 +21,7 @@ from memory_extproc.lang.shape import (
     Preferences,
     Requests,
     Topics,
+    Words,
 )
 from memory_extproc.lang.snowball import snowball
 from memory_extproc.lang.when import When, ahead, counted, days, last
@@ -68,6 +69,7 @@ _DATES = Dates(
         "year": "in {year}",
     },
     months=tuple(calendar.month_name[1:]),
+    short_months={name: n for n, name in enumerate(calendar.month_abbr) if name} | {"Sept": 9},
     clause=re.compile(r"[,;]|\s(?:and|but)\s"),
     dated=re.compile(
         rf"\b(?:\d{{4}}(?:-\d{{2}}){{0,2}}|{'|'.join(calendar.month_name[1:])})\b", re.IGNORECASE
@@ -384,6 +386,32 @@ _GROUNDING = Grounding(
     r"favou?rite",
 )
 
+_WORDS = Words(
+    stopwords=frozenset(
+        """a about above after again all also am an and any are as at be because been before
+        being below between both but by can could did do does doing down during each few for
+        from further had has have having he her here hers herself him himself his how i i'd i'll
+        i'm i've if in into is it it's its itself just let's me more most my myself no nor not
+        now of off on once only or other our ours ourselves out over own please same she should
+        so some such than that that's the their theirs them themselves then there these they
+        this those through to too under until up very was we were what what's when where which
+        while who whom why will with would you your yours yourself yourselves ok okay yes yeah
+        sure thanks thank hi hello hey tell know think want like really much many get got going
+        go""".split()
+    ),
+    abbreviations=r"mr|mrs|ms|dr|st|mt|jr|sr|prof|vs|e\.g|i\.e",
+    joining=frozenset(
+        "of in on to for with and or from as into about at by their his her its our my your them "
+        "him it this that these those been being".split()
+    ),
+    not_names=frozenset("sorry just yesterday today".split()),
+    memory_voice={
+        "i'm": "User is", "i am": "User is", "i've": "User has", "i'd": "User would",
+        "i'll": "User will", "i": "User", "me": "User", "myself": "User", "my": "User's",
+        "mine": "User's",
+    },
+)  # fmt: skip
+
 LANGUAGE = Language(
     code="en",
     name="English",
@@ -407,4 +435,5 @@ LANGUAGE = Language(
     asks=_ASKS,
     amounts=_AMOUNTS,
     grounding=_GROUNDING,
+    words=_WORDS,
 )

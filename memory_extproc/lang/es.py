@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from datetime import date
 
+import stopwordsiso
+
 from memory_extproc.lang.shape import (
     CLAUSE_CHAR,
     SENTENCE_CHAR,
@@ -21,6 +23,7 @@ from memory_extproc.lang.shape import (
     Preferences,
     Requests,
     Topics,
+    Words,
 )
 from memory_extproc.lang.snowball import snowball
 from memory_extproc.lang.when import When, ahead, counted, days, last
@@ -81,6 +84,7 @@ _DATES = Dates(
         "year": "en {year}",
     },
     months=_MONTHS,
+    short_months={},
     clause=re.compile(r"[,;]|\s(?:y|pero)\s"),
     dated=re.compile(rf"\b(?:\d{{4}}(?:-\d{{2}}){{0,2}}|{'|'.join(_MONTHS)})\b", re.IGNORECASE),
     duration=re.compile(
@@ -285,6 +289,14 @@ _GROUNDING = Grounding(
     answering=r"\bme\s+(?:encanta|gusta)n?\b",
 )
 
+_WORDS = Words(
+    stopwords=frozenset(stopwordsiso.stopwords("es")),
+    abbreviations=r"sra|srta|dra|uds?|p\.\s?ej",
+    joining=frozenset(),
+    not_names=frozenset(),
+    memory_voice={},
+)
+
 LANGUAGE = Language(
     code="es",
     name="Spanish",
@@ -320,4 +332,5 @@ LANGUAGE = Language(
     asks=_ASKS,
     amounts=_AMOUNTS,
     grounding=_GROUNDING,
+    words=_WORDS,
 )

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from datetime import date
 
+import stopwordsiso
+
 from memory_extproc.lang.shape import (
     Amounts,
     Asks,
@@ -24,6 +26,7 @@ from memory_extproc.lang.shape import (
     Preferences,
     Requests,
     Topics,
+    Words,
 )
 from memory_extproc.lang.when import When, ahead, counted, days, last
 
@@ -101,6 +104,7 @@ _DATES = Dates(
         "year": "{year}年",
     },
     months=(),
+    short_months={},
     clause=re.compile(r"[、，,；;]|けど|けれど"),
     dated=re.compile(r"\d{4}(?:-\d{2}){0,2}|\d+\s*[年月日]"),
     duration=re.compile(
@@ -245,6 +249,14 @@ _GROUNDING = Grounding(
     answering=r"(?:おすすめします|お勧めします|と思います)",
 )
 
+_WORDS = Words(
+    stopwords=frozenset(stopwordsiso.stopwords("ja")),
+    abbreviations="",
+    joining=frozenset(),
+    not_names=frozenset(),
+    memory_voice={},
+)
+
 LANGUAGE = Language(
     code="ja",
     name="Japanese",
@@ -278,4 +290,5 @@ LANGUAGE = Language(
     asks=_ASKS,
     amounts=_AMOUNTS,
     grounding=_GROUNDING,
+    words=_WORDS,
 )

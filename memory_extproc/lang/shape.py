@@ -33,6 +33,7 @@ class Dates:
     # ``months``), {m}, {d}
     words: dict[str, str]
     months: tuple[str, ...]
+    short_months: dict[str, int]  # a month's short forms and its number: "Sep" and "Sept" 9
     clause: re.Pattern[str]  # what separates the clauses of a sentence
     dated: re.Pattern[str]  # a date the fact already holds: ISO, a year, a month's name
     duration: re.Pattern[str]  # a fact that says how long keeps its own time
@@ -174,6 +175,23 @@ class Requests:
 
 
 @dataclass(frozen=True, slots=True)
+class Words:
+    """How search and the truth rules read the language's words (words.py, memories/changes.py).
+    English's stopwords are dropped from every text: the words two languages share, and the
+    English that other languages' texts quote."""
+
+    stopwords: frozenset[str]  # what a search ignores
+    abbreviations: str  # a full stop that ends no sentence ("Dr. Smith", "z.B. Lissabon")
+    # stopwords that only join a statement's words: "User has a dog" is restated by "User has a
+    # dog named Rex" and "User has a dog with their partner" alike
+    joining: frozenset[str]
+    not_names: frozenset[str]  # a statement's capitalised first word that names no one ("Sorry")
+    # the user's words in the memory voice, for the embedder that reads only this language
+    # (MiniLM, English): "Where do I live?" meets "User lives in Berlin"
+    memory_voice: dict[str, str]
+
+
+@dataclass(frozen=True, slots=True)
 class Example:
     """One extraction example in the language (worker/prompts.py): what is known, the user's
     line, the facts a good answer holds."""
@@ -212,3 +230,4 @@ class Language:
     asks: Asks
     amounts: Amounts
     grounding: Grounding
+    words: Words

@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from datetime import date
 
+import stopwordsiso
+
 from memory_extproc.lang.shape import (
     CLAUSE_CHAR,
     Amounts,
@@ -24,6 +26,7 @@ from memory_extproc.lang.shape import (
     Preferences,
     Requests,
     Topics,
+    Words,
 )
 from memory_extproc.lang.when import When, ahead, counted, days, last
 
@@ -94,6 +97,7 @@ _DATES = Dates(
         "year": "{year}年",
     },
     months=(),
+    short_months={},
     clause=re.compile(r"[，,；;]|但是|而且|并且"),
     dated=re.compile(r"\d{4}(?:-\d{2}){0,2}|\d+\s*[年月日号]"),
     duration=re.compile(rf"(?:\d+|[{''.join(_COUNTS)}几]+)(?:个)?(?:天|周|星期|月|年)(?!以?前)"),
@@ -282,6 +286,14 @@ _GROUNDING = Grounding(
     r"|我[^，,。！？]{0,3}(?:喜欢|爱|最爱)",
 )
 
+_WORDS = Words(
+    stopwords=frozenset(stopwordsiso.stopwords("zh")),
+    abbreviations="",
+    joining=frozenset(),
+    not_names=frozenset(),
+    memory_voice={},
+)
+
 LANGUAGE = Language(
     code="zh",
     name="Chinese",
@@ -314,4 +326,5 @@ LANGUAGE = Language(
     asks=_ASKS,
     amounts=_AMOUNTS,
     grounding=_GROUNDING,
+    words=_WORDS,
 )

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from memory_extproc import words
-from memory_extproc.lang import filed
+from memory_extproc.lang import FILED, filed
 from memory_extproc.languages import latin_language
 from memory_extproc.memories import change_words as vocabulary
 from memory_extproc.memories.relative_dates import without_resolved_dates
@@ -46,22 +46,19 @@ class Change(StrEnum):
 
 _TOKEN = re.compile(r"\$?\d[\d,]*(?:\.\d+)?%?|[^\W\d_]+(?:'[^\W\d_]+)?", re.UNICODE)
 CHANGE_MARKER = vocabulary.CHANGE_MARKER
+# a month's name is when something happened ("May"), in any filed language
 _MONTHS = frozenset(
-    "january february march april may june july august september october november december "
-    "jan feb mar apr jun jul aug sep sept oct nov dec".split()
+    month.lower() for lang in FILED for month in (*lang.dates.months, *lang.dates.short_months)
 )
 _NOT_NAMES = (
     STOPWORDS
     | vocabulary.SELF
     | vocabulary.FILLER
-    | frozenset("sorry just yesterday today".split())
+    | {word for lang in FILED for word in lang.words.not_names}
 )
-# Stopwords that only join a statement's words: "User has a dog" is restated by "User has a dog
-# named Rex" and "User has a dog with their partner" alike.
-_GRAMMAR = frozenset(
-    "self be been being of in on to for with and or from as into about at by their his her its "
-    "our my your them him it this that these those".split()
-)
+# Stopwords that only join a statement's words (lang/shape.py, Words), and the speaker and "is"
+# as read
+_GRAMMAR = {word for lang in FILED for word in lang.words.joining} | {"self", "be"}
 _THICK = 3  # content words that say enough alone, whatever the verb between them
 _QUALIFIER = 3  # tokens a changed value may gain or lose beside its slot ("on flights")…
 _VALUE = 2  # …when the slot is a value this short ("window" → "aisle", "窗" → "过道")

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import re
 
+from memory_extproc.lang import ENGLISH
 from memory_extproc.memories.preferences import states_preference
 from memory_extproc.store.model import MemoryType
 
-_MONTH = (
-    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
-    r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+# English's month names: a day's event is read in English facts only; elsewhere a resolved date
+# ("2026年11月22日") would take a dated preference from the preferences
+_MONTH = "(?:{})".format(
+    "|".join(sorted((*ENGLISH.dates.months, *ENGLISH.dates.short_months), key=len, reverse=True))
 )
 _DAY_DATE = re.compile(
     rf"\b\d{{4}}-\d{{2}}-\d{{2}}\b|\b\d{{1,2}}(?:st|nd|rd|th)? {_MONTH}\b|\b{_MONTH} \d{{1,2}}\b",

@@ -7,12 +7,13 @@ higher (rank.py). English month names, absolute dates only. Pure: no I/O.
 
 from __future__ import annotations
 
-import calendar
 import re
 from datetime import UTC, datetime, timedelta
 
-_MONTHS = {name.lower(): number for number, name in enumerate(calendar.month_name) if name} | {
-    name.lower(): number for number, name in enumerate(calendar.month_abbr) if name
+from memory_extproc.lang import ENGLISH
+
+_MONTHS = {name.lower(): number for number, name in enumerate(ENGLISH.dates.months, 1)} | {
+    name.lower(): number for name, number in ENGLISH.dates.short_months.items()
 }
 _MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
 _DAY = r"(?P<day>\d{1,2})(?:st|nd|rd|th)?"
