@@ -179,7 +179,7 @@ _CHANGES = Changes(
 
 _CASCADES = Cascades(
     home_place=(
-        r"\b(?:wohne|wohnen|wohnt|lebe|leben|lebt)\s+(?:\w+\s+){0,4}?in\s+"
+        r"\b(?i:wohne|wohnen|wohnt|lebe|leben|lebt)\s+(?:\w+\s+){0,4}?in\s+"
         r"(?P<place>[A-ZÄÖÜ][\w'-]*(?:\s+[A-ZÄÖÜ][\w'-]*)*)",
     ),
     local=rf"\b\w*(?:{_LOCAL_ENDINGS})\b",

@@ -155,7 +155,7 @@ _CHANGES = Changes(
 
 _CASCADES = Cascades(
     home_place=(
-        r"\b(?:live|lives|lived|living|reside|resides|resided|based)\s+in\s+"
+        r"\b(?i:live|lives|lived|living|reside|resides|resided|based)\s+in\s+"
         r"(?P<place>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)",
     ),
     local=r"\b(?:gym|gyms|doctor|dentist|physician|gp|clinic|therapist|pharmacy|vet|commute[sd]?"

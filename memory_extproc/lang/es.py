@@ -162,7 +162,7 @@ _CHANGES = Changes(
 
 _CASCADES = Cascades(
     home_place=(
-        r"\b(?:vivo|vivimos|vive|viven|resido|reside)\s+en\s+"
+        r"\b(?i:vivo|vivimos|vive|viven|resido|reside)\s+en\s+"
         r"(?P<place>[A-ZÁÉÍÓÚÑ][\w'-]*(?:\s+[A-ZÁÉÍÓÚÑ][\w'-]*)*)",
     ),
     local=r"\b(?:gimnasio|médic[oa]|dentista|clínica|terapeuta|farmacia|veterinari[oa]|trayecto"

@@ -21,7 +21,7 @@ from memory_extproc.lang import ENGLISH, FILED, either, filed
 from memory_extproc.languages import language_of
 from memory_extproc.memories import change_words as vocabulary
 from memory_extproc.memories.relative_dates import without_resolved_dates
-from memory_extproc.words import CJK
+from memory_extproc.words import CJK, sentences
 
 # The place a residence statement names: a capitalised name after "in"/"en", a run of Chinese
 # after 住在 / between 在 and 住
@@ -64,6 +64,29 @@ def ends_with_move(text: str, place: str) -> bool:
     bound = "" if CJK.search(place) else r"\b"
     named = re.search(rf"{bound}{re.escape(place)}{bound}", text, re.IGNORECASE)
     return named is not None and _LOCAL.search(text) is not None
+
+
+# What separates the clauses of a sentence, in any filed language: "I live in Denver and I'm a
+# Broncos fan", "デンバーに住んでいて、ブロンコスの大ファンです"
+_CLAUSE = re.compile(either([language.dates.clause.pattern for language in FILED]))
+_EDGES = " ,;、，"
+
+
+def said_beside(said: str, place: str) -> str | None:
+    """What the user said beside where they lived, in the words of a note a move ended: "I'm a
+    huge Broncos fan" of "I live in Denver and I'm a huge Broncos fan" (None: nothing else).
+    Model-free memory keeps a message whole, and a move that ended the home ended the team with
+    it. A clause that names the place left, a home or the local life there goes with the move."""
+    bound = "" if CJK.search(place) else r"\b"
+    named = re.compile(rf"{bound}{re.escape(place)}{bound}", re.IGNORECASE)
+    clauses = [c.strip(_EDGES) for s in sentences(said) for c in _CLAUSE.split(s)]
+    clauses = [c for c in clauses if c.strip(_EDGES + ".。!！?？")]
+    kept = [
+        c
+        for c in clauses
+        if not (named.search(c) or vocabulary.RESIDENCE.search(c) or _LOCAL.search(c))
+    ]
+    return " ".join(kept) if kept and len(kept) < len(clauses) else None
 
 
 def until_moved(text: str, move: str) -> str:

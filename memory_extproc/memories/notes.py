@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from memory_extproc.memories.preferences import states_preference
+from memory_extproc.store.model import MemoryType
 from memory_extproc.words import one_line
 
 _QUESTION_CHARS = 300
@@ -29,6 +31,12 @@ def note(question: str, answer: str, date: str) -> str:
     return f'On {date} the user said: "{asked}" Answer: "{_clip(answer, _ANSWER_CHARS)}"'
 
 
+def note_kind(stated: str) -> MemoryType:
+    """A note is of what was said on a day, unless what was said is a standing preference
+    ("I'm vegan, so no honey please."): that shapes later requests like any preference."""
+    return MemoryType.PREFERENCE if states_preference(stated) else MemoryType.EPISODIC
+
+
 def statement(content: str) -> str:
     """What the user said, for a note; the memory itself for anything else."""
     match = _NOTE.match(content)
@@ -45,6 +53,15 @@ def unframed(content: str) -> str:
         return content
     answer = content[match.end() :].removesuffix('"')
     return f"{match.group('said')} {answer}" if answer else match.group("said")
+
+
+def saying(content: str, said: str) -> str | None:
+    """The note ``content`` as if its user had said only ``said`` on its day, without its answer
+    (None: ``content`` is no note)."""
+    match = _NOTE.match(content)
+    if match is None:
+        return None
+    return f'{content[: match.start("said")]}{_clip(said, _QUESTION_CHARS)}"'
 
 
 def undated(content: str, date: str) -> str:

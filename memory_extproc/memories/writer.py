@@ -30,12 +30,12 @@ from memory_extproc.embedding.spaces import (
 from memory_extproc.languages import is_english
 from memory_extproc.llm_client import ChatClient, LlmError
 from memory_extproc.memories import changes, retention
-from memory_extproc.memories.cascades import ends_with_move, left_place, until_moved
+from memory_extproc.memories.cascades import ends_with_move, left_place, said_beside, until_moved
 from memory_extproc.memories.changes import Change, same_amount, says_change, says_switch
 from memory_extproc.memories.facts import Fact
 from memory_extproc.memories.judge import JUDGE_SCHEMA, judge_messages, parse_judgment
 from memory_extproc.memories.model_json import ExtractionParseError
-from memory_extproc.memories.notes import statement, unframed
+from memory_extproc.memories.notes import note_kind, saying, statement, unframed
 from memory_extproc.memories.preferences import requests_implied
 from memory_extproc.memories.reconcile import (
     POLICY,
@@ -396,9 +396,22 @@ class MemoryWriter:
         """A move that ended where the user lived ends their local life there too
         (memories/cascades.py): found by the place's name, marked as true until the move."""
         move = statement(text)
-        place = left_place(move, statement(revision.target.memory.content))
+        home = revision.target.memory
+        place = left_place(move, statement(home.content))
         if place is None:
             return
+        beside = said_beside(statement(home.content), place)
+        if beside is not None and (kept := saying(home.content, beside)) is not None:
+            # a note holds the whole message: what it said beside the home stays current
+            fact = Fact(note_kind(beside), kept)
+            words = await self._embedder.memory(
+                unframed(kept), by_e5=self._by_e5(user_id, fact.type)
+            )
+            (key,) = await self._keys([fact], [words])
+            memory = dataclasses.replace(
+                self._new(user_id, project_id, fact, at_ms, home.source), created_at=home.created_at
+            )
+            await self._store.store_many([(memory, key)])
         vector = await self._embedder.statement(place, in_language_of=move)
         hits = await self._store.retrieve(
             SearchRequest(user_id, vector, limit=POLICY.candidates, threshold=POLICY.cascade,

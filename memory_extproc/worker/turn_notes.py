@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from memory_extproc.lang import FILED, either
 from memory_extproc.memories.facts import Fact
 from memory_extproc.memories.instructions import is_instruction_like
-from memory_extproc.memories.notes import note, statement
+from memory_extproc.memories.notes import note, note_kind, statement
 from memory_extproc.memories.preferences import states_aversion, states_preference
 from memory_extproc.retrieval.decision import is_greeting
 from memory_extproc.store.model import MemoryType
@@ -47,12 +47,6 @@ def _small_talk(text: str) -> bool:
     return not terms(_VOCATIVE.sub("", text)) - _SMALL_TALK
 
 
-def _kind(stated: str) -> MemoryType:
-    """A note is of what was said on a day, unless what was said is a standing preference
-    ("I'm vegan, so no honey please."): that shapes later requests like any preference."""
-    return MemoryType.PREFERENCE if states_preference(stated) else MemoryType.EPISODIC
-
-
 def turn_notes(message: str, answer: str, date: str, recalled: Sequence[str] = ()) -> list[Fact]:
     """The notes a turn leaves: one per sentence the user stated, else (a question) one of the
     question and its answer; none for greetings, small talk, refusals and questions answered from
@@ -64,7 +58,7 @@ def turn_notes(message: str, answer: str, date: str, recalled: Sequence[str] = (
         return []
     if stated := _stated(message):
         return [
-            Fact(_kind(s), note(s, "", date), context=message[:_CONTEXT_CHARS])
+            Fact(note_kind(s), note(s, "", date), context=message[:_CONTEXT_CHARS])
             for s in stated[:_MOST_NOTES]
         ]
     if not answer or _REFUSAL.match(answer):

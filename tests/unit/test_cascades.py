@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from memory_extproc.embedding.spaces import Embeddings
-from memory_extproc.memories.cascades import ends_with_move, left_place, until_moved
+from memory_extproc.memories.cascades import ends_with_move, left_place, said_beside, until_moved
 from memory_extproc.memories.facts import Fact
 from memory_extproc.memories.writer import MemoryWriter
 from memory_extproc.store.memory import InMemoryStore
@@ -34,6 +34,8 @@ DAY = 86_400_000
         ("User's sister moved to Seattle", "User lives in Denver", None),
         ("User moved to Seattle", "User works in Denver", None),
         ("User moved to a bigger flat in Denver", "User lives in Denver", None),
+        # a note's sentence starts with its verb
+        ("Nos mudamos a Seattle.", "Vivo en Denver y soy muy fan de los Broncos.", "Denver"),
     ],
 )  # fmt: skip
 def test_the_place_a_move_leaves(move: str, home: str, left: str | None) -> None:
@@ -75,6 +77,42 @@ def test_what_a_move_ended_says_until_when_in_its_language_without_the_new_place
     assert until_moved("El usuario va a un gimnasio en Denver", "Nos mudamos a Seattle.") == (
         "Hasta la mudanza: El usuario va a un gimnasio en Denver"
     )
+
+
+@pytest.mark.parametrize(
+    ("said", "place", "beside"),
+    [
+        ("I live in Denver and I'm a huge Broncos fan.", "Denver", "I'm a huge Broncos fan."),
+        ("Vivo en Denver y soy muy fan de los Broncos.", "Denver", "soy muy fan de los Broncos."),
+        ("我住在丹佛，我是野马队的铁杆球迷。", "丹佛", "我是野马队的铁杆球迷。"),
+        ("デンバーに住んでいて、ブロンコスの大ファンです。", "デンバー", "ブロンコスの大ファンです。"),
+        # the place left, its local life, and nothing else: all goes with the move
+        ("I live in Denver, and I go to a climbing gym in Denver twice a week.", "Denver", None),
+        ("Ich wohne seit Jahren in Leipzig, meine Hausärztin ist Dr. Schneider, auch in Leipzig.",
+         "Leipzig", None),
+        ("I live in Denver.", "Denver", None),
+    ],
+)  # fmt: skip
+def test_what_a_note_said_beside_the_home_a_move_ended(
+    said: str, place: str, beside: str | None
+) -> None:
+    assert said_beside(said, place) == beside
+
+
+async def test_a_move_that_ends_a_note_keeps_what_it_said_beside_the_home(
+    embeddings: Embeddings,
+) -> None:
+    """Model-free memory keeps a message whole: the team stays current, the home goes."""
+    store = InMemoryStore()
+    writer = MemoryWriter(store, embeddings, None)
+    home = 'On 2026-11-01 the user said: "I live in Denver and I\'m a huge Broncos fan."'
+    await writer.write("alice", "", Fact(MemoryType.EPISODIC, home), T0, source="c")
+    move = 'On 2026-12-01 the user said: "We moved to Seattle last month."'
+    await writer.write("alice", "", Fact(MemoryType.EPISODIC, move), T0 + DAY, source="c")
+    active = {m.content: m for m in await store.list("alice")}
+    kept = 'On 2026-11-01 the user said: "I\'m a huge Broncos fan."'
+    assert kept in active and active[kept].created_at == T0
+    assert not [text for text in active if "Denver" in text and "previously" not in text]
 
 
 async def test_a_move_ends_the_home_and_the_local_life_it_left_and_nothing_else(
