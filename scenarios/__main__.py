@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -141,6 +142,7 @@ async def main() -> int:
             local.stop()
         milvus.stop()
         await LLM.stop()
+        shutil.rmtree(workdir / "milvus", ignore_errors=True)  # ~0.5 GB a run; the logs stay
     print(table(results))
     print(f"(logs in {workdir})")
     passed = {m: sum(ok for ok, _ in results[m].values()) for m in results}

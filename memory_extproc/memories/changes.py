@@ -302,13 +302,15 @@ def _compare(new: str, old: str, change_said: bool) -> Change | None:
         return Change.CHANGED
     if said and _words_move(new) and _one_word_changed(a, b):
         return Change.CHANGED
-    if a.negated == b.negated and a.people == b.people and _restates(a, b):
-        return Change.RESTATED
     obj = ended_object(new)
+    # an ending restates no fact that ends nothing: "ユーザーはタバコをやめた" (quit smoking)
+    # is read "self タバコ" (hiragana are not read) and held no word "ユーザーはタバコを吸います"
+    # lacks
+    ends = obj is not None and ended_object(old) is None
+    if not ends and a.negated == b.negated and a.people == b.people and _restates(a, b):
+        return Change.RESTATED
     named = _read(obj).content - vocabulary.WHEN if obj is not None else frozenset()
-    if obj is not None and ended_object(old) is None and named & b.content:
-        return Change.ENDED
-    return None
+    return Change.ENDED if ends and named & b.content else None
 
 
 def _job_changed(new: str, old: str, a: _Read, b: _Read) -> bool:

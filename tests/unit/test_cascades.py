@@ -85,7 +85,8 @@ def test_what_a_move_ended_says_until_when_in_its_language_without_the_new_place
         ("I live in Denver and I'm a huge Broncos fan.", "Denver", "I'm a huge Broncos fan."),
         ("Vivo en Denver y soy muy fan de los Broncos.", "Denver", "soy muy fan de los Broncos."),
         ("我住在丹佛，我是野马队的铁杆球迷。", "丹佛", "我是野马队的铁杆球迷。"),
-        ("デンバーに住んでいて、ブロンコスの大ファンです。", "デンバー", "ブロンコスの大ファンです。"),
+        ("デンバーに住んでいて、ブロンコスの大ファンです。", "デンバー",
+         "ブロンコスの大ファンです。"),
         # the place left, its local life, and nothing else: all goes with the move
         ("I live in Denver, and I go to a climbing gym in Denver twice a week.", "Denver", None),
         ("Ich wohne seit Jahren in Leipzig, meine Hausärztin ist Dr. Schneider, auch in Leipzig.",
@@ -111,7 +112,8 @@ async def test_a_move_that_ends_a_note_keeps_what_it_said_beside_the_home(
     await writer.write("alice", "", Fact(MemoryType.EPISODIC, move), T0 + DAY, source="c")
     active = {m.content: m for m in await store.list("alice")}
     kept = 'On 2026-11-01 the user said: "I\'m a huge Broncos fan."'
-    assert kept in active and active[kept].created_at == T0
+    assert kept in active
+    assert active[kept].created_at == T0
     assert not [text for text in active if "Denver" in text and "previously" not in text]
 
 

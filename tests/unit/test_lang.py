@@ -318,6 +318,25 @@ def test_a_full_stop_after_an_abbreviation_ends_no_sentence(text: str, first: st
     assert sentences(text)[0] == first
 
 
+@pytest.mark.parametrize(
+    ("said", "habit"),
+    [
+        ("User stopped running", "User runs every morning"),
+        ("El usuario ya no fuma", "El usuario fuma"),
+        ("用户戒烟了", "用户抽烟"),
+        ("Der Nutzer raucht nicht mehr", "Der Nutzer raucht"),
+        ("ユーザーはタバコをやめた", "ユーザーはタバコを吸います"),  # hiragana are not read
+        ("タバコをやめました。", "ユーザーはタバコを吸います"),
+    ],
+)
+def test_an_ended_habit_is_no_restatement_of_it(said: str, habit: str) -> None:
+    assert compare(said, habit) in (Change.ENDED, Change.CHANGED)
+
+
+def test_an_ending_said_again_restates_it() -> None:
+    assert compare("User quit smoking in 2020", "User quit smoking") is Change.RESTATED
+
+
 def test_a_german_noun_first_is_no_person() -> None:
     """Every German noun has a capital: "Kleines Update: …" and "Für unsere …" are not two
     statements about two people named Kleines and Für."""
