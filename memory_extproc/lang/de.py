@@ -280,6 +280,19 @@ _GROUNDING = Grounding(
     we=r"\b(?:wir|uns|unser(?:e[mnrs]?)?)\b",
     addressing=r"\b(?:du|dich|dir|dein\w*)\b",
     answering=r"\bich\s+(?:würde|empfehle|schlage|denke|glaube|hoffe|verstehe)\b",
+    pointer="",
+    choice_talk="",
+    demonstrative="",
+    advice="",
+    # "Ich nehme die zweite Option", "Das klingt gut", "Die anderen Vorschläge sagen mir nicht zu";
+    # not "ich nehme an" (I suppose)
+    picks=r"\b(?:nehme(?!\s+an\b)|nehmen\s+wir|wähl(?:e|en|te)|entscheide\s+mich\s+für"
+    r"|entscheiden\s+uns\s+für|klingt\s+(?:\w+\s+){0,3}?(?:perfekt|gut|toll|super|ideal|interessant)"
+    r"|gefällt\s+mir\s+am\s+besten|(?:wäre|passt)\s+(?:\w+\s+){0,2}?am\s+besten"
+    r"|(?:sagt|sagen)\s+mir\s+nicht\s+zu)\b",
+    options=r"\b(?:option(?:en)?|möglichkeit(?:en)?|vorschl(?:ag|äge)|die\s+anderen"
+    r"|(?:erste|zweite|dritte|vierte|letzte)n?\s+(?:option|vorschlag)|keine[rns]?\s+davon)\b",
+    draft="",
 )
 
 _WORDS = Words(

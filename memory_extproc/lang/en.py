@@ -384,6 +384,29 @@ _GROUNDING = Grounding(
     # "Kyoto in autumn sounds magical")
     r"|\bi(?:'ve|'d)?\s+(?:\w+\s+){0,2}?(?:love|like|enjoy|adore|prefer)|\bmy\s+(?:\w+\s+)?"
     r"favou?rite",
+    # "User dislikes the other options", "User chose option 3"
+    pointer=r"\b(?:(?:the|these|those|all)\s+other\s+(?:options?|ones?|choices?|suggestions?)"
+    r"|options?\s+(?:\d+|[a-e])\b"
+    r"|(?:the|that|this)\s+(?:first|second|third|fourth|last|other|former|latter)\s+(?:one|option))",
+    choice_talk="user option options choice choices other others one first second third fourth "
+    "last former latter go goes going went chose choose chooses picked pick picks prefer prefers "
+    "dislike dislikes like likes work works appeal appeals suggestion suggestions",
+    # "User is planning to bring this up at their next meeting"
+    demonstrative=r"\b(?:this|these)\b"
+    r"(?=\s*(?:$|[.,;!]|\s(?:up|out|over|at|to|soon|later|next|again|too)\b))",
+    # "User could consider adding a digital cataloging system"; not what the user could not do
+    advice=r"^\s*user\s+(?:could|should|would\s+benefit)\b(?!\s+not)"
+    r"|\b(?:is|are)\s+(?:advised|encouraged|recommended)\s+to\b",
+    # a pick: "I'll go with", "sounds perfect", "doesn't appeal"…
+    picks=r"\b(?:go(?:ing)?\s+(?:with|for)|choos\w*|chose|pick\w*|i'?ll\s+(?:take|pass)"
+    r"|opt(?:ing)?\s+for|prefer\w*|best\s+(?:choice|fit|option)|(?:ideal|right|perfect)\s+choice"
+    r"|sounds?\s+(?:\w+\s+){0,3}?(?:perfect|great|best|good|ideal|interesting|appealing|fun)"
+    r"|would\s+(?:be\s+(?:\w+\s+){0,2}?(?:best|better|ideal|perfect|suitable|effective)"
+    r"|work\s+better)|(?:don't|doesn't|do\s+not|does\s+not)\s+(?:really\s+|quite\s+)?appeal)\b",
+    # …among options: "option 2", "the other ones", "none of them"
+    options=r"\b(?:options?|choices?|the\s+others?|(?:first|second|third|fourth|last)\s+"
+    r"(?:one|option)|none\s+of\s+(?:them|these|those)|neither\s+of)\b",
+    draft=r"(?:dear|hi|hello|hey)\b",  # "Dear Hiring Manager,"
 )
 
 _WORDS = Words(

@@ -287,6 +287,13 @@ _GROUNDING = Grounding(
     we=r"\b(?:nosotr[oa]s|nuestr[oa]s?)\b",
     addressing=r"\b(?:te|tu|tus|usted|ustedes)\b",
     answering=r"\bme\s+(?:encanta|gusta)n?\b",
+    pointer="",
+    choice_talk="",
+    demonstrative="",
+    advice="",
+    picks="",
+    options="",
+    draft="",
 )
 
 _WORDS = Words(

@@ -247,6 +247,13 @@ _GROUNDING = Grounding(
     we=r"私たち|僕たち",
     addressing=r"あなた",
     answering=r"(?:おすすめします|お勧めします|と思います)",
+    pointer="",
+    choice_talk="",
+    demonstrative="",
+    advice="",
+    picks="",
+    options="",
+    draft="",
 )
 
 _WORDS = Words(

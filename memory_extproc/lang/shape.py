@@ -116,8 +116,9 @@ class Preferences:
 @dataclass(frozen=True, slots=True)
 class Grounding:
     """What a model's fact says that is not the user's (memories/grounding.py), read without
-    case: the conversation or a courtesy, not a fact; the assistant's own life, told beside
-    its answer, not the user's."""
+    case: the conversation or a courtesy, not a fact; what it points at without saying it, or
+    advice; the assistant's own life, told beside its answer, not the user's. And a pick among
+    what the assistant offered, which makes it the user's."""
 
     conversation: str  # a fact of the conversation itself: "User is talking to Jon"
     courtesy: str  # a courtesy paid in it: "User thanks Gina", "User says goodbye to Jon"
@@ -125,6 +126,14 @@ class Grounding:
     we: str  # the speaker with others: "we", "我"
     addressing: str  # speaking to the other: "you", "你"
     answering: str  # the assistant answering, not telling of itself: "I'd suggest", "我觉得"
+    # a fact that points at what it does not say: "User chose option 3", "the other options"…
+    pointer: str
+    choice_talk: str  # …and the words of a choice, which say nothing of what was chosen
+    demonstrative: str  # …or at what it leaves unnamed: "bring this up"
+    advice: str  # what the assistant advised, as the user's: "User could consider …"
+    picks: str  # the user picks among what was offered: "I'll go with", "sounds perfect"…
+    options: str  # …and what the pick is among: "option 2", "the other ones"
+    draft: str  # the greeting a draft in the user's voice opens with: "Dear …,"
 
 
 @dataclass(frozen=True, slots=True)

@@ -285,6 +285,13 @@ _GROUNDING = Grounding(
     addressing=r"[你您]",
     answering=r"我(?:觉得|认为|建议|推荐|记得|会|可以|想推荐)|我[^，,。！？]{0,3}也"
     r"|我[^，,。！？]{0,3}(?:喜欢|爱|最爱)",
+    pointer="",
+    choice_talk="",
+    demonstrative="",
+    advice="",
+    picks="",
+    options="",
+    draft="",
 )
 
 _WORDS = Words(

@@ -21,22 +21,16 @@ from memory_extproc.memories.facts import Fact
 from memory_extproc.store.model import MemoryType
 from memory_extproc.words import numbers, sentences, speaks_of_self, terms
 
+_PARTS = tuple(language.grounding for language in FILED)
 # A fact that points at what it does not say and says little else: "User dislikes the other
 # options", "User chose option 3". Injected later, it tells the assistant nothing ("User chose
 # option 2, the plant-based proteins" says what it chose).
-_POINTER = re.compile(
-    r"(?i)\b(?:(?:the|these|those|all)\s+other\s+(?:options?|ones?|choices?|suggestions?)"
-    r"|options?\s+(?:\d+|[a-e])\b"
-    r"|(?:the|that|this)\s+(?:first|second|third|fourth|last|other|former|latter)\s+(?:one|option))"
-)
+_POINTER = re.compile(either([p.pointer for p in _PARTS]), re.I)
 # …or at what it leaves unnamed: "User is planning to bring this up at their next meeting" (a
 # persona conversation, the 1.5B model; none of LoCoMo's 1,210 gold observations)
-_DEMONSTRATIVE = re.compile(
-    r"(?i)\b(?:this|these)\b(?=\s*(?:$|[.,;!]|\s(?:up|out|over|at|to|soon|later|next|again|too)\b))"
-)
+_DEMONSTRATIVE = re.compile(either([p.demonstrative for p in _PARTS]), re.I)
 # …or at the conversation it came from: "User is talking to Jon", "User is telling Gina about
 # their business" (the 1.5B model on LoCoMo; none of its 1,209 gold observations)
-_PARTS = tuple(language.grounding for language in FILED)
 _CONVERSATION = re.compile(
     rf"^\s*(?:{either([p.conversation for p in _PARTS])})\s*[.!。]?\s*$", re.I
 )
@@ -50,26 +44,18 @@ _COURTESY = re.compile(
 )
 
 
-_CHOICE_TALK = (
-    "user option options choice choices other others one first second third fourth last former "
-    "latter go goes going went chose choose chooses picked pick picks prefer prefers dislike "
-    "dislikes like likes work works appeal appeals suggestion suggestions"
-)
-
-
 @functools.cache
 def _choice_talk() -> frozenset[str]:
     """Read on first use, not at import: reading loads the language identifier (0.7 s), which
     every CLI start paid."""
-    return terms(_CHOICE_TALK)
+    return frozenset().union(
+        *(terms(language.grounding.choice_talk, language.code) for language in FILED)
+    )
 
 
 # Advice is what the assistant said the user could do, not what the user is or does: "User
 # could consider adding a digital cataloging system" (a persona conversation, the 1.5B model).
-_ADVICE = re.compile(
-    r"(?i)^\s*user\s+(?:could|should|would\s+benefit)\b(?!\s+not)"
-    r"|\b(?:is|are)\s+(?:advised|encouraged|recommended)\s+to\b"
-)
+_ADVICE = re.compile(either([p.advice for p in _PARTS]), re.I)
 # …or steps to take, as an answer lists them ("To motivate elderly patients …, consider the
 # following strategies: 1. Make exercise … 2. Provide …": a persona conversation, the 1.5B
 # model); none of LoCoMo dev's 16,139 turns and observations holds such a list
@@ -79,17 +65,8 @@ _STEPS = re.compile(r"(?s)(?:^|[:\n])\s*1[.)]\s.+\s2[.)]\s")
 # A pick, and the options it was among: "I'll go with option 2", "The salad sounds perfect. The
 # other options don't work for me". Either alone is not one ("I'm open to other options", "I'm
 # going for a run").
-_PICKS = re.compile(
-    r"(?i)\b(?:go(?:ing)?\s+(?:with|for)|choos\w*|chose|pick\w*|i'?ll\s+(?:take|pass)"
-    r"|opt(?:ing)?\s+for|prefer\w*|best\s+(?:choice|fit|option)|(?:ideal|right|perfect)\s+choice"
-    r"|sounds?\s+(?:\w+\s+){0,3}?(?:perfect|great|best|good|ideal|interesting|appealing|fun)"
-    r"|would\s+(?:be\s+(?:\w+\s+){0,2}?(?:best|better|ideal|perfect|suitable|effective)|work\s+better)"
-    r"|(?:don't|doesn't|do\s+not|does\s+not)\s+(?:really\s+|quite\s+)?appeal)\b"
-)
-_OPTIONS = re.compile(
-    r"(?i)\b(?:options?|choices?|the\s+others?|(?:first|second|third|fourth|last)\s+(?:one|option)"
-    r"|none\s+of\s+(?:them|these|those)|neither\s+of)\b"
-)
+_PICKS = re.compile(either([p.picks for p in _PARTS]), re.I)
+_OPTIONS = re.compile(either([p.options for p in _PARTS]), re.I)
 
 
 # The assistant telling of their own life: LoCoMo's other speaker does, in most turns ("I'm
@@ -104,7 +81,7 @@ _ADDRESSING = re.compile(either([p.addressing for p in _PARTS]), re.I)
 _ANSWERING = re.compile(either([p.answering for p in _PARTS]), re.I)
 _QUOTED = re.compile(r"[\"“”「」『』]")
 # a draft begins: "Here's a draft:", "Dear Hiring Manager,"
-_DRAFT = re.compile(r"(?i)(?:[:：]|^(?:dear|hi|hello|hey)\b[^.!?]*,)\s*$")
+_DRAFT = re.compile(rf"(?:[:：]|^(?:{either([p.draft for p in _PARTS])})[^.!?]*,)\s*$", re.I)
 
 
 def _told_of_self(others: str) -> list[str]:

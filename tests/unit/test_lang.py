@@ -14,7 +14,7 @@ from memory_extproc.lang import ENGLISH, FILED, filed
 from memory_extproc.lang.shape import Language
 from memory_extproc.memories.cascades import left_place, until_moved
 from memory_extproc.memories.changes import Change, compare, corrected, ended_object, moved_from
-from memory_extproc.memories.grounding import ungrounded
+from memory_extproc.memories.grounding import chooses, ungrounded
 from memory_extproc.memories.preferences import requests_implied, states_preference
 from memory_extproc.memories.relative_dates import dated, without_resolved_dates
 from memory_extproc.memories.topics import topic_words
@@ -60,6 +60,25 @@ MAY_BE_EMPTY = {
     *((code, "words.abbreviations") for code in ("zh", "ja")),
     # e5 reads these languages as said; only MiniLM, English's, reads the memory voice
     *((code, "words.memory_voice") for code in ("es", "zh", "de", "ja")),
+    # the model's facts showed these in English only (LoCoMo, persona conversations): a fact that
+    # points at what it does not say, or gives advice; English's are read in every text
+    *(
+        (code, f"grounding.{field}")
+        for code in ("es", "zh", "de", "ja")
+        for field in ("pointer", "choice_talk", "demonstrative", "advice")
+    ),
+    # a pick among the assistant's options was measured on PrefEval's English talks only, and
+    # Spanish and Chinese are read as they were; Japanese says one with endings that say much
+    # else ("〜にします", "〜がいい")
+    *(
+        (code, f"grounding.{field}")
+        for code in ("es", "zh", "ja")
+        for field in ("picks", "options")
+    ),
+    # the assistant's own life is read in English's and Chinese's first person only; a Chinese or
+    # Spanish letter's greeting ends with a colon ("尊敬的…：", "Estimado Sr. García:"), read in
+    # every language
+    *((code, "grounding.draft") for code in ("es", "zh", "de", "ja")),
 }
 
 
@@ -135,6 +154,23 @@ class Row:
     stated: tuple[str, str]  # a message, and what it states without its question or command
     amount: tuple[str, str]  # a question of how long, many or often; a memory answering it
     courtesy: str  # a model's fact of a courtesy paid in the conversation: no fact
+    # …and what a field a language may leave empty reads, where it fills it (ROW_OF)
+    pointer: tuple[str, str] | None = None  # a fact pointing at an option, one naming it
+    demonstrative: str | None = None  # a fact pointing at what it leaves unnamed
+    advice: str | None = None  # the assistant's advice, as the user's
+    pick: tuple[str, str] | None = None  # a pick among the options offered; a pick word alone
+    # a fact, the user's words, and the assistant's draft in the user's voice: not its own life
+    draft: tuple[str, str, str] | None = None
+
+
+# The language fields that a row's entry reads
+ROW_OF = {
+    "pointer": ("grounding.pointer", "grounding.choice_talk"),
+    "demonstrative": ("grounding.demonstrative",),
+    "advice": ("grounding.advice",),
+    "pick": ("grounding.picks", "grounding.options"),
+    "draft": ("grounding.draft",),
+}
 
 
 TABLE = {
@@ -162,6 +198,13 @@ TABLE = {
                 "I booked my flights for June 3."),
         amount=("How often do I go climbing?", "User goes climbing twice a week"),
         courtesy="User thanks Gina for her kind words",
+        pointer=("User dislikes the other options",
+                 "User chose option 2, the plant-based proteins"),
+        demonstrative="User is planning to bring this up at their next meeting",
+        advice="User could consider adding a digital cataloging system",
+        pick=("I'll go with option 2, the plant-based proteins.", "I'm going for a run later."),
+        draft=("User has 7 years of experience", "Change it to 7 years of experience.",
+               "Dear Hiring Manager,\nI am an engineer with 5 years of experience."),
     ),
     "es": Row(
         greeting="¡Hola!",
@@ -236,6 +279,8 @@ TABLE = {
                 "Ich fliege im Juni nach Rom."),
         amount=("Wie oft gehe ich klettern?", "Der Nutzer geht zweimal pro Woche klettern"),
         courtesy="Der Nutzer bedankt sich bei Gina",
+        pick=("Ich nehme die zweite Option, die anderen Vorschläge sagen mir nicht zu.",
+              "Ich nehme an, dass es noch andere Möglichkeiten gibt."),
     ),
     "ja": Row(
         greeting="ありがとうございます！",
@@ -266,6 +311,15 @@ TABLE = {
 
 def test_every_filed_language_has_its_row() -> None:
     assert set(TABLE) == {language.code for language in FILED}
+
+
+@pytest.mark.parametrize("language", FILED, ids=lambda language: language.code)
+def test_a_row_reads_every_field_its_language_fills(language: Language) -> None:
+    """A field a language may leave empty is read by its row where the language fills it."""
+    empty = {name for code, name in MAY_BE_EMPTY if code == language.code}
+    row = TABLE[language.code]
+    for entry, fields in ROW_OF.items():
+        assert (getattr(row, entry) is None) == bool(empty & set(fields)), entry
 
 
 @pytest.mark.parametrize("code", sorted(TABLE))
@@ -303,6 +357,22 @@ def test_a_language_reads_as_it_means(code: str) -> None:
     assert asks_amount(question)
     assert holds_amount(memory)
     assert ungrounded(row.courtesy, "Thanks, Gina!", []) == "dangling"
+    if row.pointer is not None:
+        pointing, naming = row.pointer
+        assert ungrounded(pointing, "", []) == "dangling"
+        assert ungrounded(naming, naming, []) is None
+    if row.demonstrative is not None:
+        assert ungrounded(row.demonstrative, "", []) == "dangling"
+    if row.advice is not None:
+        assert ungrounded(row.advice, row.advice, []) == "advice"
+    if row.pick is not None:
+        pick, no_pick = row.pick
+        assert chooses(pick)
+        assert not chooses(no_pick)
+    if row.draft is not None:
+        fact, said, letter = row.draft
+        assert ungrounded(fact, said, [], letter) is None
+        assert ungrounded(fact, said, [], letter.split("\n", 1)[1]) == "assistant_life"
     assert not holds_amount(row.moved)  # "moved to Seattle": no amount
 
 
