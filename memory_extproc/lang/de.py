@@ -309,6 +309,7 @@ LANGUAGE = Language(
     spaced=True,
     words_move=True,
     names_by_capital=False,
+    named="",
     stem=snowball("german"),
     user=r"\b(?:be)?nutzer(?:in)?\b",
     greetings=r"hallo|hi|hey|moin|servus|guten\s+(?:morgen|tag|abend)|danke(?:\s+(?:schön|sehr))?"

@@ -8,6 +8,7 @@ from datetime import date
 
 from memory_extproc.lang.shape import (
     CLAUSE_CHAR,
+    INNER_CAPITAL,
     SENTENCE_CHAR,
     WORD_OR_AMOUNT,
     Amounts,
@@ -441,6 +442,7 @@ LANGUAGE = Language(
     spaced=True,
     words_move=False,
     names_by_capital=True,
+    named=INNER_CAPITAL,
     # Snowball's English ("Porter2"): "dancing" and "dance" are one word
     stem=snowball("english"),
     user=r"\buser\b",

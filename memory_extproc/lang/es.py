@@ -9,6 +9,7 @@ import stopwordsiso
 
 from memory_extproc.lang.shape import (
     CLAUSE_CHAR,
+    INNER_CAPITAL,
     SENTENCE_CHAR,
     WORD_OR_AMOUNT,
     Amounts,
@@ -310,6 +311,7 @@ LANGUAGE = Language(
     spaced=True,
     words_move=False,
     names_by_capital=True,
+    named=INNER_CAPITAL,
     stem=snowball("spanish"),
     user=r"\busuari[oa]s?\b",
     greetings=r"hola|buenas|buenos\s+d[ií]as|buenas\s+(?:tardes|noches)|gracias|muchas\s+gracias"

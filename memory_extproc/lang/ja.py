@@ -270,6 +270,7 @@ LANGUAGE = Language(
     spaced=False,
     words_move=False,
     names_by_capital=False,
+    named="",
     stem=str,  # no spaces to find words by: character pairs are the words (words.terms)
     user="ユーザー",
     greetings=r"こんにちは|こんばんは|おはよう(?:ございます)?|ありがとう(?:ございます)?|どうも"

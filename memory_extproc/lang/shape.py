@@ -20,6 +20,9 @@ from memory_extproc.lang.when import When
 CLAUSE_CHAR = r"[^,.;!?，。；！？]"  # a character of the same clause
 SENTENCE_CHAR = r"[^.;!?。；！？]"  # a character of the same sentence
 WORD_OR_AMOUNT = r"[$€£]?\w+(?:[.,]\d+)*"  # "41", "$1,350", "Austin"
+# a capitalised word inside a sentence: a name where names are written so ("a cat named Luna",
+# "Porto"), not a sentence's first word
+INNER_CAPITAL = r"(?<=[a-z0-9,;:] )([A-Z][a-z]+)\b"
 
 
 @dataclass(frozen=True, slots=True)
@@ -220,6 +223,9 @@ class Language:
     # a capital letter starting a statement says a name ("Maria volunteers …"); not in German,
     # whose nouns all have one ("Kleines Update: …")
     names_by_capital: bool
+    # how a name the user says is told, its one group the name (memories/names.py): a capital
+    # (INNER_CAPITAL), or the words that introduce it in a script without capitals
+    named: str
     stem: Callable[[str], str]  # one stemmer for the product and the yardsticks
     # the memory voice: the word a memory names its user with, read as "user" ("El usuario …",
     # "用户…", "Der Nutzer …")

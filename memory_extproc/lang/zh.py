@@ -308,6 +308,11 @@ LANGUAGE = Language(
     spaced=False,
     words_move=False,
     names_by_capital=False,
+    # no capitals: a name is what "named" introduces ("一只猫，叫露娜" → 露娜), not a pronoun
+    # ("叫他明天来": "told him to come tomorrow"), a question ("叫什么名字") or 叫 as a verb
+    # ("叫了外卖", "叫个不停")
+    named=r"(?:名叫|叫做|取名|叫)(?![他她它我你了得着过个什啥])([\u4e00-\u9fff]{2,4}?)"
+    r"(?=[\s，。、；！？,.;!?的]|$)",
     stem=str,  # no inflection: a character pair is a word more often than not
     user="用户",
     greetings=r"你好|您好|嗨|谢谢|多谢|谢谢你|再见|好的|好|嗯|早上好|晚上好|没问题",

@@ -14,10 +14,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from memory_extproc.lang import zh
 from memory_extproc.lang.zh import KIN as KIN_ZH
 from memory_extproc.memories.change_words import CLAUSE
 from memory_extproc.memories.changes import Change, compare, says_change
-from memory_extproc.memories.names import NAMED_ZH
 from memory_extproc.words import numbers, terms
 
 # Whose a value is, at the head of a fact: a relative's or a named person's ("User's sister
@@ -95,6 +95,7 @@ def in_third_person(fact: str) -> str:
 
 _SENTENCE_ZH = re.compile(r"[。！？!?；;\n]")
 _KIN_OF_USER_ZH = re.compile(rf"(?:用户|我)的?({KIN_ZH})")  # not 哥 in "哥伦比亚"
+_NAMED_ZH = re.compile(zh.LANGUAGE.named)  # a name, as Chinese tells one ("叫小白")
 
 
 def misnamed(fact: str, said: str) -> bool:
@@ -105,7 +106,7 @@ def misnamed(fact: str, said: str) -> bool:
     kin = set(_KIN_OF_USER_ZH.findall(fact))
     if not kin:
         return False
-    for name in NAMED_ZH.findall(fact):
+    for name in _NAMED_ZH.findall(fact):
         where = [s for s in _SENTENCE_ZH.split(said) if name in s]
         if where and not any(k in s or _POINTED.search(s) for s in where for k in kin):
             return True

@@ -15,6 +15,7 @@ from memory_extproc.lang.shape import Language
 from memory_extproc.memories.cascades import left_place, until_moved
 from memory_extproc.memories.changes import Change, compare, corrected, ended_object, moved_from
 from memory_extproc.memories.grounding import chooses, ungrounded
+from memory_extproc.memories.names import names_dropped
 from memory_extproc.memories.preferences import requests_implied, states_preference
 from memory_extproc.memories.relative_dates import dated, without_resolved_dates
 from memory_extproc.memories.topics import topic_words
@@ -79,6 +80,10 @@ MAY_BE_EMPTY = {
     # Spanish letter's greeting ends with a colon ("尊敬的…：", "Estimado Sr. García:"), read in
     # every language
     *((code, "grounding.draft") for code in ("es", "zh", "de", "ja")),
+    # every German noun has a capital (names_by_capital), and "namens Luna" is read by English's
+    # capital, in every text
+    ("de", "named"),
+    ("ja", "named"),  # a name is introduced many ways ("陽菜という", "名前は陽菜"), none measured
 }
 
 
@@ -161,6 +166,7 @@ class Row:
     pick: tuple[str, str] | None = None  # a pick among the options offered; a pick word alone
     # a fact, the user's words, and the assistant's draft in the user's voice: not its own life
     draft: tuple[str, str, str] | None = None
+    named: tuple[str, str] | None = None  # a name said, and the name
 
 
 # The language fields that a row's entry reads
@@ -170,6 +176,7 @@ ROW_OF = {
     "advice": ("grounding.advice",),
     "pick": ("grounding.picks", "grounding.options"),
     "draft": ("grounding.draft",),
+    "named": ("named",),
 }
 
 
@@ -205,6 +212,7 @@ TABLE = {
         pick=("I'll go with option 2, the plant-based proteins.", "I'm going for a run later."),
         draft=("User has 7 years of experience", "Change it to 7 years of experience.",
                "Dear Hiring Manager,\nI am an engineer with 5 years of experience."),
+        named=("I got a cat named Luna.", "Luna"),
     ),
     "es": Row(
         greeting="¡Hola!",
@@ -230,6 +238,7 @@ TABLE = {
         stated=("Me mudé a Sevilla. ¿Qué barrios me recomiendas?", "Me mudé a Sevilla."),
         amount=("¿Cuántas veces voy al gimnasio?", "El usuario va al gimnasio tres veces"),
         courtesy="El usuario agradece a Gina",
+        named=("Adopté una gata que se llama Luna.", "Luna"),
     ),
     "zh": Row(
         greeting="谢谢！",
@@ -253,6 +262,7 @@ TABLE = {
         stated=("我下周去东京。请推荐几家餐厅。", "我下周去东京。"),
         amount=("我多久去一次健身房？", "用户每周去三次健身房"),
         courtesy="用户感谢Gina的鼓励",
+        named=("我新养了一只猫，叫露娜。", "露娜"),
     ),
     "de": Row(
         greeting="Danke schön!",
@@ -373,6 +383,10 @@ def test_a_language_reads_as_it_means(code: str) -> None:
         fact, said, letter = row.draft
         assert ungrounded(fact, said, [], letter) is None
         assert ungrounded(fact, said, [], letter.split("\n", 1)[1]) == "assistant_life"
+    if row.named is not None:
+        said, name = row.named
+        assert names_dropped(said, [], []) == {name}
+        assert names_dropped(said, [], [said]) == set()  # held by a known fact
     assert not holds_amount(row.moved)  # "moved to Seattle": no amount
 
 
