@@ -19,6 +19,7 @@ from memory_extproc.lang.shape import (
     WORD_OR_AMOUNT,
     Amounts,
     Asks,
+    Attribution,
     Cascades,
     Changes,
     Dates,
@@ -302,6 +303,7 @@ _WORDS = Words(
     not_names=frozenset(),
     memory_voice={},
 )
+_ATTRIBUTION = Attribution(holder="", user_head="", pointing="")
 
 LANGUAGE = Language(
     code="de",
@@ -338,4 +340,5 @@ LANGUAGE = Language(
     amounts=_AMOUNTS,
     grounding=_GROUNDING,
     words=_WORDS,
+    attribution=_ATTRIBUTION,
 )

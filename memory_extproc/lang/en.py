@@ -13,6 +13,7 @@ from memory_extproc.lang.shape import (
     WORD_OR_AMOUNT,
     Amounts,
     Asks,
+    Attribution,
     Cascades,
     Changes,
     Dates,
@@ -435,6 +436,19 @@ _WORDS = Words(
         "mine": "User's",
     },
 )  # fmt: skip
+# The people of the user's life, as a fact's head names them ("User's sister Anna's budget …")
+_KIN = (
+    r"sister|brother|mom|mum|mother|dad|father|parents|wife|husband|partner|son|daughter"
+    r"|kids?|children|friend|cousin|aunt|uncle|grand(?:ma|pa|mother|father)|niece|nephew"
+    r"|colleague|coworker|boss|roommate|neighbou?r|boyfriend|girlfriend"
+)
+_ATTRIBUTION = Attribution(
+    # a relative's, named or not, or a named person's: "User's sister Anna's", "Anna's"
+    holder=rf"^(?:User['\u2019]s\s+)?(?P<who>(?i:{_KIN})(?:\s+(?!User\b)[A-Z][a-z]+)?"
+    rf"|(?!User\b)[A-Z][a-z]+)['\u2019]s\s+",
+    user_head="User's ",
+    pointing=r"\b(?:he|she|they|his|her|hers|their|him|them|it|its|there)\b",
+)
 
 LANGUAGE = Language(
     code="en",
@@ -461,4 +475,5 @@ LANGUAGE = Language(
     amounts=_AMOUNTS,
     grounding=_GROUNDING,
     words=_WORDS,
+    attribution=_ATTRIBUTION,
 )

@@ -14,6 +14,7 @@ from memory_extproc.lang.shape import (
     WORD_OR_AMOUNT,
     Amounts,
     Asks,
+    Attribution,
     Cascades,
     Changes,
     Dates,
@@ -305,6 +306,20 @@ _WORDS = Words(
     memory_voice={},
 )
 
+# The people of the user's life, as a fact's head names them ("El presupuesto de su hermana Ana
+# …"), and a name
+_KIN = (
+    r"herman[oa]s?|madre|padre|mamá|papá|padres|hij[oa]s?|espos[oa]|marido|mujer|novi[oa]"
+    r"|amig[oa]s?|prim[oa]|tí[oa]|abuel[oa]|sobrin[oa]|compañer[oa]|jefe|jefa|pareja|vecin[oa]"
+)
+_NAME = r"[A-ZÁÉÍÓÚÑ][a-záéíóúñ]+"
+_ATTRIBUTION = Attribution(
+    holder=rf"^(?P<head>(?i:el|la|los|las)\s+\w+)\s+(?i:de(?:l|\s+(?:su|sus|la|el))?)\s+"
+    rf"(?P<who>(?i:{_KIN})(?:\s+{_NAME})?|{_NAME})\b",
+    user_head=r"\g<head> del usuario",
+    pointing=r"\b(?:su|sus|él|ella|ellos|ellas|allí|ahí)\b",
+)
+
 LANGUAGE = Language(
     code="es",
     name="Spanish",
@@ -342,4 +357,5 @@ LANGUAGE = Language(
     amounts=_AMOUNTS,
     grounding=_GROUNDING,
     words=_WORDS,
+    attribution=_ATTRIBUTION,
 )

@@ -16,6 +16,7 @@ import stopwordsiso
 from memory_extproc.lang.shape import (
     Amounts,
     Asks,
+    Attribution,
     Cascades,
     Changes,
     Dates,
@@ -263,6 +264,7 @@ _WORDS = Words(
     not_names=frozenset(),
     memory_voice={},
 )
+_ATTRIBUTION = Attribution(holder="", user_head="", pointing="")
 
 LANGUAGE = Language(
     code="ja",
@@ -299,4 +301,5 @@ LANGUAGE = Language(
     amounts=_AMOUNTS,
     grounding=_GROUNDING,
     words=_WORDS,
+    attribution=_ATTRIBUTION,
 )

@@ -140,6 +140,18 @@ class Grounding:
 
 
 @dataclass(frozen=True, slots=True)
+class Attribution:
+    """Whose a value is, at the head of a model's fact (memories/attribution.py): one the user
+    gave no one, written as a relative's or a named person's, is given back to the user."""
+
+    # the head that says whose the value is, its group ``who`` the holder: "User's sister Anna's
+    # budget …", not a possessive further in ("… at Trader Joe's"); matched alone, at the start
+    holder: str
+    user_head: str  # …the head given back to the user (a replacement): "User's ", "用户的"
+    pointing: str  # a word that points back at someone or something: "her", "it", "su", "他"
+
+
+@dataclass(frozen=True, slots=True)
 class Amounts:
     """A question that asks how long, many or often, and the memories that can answer it
     (retrieval/amounts.py); what a follow-up too vague to search alone begins with
@@ -246,3 +258,4 @@ class Language:
     amounts: Amounts
     grounding: Grounding
     words: Words
+    attribution: Attribution

@@ -1,6 +1,7 @@
 """Whose a fact is: one the model gave to someone or something else is given back to the user,
 and one that gives a relative a name the user gave to something else is refused. Pure; whose a
-value is read in English, Chinese and Spanish, the rest in Chinese.
+value is read in every language whose file says it (lang/: Attribution), the rest in Chinese
+(lang/zh.py).
 
 The 1.5B model, in Chinese above all, writes a value the user gave no one as a relative's
 (``given_back``), what the user said of themselves as a possession's (``own_clause``), the user's
@@ -14,40 +15,20 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from memory_extproc.lang import zh
-from memory_extproc.lang.zh import KIN as KIN_ZH
+from memory_extproc.lang import FILED, either, zh
 from memory_extproc.memories.change_words import CLAUSE
 from memory_extproc.memories.changes import Change, compare, says_change
 from memory_extproc.words import numbers, terms
 
+_PARTS = tuple(language.attribution for language in FILED)
 # Whose a value is, at the head of a fact: a relative's or a named person's ("User's sister
 # Anna's budget …", "用户的妹妹安娜的预算…", "El presupuesto de su hermana Ana …"), not one
-# further in ("… at Trader Joe's", "用户给妹妹安娜的礼物预算")
-_KIN_EN = (
-    r"sister|brother|mom|mum|mother|dad|father|parents|wife|husband|partner|son|daughter"
-    r"|kids?|children|friend|cousin|aunt|uncle|grand(?:ma|pa|mother|father)|niece|nephew"
-    r"|colleague|coworker|boss|roommate|neighbou?r|boyfriend|girlfriend"
-)
-_KIN_ES = (
-    r"herman[oa]s?|madre|padre|mamá|papá|padres|hij[oa]s?|espos[oa]|marido|mujer|novi[oa]"
-    r"|amig[oa]s?|prim[oa]|tí[oa]|abuel[oa]|sobrin[oa]|compañer[oa]|jefe|jefa|pareja|vecin[oa]"
-)
-_NAME_ES = r"[A-ZÁÉÍÓÚÑ][a-záéíóúñ]+"
-_HOLDERS = (  # (the fact's head, whose it says the value is; what makes it the user's)
-    (re.compile(rf"^(?:User['\u2019]s\s+)?(?P<who>(?i:{_KIN_EN})(?:\s+(?!User\b)[A-Z][a-z]+)?"
-                rf"|(?!User\b)[A-Z][a-z]+)['\u2019]s\s+"), "User's "),
-    (re.compile(rf"^(?:用户的?)?(?P<who>[表堂亲]?(?:{KIN_ZH})(?:(?!的)[\u4e00-\u9fff]){{0,3}})的"),
-     "用户的"),
-    (re.compile(rf"^(?P<head>(?i:el|la|los|las)\s+\w+)\s+(?i:de(?:l|\s+(?:su|sus|la|el))?)\s+"
-                rf"(?P<who>(?i:{_KIN_ES})(?:\s+{_NAME_ES})?|{_NAME_ES})\b"),
-     r"\g<head> del usuario"),
-)  # fmt: skip
+# further in ("… at Trader Joe's", "用户给妹妹安娜的礼物预算"); each language's head alone (its
+# groups are its own), with what makes it the user's
+_HOLDERS = tuple((re.compile(p.holder), p.user_head) for p in _PARTS if p.holder)
 # …and a clause that points back at someone or something ("and her budget is $3,000", "It
 # cost $450,000")
-_POINTED = re.compile(
-    r"(?i)\b(?:he|she|they|his|her|hers|their|him|them|it|its|there|su|sus|él|ella|ellos|ellas"
-    r"|allí|ahí)\b|[他她它]"
-)
+_POINTED = re.compile(either([p.pointing for p in _PARTS]), re.I)
 
 
 def given_back(fact: str, said: str, known: Sequence[str]) -> str | None:
@@ -82,8 +63,7 @@ def given_back(fact: str, said: str, known: Sequence[str]) -> str | None:
     return mended
 
 
-# "我" (I, me) in a Chinese fact about the user, not "我们" (we) nor inside a word ("自我", "忘我")
-I_ZH = re.compile(r"(?<![自忘])我(?!们)")
+I_ZH = re.compile(zh.ME)  # "我" in a Chinese fact about the user
 
 
 def in_third_person(fact: str) -> str:
@@ -93,8 +73,8 @@ def in_third_person(fact: str) -> str:
     return I_ZH.sub("用户", fact) if "用户" in fact else fact
 
 
-_SENTENCE_ZH = re.compile(r"[。！？!?；;\n]")
-_KIN_OF_USER_ZH = re.compile(rf"(?:用户|我)的?({KIN_ZH})")  # not 哥 in "哥伦比亚"
+_SENTENCE_ZH = re.compile(zh.SENTENCE_END)
+_KIN_OF_USER_ZH = re.compile(zh.KIN_OF_USER)
 _NAMED_ZH = re.compile(zh.LANGUAGE.named)  # a name, as Chinese tells one ("叫小白")
 
 
@@ -113,13 +93,9 @@ def misnamed(fact: str, said: str) -> bool:
     return False
 
 
-# The user speaking of themselves in a clause ("我每天早上六点去游泳"), not of what is theirs
-# ("我的车…", "我司…"; "我妈妈…" leaves no rest to find after the possession), nor "我们"
-_I_SAID_ZH = re.compile(r"(?<![自忘])我(?![的们司校家方])(?P<rest>[^，,。；;！!？?\n]{3,})")
-_CLAUSE_ZH = re.compile(r"[，,。；;！!？?\n]")
-_POSSESSION_ZH = "用户的"
-# a possession is a thing or a person, not what someone said of the user ("医生建议", "妈妈说")
-_REPORTED_ZH = re.compile(r"说|讲|建议|认为|觉得|让|叫|要求|希望|劝|告诉|提醒")
+_I_SAID_ZH = re.compile(zh.SAID_OF_SELF)
+_CLAUSE_ZH = re.compile(zh.CLAUSE_END)
+_REPORTED_ZH = re.compile(zh.REPORTED)
 
 
 def own_clause(fact: str, said: str) -> str | None:
@@ -128,16 +104,16 @@ def own_clause(fact: str, said: str) -> str | None:
     我每天早上六点去游泳。", "用户的车每天早上六点去游泳" is "用户每天早上六点去游泳". All that
     follows the possession is what follows "我" in one clause, and the possession (a thing, a
     person: "我的车", not "我的医生建议") is said in other clauses only."""
-    if not fact.startswith(_POSSESSION_ZH):
+    if not fact.startswith(zh.POSSESSION):
         return None
     clauses = _CLAUSE_ZH.split(said)
     act = fact.rstrip("。.")
     for match in _I_SAID_ZH.finditer(said):
         rest = match["rest"]
-        at = act.find(rest[:4], len(_POSSESSION_ZH) + 1)
+        at = act.find(rest[:4], len(zh.POSSESSION) + 1)
         if at < 0 or act[at:] not in rest:
             continue
-        possession = act[len(_POSSESSION_ZH) : at]
+        possession = act[len(zh.POSSESSION) : at]
         named = [c for c in clauses if f"我的{possession}" in c or f"我{possession}" in c]
         if named and not _REPORTED_ZH.search(possession) and not any(act[at:] in c for c in named):
             return "用户" + act[at:]

@@ -12,6 +12,7 @@ import pytest
 
 from memory_extproc.lang import ENGLISH, FILED, filed
 from memory_extproc.lang.shape import Language
+from memory_extproc.memories.attribution import given_back
 from memory_extproc.memories.cascades import left_place, until_moved
 from memory_extproc.memories.changes import Change, compare, corrected, ended_object, moved_from
 from memory_extproc.memories.grounding import chooses, ungrounded
@@ -84,6 +85,14 @@ MAY_BE_EMPTY = {
     # capital, in every text
     ("de", "named"),
     ("ja", "named"),  # a name is introduced many ways ("陽菜という", "名前は陽菜"), none measured
+    # the model gave a value the user gave no one to a relative in its Chinese, English and
+    # Spanish facts; a German or Japanese head it never wrote is not guessed, and the pointing
+    # words are read only beside a head (German "es" is Spanish's "is" besides)
+    *(
+        (code, f"attribution.{field}")
+        for code in ("de", "ja")
+        for field in ("holder", "user_head", "pointing")
+    ),
 }
 
 
@@ -167,6 +176,9 @@ class Row:
     # a fact, the user's words, and the assistant's draft in the user's voice: not its own life
     draft: tuple[str, str, str] | None = None
     named: tuple[str, str] | None = None  # a name said, and the name
+    # a value given to a relative: the fact, the user's words, a known fact, the fact given back
+    given_back: tuple[str, str, str, str] | None = None
+    pointed: str | None = None  # …the user's words, with the value's clause pointing at her
 
 
 # The language fields that a row's entry reads
@@ -177,6 +189,8 @@ ROW_OF = {
     "pick": ("grounding.picks", "grounding.options"),
     "draft": ("grounding.draft",),
     "named": ("named",),
+    "given_back": ("attribution.holder", "attribution.user_head"),
+    "pointed": ("attribution.pointing",),
 }
 
 
@@ -213,6 +227,12 @@ TABLE = {
         draft=("User has 7 years of experience", "Change it to 7 years of experience.",
                "Dear Hiring Manager,\nI am an engineer with 5 years of experience."),
         named=("I got a cat named Luna.", "Luna"),
+        given_back=("User's sister Anna's budget for the Hawaii trip is $12,000",
+                    "My sister Anna is coming with me, and the budget for the Hawaii trip is now "
+                    "$12,000.", "User's budget for the Hawaii trip is $10,000",
+                    "User's budget for the Hawaii trip is $12,000"),
+        pointed="My sister Anna is coming with me, and her budget for the Hawaii trip is now "
+        "$12,000.",
     ),
     "es": Row(
         greeting="¡Hola!",
@@ -239,6 +259,12 @@ TABLE = {
         amount=("¿Cuántas veces voy al gimnasio?", "El usuario va al gimnasio tres veces"),
         courtesy="El usuario agradece a Gina",
         named=("Adopté una gata que se llama Luna.", "Luna"),
+        given_back=("El presupuesto de su hermana Ana para el viaje es de 12,000 dólares",
+                    "Mi hermana Ana se viene conmigo, y el presupuesto para el viaje ahora es de "
+                    "12,000 dólares.", "El presupuesto del usuario para el viaje es de 10,000 "
+                    "dólares", "El presupuesto del usuario para el viaje es de 12,000 dólares"),
+        pointed="Mi hermana Ana se viene conmigo, y su presupuesto para el viaje ahora es de "
+        "12,000 dólares.",
     ),
     "zh": Row(
         greeting="谢谢！",
@@ -263,6 +289,10 @@ TABLE = {
         amount=("我多久去一次健身房？", "用户每周去三次健身房"),
         courtesy="用户感谢Gina的鼓励",
         named=("我新养了一只猫，叫露娜。", "露娜"),
+        given_back=("用户的妹妹安娜的旅行预算现在是12000美元",
+                    "我妹妹安娜也跟我一起去，另外夏威夷旅行的预算现在是12000美元。",
+                    "用户夏威夷旅行的预算是10000美元", "用户的旅行预算现在是12000美元"),
+        pointed="我妹妹安娜也跟我一起去，另外她的旅行预算现在是12000美元。",
     ),
     "de": Row(
         greeting="Danke schön!",
@@ -387,6 +417,10 @@ def test_a_language_reads_as_it_means(code: str) -> None:
         said, name = row.named
         assert names_dropped(said, [], []) == {name}
         assert names_dropped(said, [], [said]) == set()  # held by a known fact
+    if row.given_back is not None:
+        fact, said, known, mended = row.given_back
+        assert given_back(fact, said, [known]) == mended
+        assert given_back(fact, row.pointed or "", [known]) is None
     assert not holds_amount(row.moved)  # "moved to Seattle": no amount
 
 
