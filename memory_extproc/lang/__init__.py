@@ -22,5 +22,6 @@ def filed(code: str) -> Language | None:
 
 
 def either(patterns: list[str] | tuple[str, ...]) -> str:
-    """One pattern that matches what any of ``patterns`` does: every language's alternatives."""
-    return "|".join(f"(?:{pattern})" for pattern in patterns if pattern)
+    """One pattern that matches what any of ``patterns`` does: every language's alternatives,
+    each once (languages may share one: lang/shape.py's building blocks)."""
+    return "|".join(f"(?:{pattern})" for pattern in dict.fromkeys(patterns) if pattern)

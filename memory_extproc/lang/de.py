@@ -15,6 +15,7 @@ import stopwordsiso
 
 from memory_extproc.lang.shape import (
     CLAUSE_CHAR,
+    LAST_CLAUSE_ASKS,
     SENTENCE_CHAR,
     WORD_OR_AMOUNT,
     Amounts,
@@ -259,6 +260,7 @@ _ASKS = Asks(
     commands=r"(?:übersetze|übersetz|schreibe?|fasse|erstelle|korrigiere|berechne|formuliere"
     r"|generiere|ignoriere|liste)\b",
     speaker=r"\b(?:ich|mein\w*|mir|mich)\b",
+    trailing=LAST_CLAUSE_ASKS,
 )
 
 _AMOUNTS = Amounts(

@@ -9,6 +9,7 @@ from datetime import date
 from memory_extproc.lang.shape import (
     CLAUSE_CHAR,
     INNER_CAPITAL,
+    LAST_CLAUSE_ASKS,
     SENTENCE_CHAR,
     WORD_OR_AMOUNT,
     Amounts,
@@ -349,6 +350,7 @@ _ASKS = Asks(
     # ASCII case folding ("(?a:"): Unicode folding also took the Turkish dotless and dotted i
     # for "i"; "I/O", "print(I)" are not the user
     speaker=r"(?<![\w/'(=-])(?a:i(?:'(?:m|ve|d|ll)| am)?|me|my(?:self)?|mine)(?![\w/'=)-])",
+    trailing=LAST_CLAUSE_ASKS,
 )
 
 _AMOUNTS = Amounts(

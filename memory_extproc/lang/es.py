@@ -268,6 +268,9 @@ _ASKS = Asks(
     commands=r"(?:ignora|traduce|resume|escribe|genera|crea|calcula|corrige|reescribe|enumera"
     r"|haz)\b",
     speaker=r"\b(?:yo|mi|mis|soy|estoy|tengo|vivo|prefiero|no\s+como)\b",
+    # a question opened with "¿", whatever clauses it holds: "Me mudé a Sevilla, ¿qué barrios me
+    # recomiendas?"
+    trailing=r"[，,]\s*¿[^?]*\?$",
 )
 
 _AMOUNTS = Amounts(

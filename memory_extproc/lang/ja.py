@@ -231,6 +231,7 @@ _ASKS = Asks(
     asks=r"(?:教えて|おすすめ|何|なに|どこ|いつ|誰|なぜ|どう|どの|どれ|お願い)",
     commands=r"(?:翻訳|要約|書いて|作って|計算して|無視して|一覧)",
     speaker=r"私|僕|俺",
+    trailing="",
 )
 
 _AMOUNTS = Amounts(

@@ -23,6 +23,9 @@ WORD_OR_AMOUNT = r"[$€£]?\w+(?:[.,]\d+)*"  # "41", "$1,350", "Austin"
 # a capitalised word inside a sentence: a name where names are written so ("a cat named Luna",
 # "Porto"), not a sentence's first word
 INNER_CAPITAL = r"(?<=[a-z0-9,;:] )([A-Z][a-z]+)\b"
+# a sentence's last clause asks, from the comma before it (either script's comma and mark: texts
+# mix them): "…, what else fits my budget?", "…，预算方面要注意什么？"
+LAST_CLAUSE_ASKS = r"[，,]\s*[^，,。！!？?]*[？?]$"
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,6 +176,9 @@ class Asks:
     commands: str  # how a command about a text begins ("translate", "翻译", "traduce")
     speaker: str  # the user speaking of themselves ("I", "我", "soy"): a command that does
     # is kept ("Make it vegan, I don't eat meat"), and a question of fact is personal
+    # a question after a statement in one sentence, from the comma before it to the end: what
+    # comes before is stated ("I booked my flights, what else fits my budget?")
+    trailing: str
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,6 +14,7 @@ import stopwordsiso
 
 from memory_extproc.lang.shape import (
     CLAUSE_CHAR,
+    LAST_CLAUSE_ASKS,
     Amounts,
     Asks,
     Attribution,
@@ -268,6 +269,7 @@ _ASKS = Asks(
     r"|计算(?!机)|写一[个篇首段封])",
     # of the user beyond being addressed ("告诉我", "给我"): "我下周要用"
     speaker=r"(?<![诉给帮为对跟])我",
+    trailing=LAST_CLAUSE_ASKS,  # "我开始订机票了，预算方面要注意什么？"
 )
 
 _AMOUNTS = Amounts(

@@ -33,15 +33,10 @@ _ASKS = re.compile(either([language.asks.asks for language in FILED]), re.IGNORE
 _COMMANDS = re.compile(either([language.asks.commands for language in FILED]), re.IGNORECASE)
 
 
-_TRAILING_ASK = re.compile(
-    r",\s*(?:and\s+|so\s+|but\s+)?(?:what|how|which|where|when|who|why|can|could|would|should|do|does"
-    r"|is|are|any|anything|anyone|thoughts|tips|ideas|suggestions|advice|recommendations)\b"
-    r"[^.!]*\?$",
-    re.IGNORECASE,
-)
-# A question after a statement, in Chinese or Spanish: "我开始订机票了，预算方面要注意什么？",
-# "Me mudé a Sevilla, ¿qué barrios me recomiendas?"
-_TRAILING_ASK_OTHER = re.compile(r"(?:[，,]\s*)(?:[^，,。！!？?]*[？?]|¿[^?]*\?)$")
+# A question after a statement, as each filed language asks one ("I booked my flights, what else
+# fits my budget?", "…，预算方面要注意什么？", "…, ¿qué barrios me recomiendas?"): cut, the
+# statement kept
+_TRAILING_ASK = re.compile(either([language.asks.trailing for language in FILED]), re.IGNORECASE)
 
 
 # A line of pasted code, a log or markup: what it says is not the user speaking ("def f(n):",
@@ -76,8 +71,7 @@ def statements(text: str) -> str:
             continue
         if _COMMANDS.match(sentence) and not speaks_of_self_in_any(sentence):
             continue
-        stated = _TRAILING_ASK_OTHER.sub("。" if "，" in sentence else ".", sentence)
-        stated = _TRAILING_ASK.sub(".", stated)
+        stated = _TRAILING_ASK.sub("。" if "，" in sentence else ".", sentence)
         if not stated.endswith(("?", "\uff1f")):  # asked without a question word: "Any tips?"
             kept.append(stated)
     return " ".join(kept)

@@ -93,6 +93,9 @@ MAY_BE_EMPTY = {
         for code in ("de", "ja")
         for field in ("holder", "user_head", "pointing")
     ),
+    # Japanese joins a question to a statement with 、 and the statement's が or けど
+    # ("大阪に行くんですが、どこがいいですか？"): not measured
+    ("ja", "asks.trailing"),
 }
 
 
@@ -179,6 +182,7 @@ class Row:
     # a value given to a relative: the fact, the user's words, a known fact, the fact given back
     given_back: tuple[str, str, str, str] | None = None
     pointed: str | None = None  # …the user's words, with the value's clause pointing at her
+    trailing: tuple[str, str] | None = None  # a question after a statement; what it states
 
 
 # The language fields that a row's entry reads
@@ -191,6 +195,7 @@ ROW_OF = {
     "named": ("named",),
     "given_back": ("attribution.holder", "attribution.user_head"),
     "pointed": ("attribution.pointing",),
+    "trailing": ("asks.trailing",),
 }
 
 
@@ -227,6 +232,8 @@ TABLE = {
         draft=("User has 7 years of experience", "Change it to 7 years of experience.",
                "Dear Hiring Manager,\nI am an engineer with 5 years of experience."),
         named=("I got a cat named Luna.", "Luna"),
+        trailing=("I booked my flights for June 3, what else fits my budget?",
+                  "I booked my flights for June 3."),
         given_back=("User's sister Anna's budget for the Hawaii trip is $12,000",
                     "My sister Anna is coming with me, and the budget for the Hawaii trip is now "
                     "$12,000.", "User's budget for the Hawaii trip is $10,000",
@@ -259,6 +266,8 @@ TABLE = {
         amount=("¿Cuántas veces voy al gimnasio?", "El usuario va al gimnasio tres veces"),
         courtesy="El usuario agradece a Gina",
         named=("Adopté una gata que se llama Luna.", "Luna"),
+        trailing=("Me mudé a Sevilla, ¿qué barrios, o zonas, me recomiendas?",
+                  "Me mudé a Sevilla."),
         given_back=("El presupuesto de su hermana Ana para el viaje es de 12,000 dólares",
                     "Mi hermana Ana se viene conmigo, y el presupuesto para el viaje ahora es de "
                     "12,000 dólares.", "El presupuesto del usuario para el viaje es de 10,000 "
@@ -289,6 +298,7 @@ TABLE = {
         amount=("我多久去一次健身房？", "用户每周去三次健身房"),
         courtesy="用户感谢Gina的鼓励",
         named=("我新养了一只猫，叫露娜。", "露娜"),
+        trailing=("我开始订机票了，预算方面要注意什么？", "我开始订机票了。"),
         given_back=("用户的妹妹安娜的旅行预算现在是12000美元",
                     "我妹妹安娜也跟我一起去，另外夏威夷旅行的预算现在是12000美元。",
                     "用户夏威夷旅行的预算是10000美元", "用户的旅行预算现在是12000美元"),
@@ -321,6 +331,8 @@ TABLE = {
         courtesy="Der Nutzer bedankt sich bei Gina",
         pick=("Ich nehme die zweite Option, die anderen Vorschläge sagen mir nicht zu.",
               "Ich nehme an, dass es noch andere Möglichkeiten gibt."),
+        trailing=("Ich ziehe im Juni nach Hamburg, was sollte ich mitnehmen?",
+                  "Ich ziehe im Juni nach Hamburg."),
     ),
     "ja": Row(
         greeting="ありがとうございます！",
@@ -393,6 +405,9 @@ def test_a_language_reads_as_it_means(code: str) -> None:
     assert preferences_missed(row.not_to_keep, [], "2026-12-06") == []
     message, stated = row.stated
     assert statements(message) == stated
+    if row.trailing is not None:
+        message, stated = row.trailing
+        assert statements(message) == stated
     question, memory = row.amount
     assert asks_amount(question)
     assert holds_amount(memory)
