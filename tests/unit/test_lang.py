@@ -69,8 +69,8 @@ MAY_BE_EMPTY = {
         for code in ("es", "zh", "de", "ja")
         for field in ("pointer", "choice_talk", "demonstrative", "advice")
     ),
-    # a pick among the assistant's options was measured on PrefEval's English talks only, and
-    # Spanish and Chinese are read as they were; Japanese says one with endings that say much
+    # a pick among the assistant's options was measured on PrefEval's English talks only: a
+    # Spanish or Chinese one awaits its own measure; Japanese says one with endings that say much
     # else ("〜にします", "〜がいい")
     *(
         (code, f"grounding.{field}")
@@ -137,11 +137,15 @@ def test_every_pattern_compiles_alone(language: Language) -> None:
                 "asks.",
                 "amounts.",
                 "grounding.",
+                "attribution.",
             )
-        ) and not name.endswith(("_word", "until_move", "expansions")):
+        ) and not name.endswith(("_word", "until_move", "expansions", "user_head")):
             for pattern in value if isinstance(value, tuple) else (value,):
                 re.compile(pattern)
     re.compile(language.greetings)
+    assert re.compile(language.named).groups == (1 if language.named else 0)  # the name
+    if language.attribution.holder:
+        assert "who" in re.compile(language.attribution.holder).groupindex
     assert language.dates.words.keys() == ENGLISH.dates.words.keys()
     assert filed(language.code) is language
 
