@@ -252,6 +252,8 @@ _NOTES = Notes(
     not_held="",
     refusal=r"(?:es\s+tut\s+mir\s+leid|entschuldigung,|ich\s+kann\s+(?:dir\s+)?(?:dabei\s+)?"
     r"nicht\s+helfen)",
+    reminder=r"^nur\s+zur\s+erinnerung[:,]\s*",
+    requested=r"[,;]\s*(?:also\s+|und\s+)?bitte\s+(?:kein\w*|nicht|ohne)\b[^.;!?]*(?=[.!]?\s*$)",
 )
 
 _ASKS = Asks(

@@ -333,6 +333,9 @@ _NOTES = Notes(
     not_held="",
     refusal=r"(?:i'?m\s+sorry|sorry,|i\s+(?:can(?:no|')?t|am\s+(?:not\s+able|unable))"
     r"|as\s+an\s+ai\b|i\s+don'?t\s+have\s+(?:access|information))",
+    reminder=r"^(?:just\s+)?(?:a\s+)?(?:quick\s+|friendly\s+)?reminder[:,]\s*",
+    requested=r"[,;]\s*(?:so\s+|and\s+)?(?:please\s+(?:no|don't|do\s+not|never|avoid)\b[^,.;!?]*"
+    r"|(?:no|don't|do\s+not|never|avoid)\b[^,.;!?]*\bplease)(?=[.!]?\s*$)",
 )
 
 _ASKS = Asks(

@@ -260,6 +260,9 @@ _NOTES = Notes(
     "realmente especialmente siempre",
     not_held="",
     refusal=r"(?:lo\s+siento|no\s+puedo\s+ayudar)",
+    reminder=r"^(?:nada\s+más\s+|solo\s+)?te\s+recuerdo\s+que\s+",
+    requested=r"[,;]\s*(?:así\s+que\s+|y\s+)?(?:por\s+favor\s*,?\s*(?:nada\s+de|sin|no)\b[^.;!?]*"
+    r"|(?:nada\s+de|sin|no)\b[^.;!?]*\bpor\s+favor)(?=[.!]?\s*$)",
 )
 
 _ASKS = Asks(

@@ -192,6 +192,10 @@ class Notes:
     # pattern in a language without spaces
     not_held: str  # a taste held the other way round ("不爱吃"), where words do not say it
     refusal: str  # an assistant's answer that refuses ("I'm sorry, I can't")
+    # a constraint said again: its opener ("Just a reminder, …", "念のため…、") and a last clause
+    # that asks for it ("…, so no peanuts please", "…，千万别放花生"); a note keeps what is stated
+    reminder: str
+    requested: str
 
 
 @dataclass(frozen=True, slots=True)

@@ -69,11 +69,23 @@ def turn_notes(message: str, answer: str, date: str, recalled: Sequence[str] = (
     return [Fact(MemoryType.EPISODIC, note(message, answer, date))]
 
 
+# a constraint said again (lang/shape.py, Notes): the note holds what is stated, once
+_REMINDER = re.compile(either([part.reminder for part in _PARTS]), re.IGNORECASE)
+_REQUESTED = re.compile(either([part.requested for part in _PARTS]), re.IGNORECASE)
+
+
+def _said_once(stated: str) -> str:
+    """The sentence without what a constraint said again adds; whole when that leaves too
+    little ("I'm vegan, so no honey please.")."""
+    said = _REQUESTED.sub("", _REMINDER.sub("", stated))
+    return said if width(said) >= _MIN_CHARS else stated
+
+
 def _stated(message: str) -> list[str]:
     return [
         said
         for s in sentences(message)
-        if width(said := statements(s)) >= _MIN_CHARS
+        if width(said := _said_once(statements(s))) >= _MIN_CHARS
         and not _small_talk(said)
         and not said.endswith(":")  # "Here is my script:" — what it announces is not there
     ]

@@ -474,6 +474,31 @@ def test_an_ending_said_again_restates_it() -> None:
     assert compare("User quit smoking in 2020", "User quit smoking") is Change.RESTATED
 
 
+@pytest.mark.parametrize(
+    ("said", "noted"),
+    [
+        ("Just a reminder, I'm allergic to peanuts, so no peanuts please.",
+         "I'm allergic to peanuts."),
+        ("Nada más te recuerdo que soy alérgico al cacahuate, así que nada de cacahuate, "
+         "por favor.",
+         "soy alérgico al cacahuate."),
+        ("再提醒一下，我对花生过敏，千万别放花生。", "我对花生过敏。"),
+        ("Nur zur Erinnerung: Ich hab eine Erdnussallergie, also bitte keine Erdnüsse.",
+         "Ich hab eine Erdnussallergie."),
+        ("念のためもう一度言っておくと、ピーナッツアレルギーなので、ピーナッツは使わないでください。",
+         "ピーナッツアレルギーなので。"),
+        # what is stated stays: no request, or too little left without it
+        ("I have two kids, no pets.", "I have two kids, no pets."),
+        ("我有两个孩子，不要宠物。", "我有两个孩子，不要宠物。"),
+        ("I'm vegan, so no honey please.", "I'm vegan, so no honey please."),
+    ],
+)  # fmt: skip
+def test_a_constraint_said_again_is_noted_as_stated(said: str, noted: str) -> None:
+    """Without its reminder and request, it restates the note it repeats: one memory."""
+    (note,) = turn_notes(said, "Of course.", "2026-12-06")
+    assert note.content == f'On 2026-12-06 the user said: "{noted}"'
+
+
 def test_a_german_noun_first_is_no_person() -> None:
     """Every German noun has a capital: "Kleines Update: …" and "Für unsere …" are not two
     statements about two people named Kleines and Für."""
