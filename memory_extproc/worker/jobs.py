@@ -343,12 +343,15 @@ class LearningJobs:
         notes = turn_notes(question, answer, day(batch.at_ms), batch.recalled)
         if not notes:
             return Counter({"skipped_not_substantive": 1}), []
+        # a note is one sentence: the change may be said in another ("あっ、間違えました。健太は
+        # 41歳になるんです。"), as the model path reads the whole message
         written = await self._writer.write_batch(
             batch.user_id,
             batch.project_id,
             notes,
             batch.at_ms,
             source="conversation",
+            changes=[says_change(question)] * len(notes),
             wait_visible=False,
         )
         return Counter(), written

@@ -444,3 +444,20 @@ async def test_the_other_speakers_life_is_not_learned_as_the_users(embeddings: E
     assert [m.content for m in await store.list("alice")] == [
         "User volunteers at a homeless shelter"
     ]
+
+
+async def test_a_note_is_read_with_the_change_its_message_said_elsewhere(
+    embeddings: Embeddings,
+) -> None:
+    """Notes are one sentence each: "あっ、間違えました。" owns the mistake, and the next
+    sentence's 41 corrects the 40 of the note before."""
+    store = InMemoryStore()
+    jobs = jobs_on(store, embeddings, None)
+    for at, said in enumerate(
+        ("夫の健太が来週40歳になります。", "あっ、間違えました。健太は41歳になるんです。")
+    ):
+        turns = (Turn("user", said), Turn("assistant", "了解です。"))
+        assert await jobs.run(Batch("alice", "", turns, 1, T0 + at, "idle"))
+    current = [m.content for m in await store.list("alice")]
+    assert not [text for text in current if "40歳" in text and "41" not in text]
+    assert [text for text in current if "41歳" in text]
