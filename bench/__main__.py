@@ -481,6 +481,7 @@ async def main() -> None:
             part.stop()
         if collector is not None:
             await collector.stop()
+        shutil.rmtree(data_dir, ignore_errors=True)  # a copy of .run/bench's: ~1.5 GB a run
     measured = Measured(samples, saturated, throughput, rounds, contended, scaling, timeouts)
     report(measured, sides, workdir)
 
