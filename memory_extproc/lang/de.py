@@ -30,6 +30,7 @@ from memory_extproc.lang.shape import (
     Notes,
     Preferences,
     Requests,
+    Secrets,
     Topics,
     Words,
 )
@@ -309,6 +310,18 @@ _WORDS = Words(
 )
 _ATTRIBUTION = Attribution(holder="", user_head="", pointing="")
 
+_SECRETS = Secrets(
+    password=r"\b(?:Passwort|Kennwort|Zugangscode|(?-i:PIN))\b(?:\s+(?:ist|lautet|war)|\s*[:=])\s*",
+    token=r"\b(?:API-?Schlüssel|API[\s-]?Key|Zugangstoken|Access[\s-]?Token|Token)\b"
+    r"(?:\s+(?:ist|lautet|war)|\s*[:=])\s*",
+    national_id=r"\b(?:Steuer-?ID|Steuer-?Identifikationsnummer|Steueridentifikationsnummer"
+    r"|Identifikationsnummer|IdNr|Sozialversicherungsnummer|Personalausweisnummer)\b",
+    phone=r"\b(?:Telefon(?:nummer)?|Handy(?:nummer)?|Mobil(?:nummer)?|Tel|Rufnummer)\b",
+    # "Hauptstraße 5", "Berliner Straße 12a": the street, its number
+    address=r"\b[A-ZÄÖÜ][\wäöüß-]*(?:straße|strasse|str\.|weg|platz|allee|gasse)\s+\d{1,4}[a-z]?\b"
+    r"|\b[A-ZÄÖÜ][\wäöüß-]+\s+(?:Straße|Strasse|Str\.|Weg|Platz|Allee|Gasse)\s+\d{1,4}[a-z]?\b",
+)
+
 LANGUAGE = Language(
     code="de",
     name="German",
@@ -345,4 +358,5 @@ LANGUAGE = Language(
     grounding=_GROUNDING,
     words=_WORDS,
     attribution=_ATTRIBUTION,
+    secrets=_SECRETS,
 )

@@ -23,6 +23,7 @@ from memory_extproc.lang.shape import (
     Notes,
     Preferences,
     Requests,
+    Secrets,
     Topics,
     Words,
 )
@@ -455,6 +456,18 @@ _ATTRIBUTION = Attribution(
     pointing=r"\b(?:he|she|they|his|her|hers|their|him|them|it|its|there)\b",
 )
 
+_SECRETS = Secrets(
+    password=r"\b(?:pass(?:word|code|phrase)|(?-i:PIN)(?:\s+code)?|wi-?fi\s+key)\b"
+    r"(?:\s+(?:is|was)|\s*[:=])\s*",
+    token=r"\b(?:api[\s_-]?key|(?:access|auth|bearer|api)[\s_-]?token|secret[\s_-]?key"
+    r"|client[\s_-]?secret|token)\b(?:\s+(?:is|was)|\s*[:=])\s*",
+    national_id=r"\b(?:SSN|social\s+security(?:\s+number)?)\b",
+    phone=r"\b(?:(?:tele)?phone|cell|mobile|tel)\b",
+    # "221B Baker Street", "1600 Pennsylvania Avenue": a number, a capitalised name, a street word
+    address=r"\b\d{1,5}[A-Za-z]?\s+(?:[A-Z][a-z]+\s+){1,3}(?:Street|St|Avenue|Ave|Road|Rd"
+    r"|Boulevard|Blvd|Lane|Ln|Drive|Dr|Court|Ct|Way|Place|Pl|Terrace|Square)\b\.?",
+)
+
 LANGUAGE = Language(
     code="en",
     name="English",
@@ -481,4 +494,5 @@ LANGUAGE = Language(
     grounding=_GROUNDING,
     words=_WORDS,
     attribution=_ATTRIBUTION,
+    secrets=_SECRETS,
 )

@@ -24,6 +24,7 @@ from memory_extproc.lang.shape import (
     Notes,
     Preferences,
     Requests,
+    Secrets,
     Topics,
     Words,
 )
@@ -326,6 +327,21 @@ _ATTRIBUTION = Attribution(
     pointing=r"\b(?:su|sus|él|ella|ellos|ellas|allí|ahí)\b",
 )
 
+_SECRETS = Secrets(
+    # "la clave es practicar": a key to something, unless it is the speaker's
+    password=r"\b(?:contraseña|(?:mi|tu|su)\s+clave|(?-i:PIN))\b(?:\s+del?\s+\w+(?:\s+\w+)?)?"
+    r"(?:\s+(?:es|era)|\s*[:=])\s*",
+    token=r"\b(?:clave\s+de\s+(?:la\s+)?API|API\s+key|token(?:\s+de\s+acceso)?)\b"
+    r"(?:\s+(?:es|era)|\s*[:=])\s*",
+    national_id=r"\b(?:DNI|NIE|NIF|documento\s+(?:nacional\s+)?de\s+identidad"
+    r"|número\s+de\s+(?:identidad|la\s+seguridad\s+social))\b",
+    phone=r"\b(?:tel[ée]fono|m[óo]vil|celular|tel)\b",
+    # "Calle Mayor 5", "Avenida de la Constitución, 23": the street word, its name, the number
+    address=r"\b(?i:calle|c/|avenida|avda\.?|av\.|plaza|paseo|carrera|camino|ronda|traves[íi]a)"
+    r"\s+(?:(?:de|del)\s+(?:la\s+|los\s+|las\s+)?)?[A-ZÁÉÍÓÚÑ][\wáéíóúñ]+"
+    r"(?:\s+[A-ZÁÉÍÓÚÑ][\wáéíóúñ]+){0,3},?\s+(?:n[º°o]\.?\s*)?\d{1,4}\b",
+)
+
 LANGUAGE = Language(
     code="es",
     name="Spanish",
@@ -364,4 +380,5 @@ LANGUAGE = Language(
     grounding=_GROUNDING,
     words=_WORDS,
     attribution=_ATTRIBUTION,
+    secrets=_SECRETS,
 )

@@ -26,6 +26,7 @@ from memory_extproc.lang.shape import (
     Notes,
     Preferences,
     Requests,
+    Secrets,
     Topics,
     Words,
 )
@@ -269,6 +270,16 @@ _WORDS = Words(
 )
 _ATTRIBUTION = Attribution(holder="", user_head="", pointing="")
 
+_SECRETS = Secrets(
+    password=r"(?:パスワード|暗証番号|パスコード|(?-i:PIN)コード?)(?:は|：|:|=)\s*",
+    token=r"(?:APIキー|アクセストークン|トークン|シークレットキー)(?:は|：|:|=)\s*",
+    national_id=r"マイナンバー|個人番号",
+    phone=r"電話(?:番号)?|携帯(?:番号)?|連絡先",
+    # "1丁目2番3号", "2丁目5-1", "12番地"; digits full-width too, a dash any of three
+    address=r"[\d\uff10-\uff19一二三四五六七八九十]{1,3}丁目[\d\uff10-\uff19]{1,3}"
+    r"(?:番地?|[-\u2212\uff0d])[\d\uff10-\uff19]{1,3}号?|[\d\uff10-\uff19]{1,4}番地(?:[\d\uff10-\uff19]{1,3})?",
+)
+
 LANGUAGE = Language(
     code="ja",
     name="Japanese",
@@ -305,4 +316,5 @@ LANGUAGE = Language(
     grounding=_GROUNDING,
     words=_WORDS,
     attribution=_ATTRIBUTION,
+    secrets=_SECRETS,
 )

@@ -226,6 +226,20 @@ class Words:
 
 
 @dataclass(frozen=True, slots=True)
+class Secrets:
+    """How the language says a secret or a person's data (memories/redaction.py): the words a
+    value is said after, and a street address. Read without case (a pattern may scope case back
+    in, ``(?-i:PIN)``), except ``address``, read with it (a street's name has capitals). The
+    value's own shape (a token, a number's checksum) is the rule module's: one for all."""
+
+    password: str  # a password said as such, up to its value: "my password is", "密码是"
+    token: str  # an API key or access token said as such, up to its value: "my API key is"
+    national_id: str  # the name of a national identity number: "SSN", "DNI", "身份证号"
+    phone: str  # the name of a phone number, said before it: "phone", "móvil", "电话"
+    address: str  # a street address with its number: "221B Baker Street", "南京东路100号"
+
+
+@dataclass(frozen=True, slots=True)
 class Example:
     """One extraction example in the language (worker/prompts.py): what is known, the user's
     line, the facts a good answer holds."""
@@ -269,3 +283,4 @@ class Language:
     grounding: Grounding
     words: Words
     attribution: Attribution
+    secrets: Secrets

@@ -27,6 +27,7 @@ from memory_extproc.lang.shape import (
     Notes,
     Preferences,
     Requests,
+    Secrets,
     Topics,
     Words,
 )
@@ -329,6 +330,16 @@ POSSESSION = "用户的"  # a fact of something of the user's
 # a possession is a thing or a person, not what someone said of the user ("医生建议", "妈妈说")
 REPORTED = r"说|讲|建议|认为|觉得|让|叫|要求|希望|劝|告诉|提醒"
 
+_SECRETS = Secrets(
+    password=r"(?:密码|口令|(?-i:PIN)码?)(?:是|为|：|:|=)\s*",
+    token=r"(?:API\s?(?:密钥|key)|访问令牌|令牌|密钥|token)(?:是|为|：|:|=)\s*",
+    national_id=r"(?:居民)?身份证(?:号码?)?|社保号",
+    phone=r"电话(?:号码)?|手机(?:号码?)?|联系方式",
+    # "南京东路100号": a street's name (no word of the clause around it), its word, its number
+    address=r"[^\W\d在住是的到于从往和与我你他她了]{1,6}(?:路|街|大道|巷|弄|胡同)"
+    r"[\d一二三四五六七八九十百零\u3007]{1,5}[号號](?:[\d一二三四五六七八九十百零\u3007]{1,5}[楼室])*",
+)
+
 LANGUAGE = Language(
     code="zh",
     name="Chinese",
@@ -368,4 +379,5 @@ LANGUAGE = Language(
     grounding=_GROUNDING,
     words=_WORDS,
     attribution=_ATTRIBUTION,
+    secrets=_SECRETS,
 )
