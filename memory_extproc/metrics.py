@@ -149,6 +149,13 @@ EXTRACTION_FACTS = Counter(
     "What happened to each extracted fact: stored, updated, deduped, deleted, noop, rejected_*",
     ["outcome"],
 )
+REDACTIONS = Counter(
+    "memory_redactions_total",
+    "Secrets and personal data kept out of memory, by class (api_key, card, email, …) and where "
+    "found: turn (a captured message, before extraction or notes), fact (a memory the model or "
+    "a note wrote), api (a /v1/memory write). Never a value",
+    ["class", "where"],
+)
 EXTRACTION_JOB_SECONDS = Histogram(
     "memory_extraction_job_seconds",
     "Time of one extraction job, from start to its last write",

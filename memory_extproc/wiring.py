@@ -16,6 +16,7 @@ from memory_extproc.embedding.quantize import DEFAULT_CACHE, int8_model
 from memory_extproc.embedding.spaces import DIMENSION, Embeddings
 from memory_extproc.llm_client import ChatClient
 from memory_extproc.memories.facts import FactLimits
+from memory_extproc.memories.redaction import CLASSES, RedactionPolicy
 from memory_extproc.memories.writer import MemoryWriter
 from memory_extproc.retrieval.plan import RetrievalPolicy
 from memory_extproc.retrieval.rank import RankPolicy
@@ -97,6 +98,12 @@ def query_rewriter(config: Config) -> QueryRewriter | None:
 def fact_limits(config: Config) -> FactLimits:
     settings = config.memory.extraction
     return FactLimits(settings.min_fact_chars, settings.max_fact_chars, settings.max_facts)
+
+
+def redaction_policy(config: Config) -> RedactionPolicy:
+    """``memory.redaction``: one key per class of the detector."""
+    settings = config.memory.redaction
+    return RedactionPolicy({kind: getattr(settings, kind) for kind in CLASSES})
 
 
 def build_writer(

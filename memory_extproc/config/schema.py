@@ -296,6 +296,36 @@ class RetentionConfig:
         return int(self.ttl_days * 86_400_000)
 
 
+_ACTIONS = ("drop", "mask", "keep")
+_SECRET = "A secret: mask (default) puts a marker in its place and refuses any memory holding it; "
+_PERSONAL = "Personal data: mask (default) stores it as a placeholder"
+
+
+def _secret(what: str) -> Any:
+    return field(default="mask", metadata=_key(f"{_SECRET}{what}.", choices=_ACTIONS))
+
+
+def _personal(what: str) -> Any:
+    return field(default="mask", metadata=_key(f"{_PERSONAL} ({what}).", choices=_ACTIONS))
+
+
+@dataclass(frozen=True)
+class RedactionConfig:
+    """What becomes of each class of secret and personal data found in a captured turn, a
+    model's fact or an API write (docs/concepts/privacy.md): mask, drop (the sentence holding
+    it) or keep. One key per class of memories/redaction.py."""
+
+    api_key: str = _secret("keys and tokens by their providers' shapes, or said as such")
+    private_key: str = _secret("a PEM private-key block")
+    password: str = _secret('a password or PIN said as such ("my password is …")')
+    card: str = _secret("a payment card number (Luhn-valid)")
+    iban: str = _secret("an IBAN (checksum-valid)")
+    national_id: str = _secret("DNI/NIE, Steuer-IdNr, 居民身份证, マイナンバー, US SSN")
+    email: str = _personal("[email]")
+    phone: str = _personal("[phone]")
+    address: str = _personal("a street address: [address]")
+
+
 @dataclass(frozen=True)
 class MemoryConfig:
     enabled: bool = field(default=True, metadata=_key("false: memory does nothing."))
@@ -341,6 +371,10 @@ class MemoryConfig:
     )
     retention: RetentionConfig = field(
         default_factory=RetentionConfig, metadata=_key("How long memories live.")
+    )
+    redaction: RedactionConfig = field(
+        default_factory=RedactionConfig,
+        metadata=_key("Secrets and personal data kept out of memory, by class."),
     )
 
     def model(self, role: str) -> ExternalModel | None:

@@ -12,6 +12,7 @@ import dataclasses
 import logging
 from collections import Counter
 from collections.abc import Callable, Sequence
+from itertools import compress
 
 from memory_extproc import metrics
 from memory_extproc.clock import day, now_ms
@@ -27,6 +28,7 @@ from memory_extproc.memories.grounding import chooses, picked, ungrounded
 from memory_extproc.memories.model_json import ExtractionParseError
 from memory_extproc.memories.names import names_dropped
 from memory_extproc.memories.preferences import requests_implied
+from memory_extproc.memories.redaction import RedactionPolicy, for_memory, redact
 from memory_extproc.memories.relative_dates import dated
 from memory_extproc.memories.retention import UsageBatch
 from memory_extproc.memories.writer import MemoryWriter, Written
@@ -63,6 +65,7 @@ class LearningJobs:
         extractor: ChatClient | None,
         limits: FactLimits,
         retention: RetentionConfig | None = None,
+        redaction: RedactionPolicy | None = None,
     ) -> None:
         self._pool = pool
         self._writer = writer
@@ -70,6 +73,7 @@ class LearningJobs:
         self._extractor = extractor
         self._limits = limits
         self._retention = retention or RetentionConfig()
+        self._redaction = redaction or RedactionPolicy()
         self._pruner: asyncio.Task[None] | None = None
 
     @property
@@ -162,6 +166,7 @@ class LearningJobs:
             return Counter({"skipped_forgotten": batch.new_turns})
         if live.new_turns < batch.new_turns:
             metrics.TURNS_FORGOTTEN.labels("job").inc(batch.new_turns - live.new_turns)
+        live = self._redacted(live)
         said = [t.text for t in live.messages if t.role == "user"]
         if read := await self._writer.heard(user, said):
             log.info("Memory: memories read again by e5", extra={"memories": read})
@@ -183,6 +188,42 @@ class LearningJobs:
             if received:
                 metrics.LEARNING_LAG.observe(max(0, learned_ms - received) / 1000)
         return outcomes
+
+    def _redacted(self, batch: Batch) -> Batch:
+        """The batch as the model, the notes and the store may see it: every message, the
+        user's and the assistant's (an answer may repeat a secret), with its secrets and
+        personal data masked or dropped (memories/redaction.py). Counted for the new turns and
+        the answers after them only: the context was counted when it was new."""
+        users = [at for at, t in enumerate(batch.messages) if t.role == "user"]
+        first_new = (
+            users[max(0, len(users) - batch.new_turns)]
+            if users and batch.new_turns
+            else len(batch.messages)
+        )
+        messages, found = [], Counter[str]()
+        for at, turn in enumerate(batch.messages):
+            redaction = redact(turn.text, self._redaction)
+            messages.append(Turn(turn.role, redaction.text))
+            if at >= first_new:
+                found += redaction.found
+        for kind, count in found.items():
+            metrics.REDACTIONS.labels(kind, "turn").inc(count)
+        return dataclasses.replace(batch, messages=tuple(messages)) if found else batch
+
+    def _screened(self, facts: list[Fact], outcomes: Counter[str]) -> list[Fact | None]:
+        """Each fact as it may be stored, or None: one holding a secret or a secret's marker
+        (the model wrote "User's card number is [redacted card]") is refused."""
+        screened: list[Fact | None] = []
+        for fact in facts:
+            memory = for_memory(fact.content, self._redaction)
+            for kind, count in memory.found.items():
+                metrics.REDACTIONS.labels(kind, "fact").inc(count)
+            if memory.refused:
+                outcomes["rejected_secret"] += 1
+                screened.append(None)
+            else:
+                screened.append(dataclasses.replace(fact, content=memory.text))
+        return screened
 
     async def _extract(
         self, batch: Batch, extractor: ChatClient
@@ -249,6 +290,10 @@ class LearningJobs:
             facts.extend(missed)
             changes += [says_change(turn.text)] * len(missed)
             switches += [says_switch(turn.text)] * len(missed)
+        screened = self._screened(facts, outcomes)
+        passed = [fact is not None for fact in screened]
+        facts = [fact for fact in screened if fact is not None]
+        changes, switches = list(compress(changes, passed)), list(compress(switches, passed))
         held = await self._writer.held(batch.user_id, [f.content for f in facts])
         facts = list(
             await asyncio.gather(
@@ -343,6 +388,10 @@ class LearningJobs:
         notes = turn_notes(question, answer, day(batch.at_ms), batch.recalled)
         if not notes:
             return Counter({"skipped_not_substantive": 1}), []
+        outcomes: Counter[str] = Counter()
+        notes = [note for note in self._screened(notes, outcomes) if note is not None]
+        if not notes:
+            return outcomes, []
         # a note is one sentence: the change may be said in another ("あっ、間違えました。健太は
         # 41歳になるんです。"), as the model path reads the whole message
         written = await self._writer.write_batch(
@@ -354,4 +403,4 @@ class LearningJobs:
             changes=[says_change(question)] * len(notes),
             wait_visible=False,
         )
-        return Counter(), written
+        return outcomes, written

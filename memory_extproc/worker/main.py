@@ -32,6 +32,7 @@ from memory_extproc.wiring import (
     build_writer,
     extraction_model,
     fact_limits,
+    redaction_policy,
 )
 from memory_extproc.worker.jobs import LearningJobs
 from memory_extproc.worker.pool import WorkerPool
@@ -91,6 +92,7 @@ def build_jobs(config: Config) -> LearningJobs:
         extractor=client,
         limits=fact_limits(config),
         retention=config.memory.retention,
+        redaction=redaction_policy(config),
     )
 
 
