@@ -134,6 +134,7 @@ def build_api(
         embedder,
         build_writer(config, store, embedder, None),
         default_threshold=config.memory.default_similarity_threshold,
+        redaction=redaction_policy(config),
         source=source,
         on_forget=on_forget,
         on_texts_forgotten=on_texts_forgotten,

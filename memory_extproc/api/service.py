@@ -32,6 +32,7 @@ from memory_extproc.api.routes import (
 from memory_extproc.clock import iso, now_ms
 from memory_extproc.embedding.spaces import Embeddings
 from memory_extproc.memories.facts import Fact
+from memory_extproc.memories.redaction import RedactionPolicy, for_memory
 from memory_extproc.memories.writer import MemoryWriter, Written
 from memory_extproc.store.model import (
     Memory,
@@ -93,6 +94,7 @@ class MemoryApi:
         writer: MemoryWriter,
         *,
         default_threshold: float,
+        redaction: RedactionPolicy | None = None,
         source: str = "api",  # recorded on what it adds: "api", or "cli"
         on_forget: ForgetHook | None = None,  # the processor drops the turns it holds
         on_texts_forgotten: Callable[[], None] | None = None,  # so does the worker's cache
@@ -104,6 +106,7 @@ class MemoryApi:
         self._embedder = embedder
         self._writer = writer
         self._threshold = default_threshold
+        self._redaction = redaction or RedactionPolicy()
 
     async def respond(
         self, method: str, path: str, query: str, body: bytes, user_id: str, project_id: str
@@ -150,8 +153,9 @@ class MemoryApi:
                 return _json(200, {"data": [version_json(v) for v in versions]})
             case AddMemory():
                 project = project_id if call.project_id is None else call.project_id
+                content = self._screened(call.content)
                 written, memory = await self._writer.add(
-                    user_id, project, Fact(call.type, call.content), now_ms(), source=self._source
+                    user_id, project, Fact(call.type, content), now_ms(), source=self._source
                 )
                 status = 201 if written is Written.STORED else 200
                 return _json(status, {**memory_json(memory), "result": written.value})
@@ -167,7 +171,8 @@ class MemoryApi:
                 data = [{**memory_json(h.memory), "score": round(h.score, 4)} for h in hits]
                 return _json(200, {"data": data})
             case UpdateMemory():
-                edited = await self._writer.edit(user_id, call.memory_id, call.content, call.type)
+                text = None if call.content is None else self._screened(call.content)
+                edited = await self._writer.edit(user_id, call.memory_id, text, call.type)
                 if edited is None:
                     raise _not_found()
                 return _json(200, memory_json(edited))
@@ -182,6 +187,19 @@ class MemoryApi:
                 deleted = await asyncio.shield(self._forget_scope(user_id, call.project_id))
                 log.info("Memories forgotten by scope", extra={"deleted": deleted})
                 return _json(200, {"deleted": deleted})
+
+    def _screened(self, content: str) -> str:
+        """What a write stores: personal data masked. One that holds a secret is refused, by
+        class and never with its value: a memory never holds one, however it came."""
+        memory = for_memory(content, self._redaction)
+        for kind, count in memory.found.items():
+            metrics.REDACTIONS.labels(kind, "api").inc(count)
+        if memory.refused:
+            kinds = ", ".join(memory.refused)
+            raise ApiError(
+                422, "secret", f"the memory holds a secret ({kinds}), which memory never stores"
+            )
+        return memory.text
 
     async def _forget_scope(self, user_id: str, project_id: str | None) -> int:
         deleted = await self._store.forget_by_scope(user_id, project_id)

@@ -10,6 +10,7 @@ import orjson
 import pytest
 from prometheus_client import REGISTRY
 
+from memory_extproc.api.service import MemoryApi
 from memory_extproc.config import ConfigError, parse
 from memory_extproc.config.schema import RedactionConfig
 from memory_extproc.embedding.spaces import Embeddings
@@ -137,6 +138,47 @@ async def test_notes_keep_no_secret_and_mask_personal_data(embeddings: Embedding
     assert any("Luna" in note for note in held)
     assert any("[email]" in note for note in held)
     assert not [note for note in held if EMAIL in note]
+
+
+@pytest.fixture
+def api(embeddings: Embeddings) -> MemoryApi:
+    store = InMemoryStore()
+    return MemoryApi(
+        store, embeddings, MemoryWriter(store, embeddings, None), default_threshold=0.6
+    )
+
+
+async def _call(api: MemoryApi, method: str, path: str, body: object) -> tuple[int, dict]:  # type: ignore[type-arg]
+    reply = await api.respond(method, path, "", orjson.dumps(body), "alice", "")
+    return reply.status, orjson.loads(reply.body)
+
+
+async def test_an_api_write_holding_a_secret_is_refused_by_class(api: MemoryApi) -> None:
+    before = _redactions("password", "api")
+    status, body = await _call(
+        api, "POST", "/v1/memory", {"content": f"My email password is {PASSWORD}"}
+    )
+    assert status == 422
+    assert body["error"]["code"] == "secret"
+    assert "password" in body["error"]["message"]
+    assert PASSWORD not in orjson.dumps(body).decode()
+    assert _redactions("password", "api") == before + 1
+    status, body = await _call(api, "GET", "/v1/memory", None)
+    assert body["data"] == []
+
+
+async def test_an_api_write_stores_personal_data_masked(api: MemoryApi) -> None:
+    status, body = await _call(api, "POST", "/v1/memory", {"content": f"My email is {EMAIL}"})
+    assert status == 201
+    assert body["content"] == "My email is [email]"
+    memory = body["id"]
+    status, body = await _call(
+        api, "PUT", f"/v1/memory/{memory}", {"content": f"My card is {CARD}"}
+    )
+    assert status == 422
+    assert CARD not in orjson.dumps(body).decode()
+    status, body = await _call(api, "PATCH", f"/v1/memory/{memory}", {"type": "preference"})
+    assert (status, body["content"]) == (200, "My email is [email]")  # a type alone: no text
 
 
 def test_the_configuration_sets_each_class() -> None:
