@@ -311,9 +311,10 @@ _WORDS = Words(
 _ATTRIBUTION = Attribution(holder="", user_head="", pointing="")
 
 _SECRETS = Secrets(
-    password=r"\b(?:Passwort|Kennwort|Zugangscode|(?-i:PIN))\b(?:\s+(?:ist|lautet|war)|\s*[:=])\s*",
+    password=r"\b(?:Passwort|Kennwort|Zugangscode|(?-i:PIN))\b"
+    r"(?:\s+(?:ist|lautet|war)\s*[:=]?|\s*[:=])\s*",
     token=r"\b(?:API-?Schlüssel|API[\s-]?Key|Zugangstoken|Access[\s-]?Token|Token)\b"
-    r"(?:\s+(?:ist|lautet|war)|\s*[:=])\s*",
+    r"(?:\s+(?:ist|lautet|war)\s*[:=]?|\s*[:=])\s*",
     national_id=r"\b(?:Steuer-?ID|Steuer-?Identifikationsnummer|Steueridentifikationsnummer"
     r"|Identifikationsnummer|IdNr|Sozialversicherungsnummer|Personalausweisnummer)\b",
     phone=r"\b(?:Telefon(?:nummer)?|Handy(?:nummer)?|Mobil(?:nummer)?|Tel|Rufnummer)\b",

@@ -458,9 +458,9 @@ _ATTRIBUTION = Attribution(
 
 _SECRETS = Secrets(
     password=r"\b(?:pass(?:word|code|phrase)|(?-i:PIN)(?:\s+code)?|wi-?fi\s+key)\b"
-    r"(?:\s+(?:is|was)|\s*[:=])\s*",
+    r"(?:\s+(?:is|was)\s*[:=]?|\s*[:=])\s*",
     token=r"\b(?:api[\s_-]?key|(?:access|auth|bearer|api)[\s_-]?token|secret[\s_-]?key"
-    r"|client[\s_-]?secret|token)\b(?:\s+(?:is|was)|\s*[:=])\s*",
+    r"|client[\s_-]?secret|token)\b(?:\s+(?:is|was)\s*[:=]?|\s*[:=])\s*",
     national_id=r"\b(?:SSN|social\s+security(?:\s+number)?)\b",
     phone=r"\b(?:(?:tele)?phone|cell|mobile|tel)\b",
     # "221B Baker Street", "1600 Pennsylvania Avenue": a number, a capitalised name, a street word

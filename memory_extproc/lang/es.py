@@ -330,9 +330,9 @@ _ATTRIBUTION = Attribution(
 _SECRETS = Secrets(
     # "la clave es practicar": a key to something, unless it is the speaker's
     password=r"\b(?:contraseña|(?:mi|tu|su)\s+clave|(?-i:PIN))\b(?:\s+del?\s+\w+(?:\s+\w+)?)?"
-    r"(?:\s+(?:es|era)|\s*[:=])\s*",
+    r"(?:\s+(?:es|era)\s*[:=]?|\s*[:=])\s*",
     token=r"\b(?:clave\s+de\s+(?:la\s+)?API|API\s+key|token(?:\s+de\s+acceso)?)\b"
-    r"(?:\s+(?:es|era)|\s*[:=])\s*",
+    r"(?:\s+(?:es|era)\s*[:=]?|\s*[:=])\s*",
     national_id=r"\b(?:DNI|NIE|NIF|documento\s+(?:nacional\s+)?de\s+identidad"
     r"|número\s+de\s+(?:identidad|la\s+seguridad\s+social))\b",
     phone=r"\b(?:tel[ée]fono|m[óo]vil|celular|tel)\b",

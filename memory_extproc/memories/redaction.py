@@ -98,7 +98,7 @@ _API_KEY = re.compile(
       |gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,} # GitHub
       |xox[abeprs]-[A-Za-z0-9-]{10,}                           # Slack
       |(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}                # Stripe secret, restricted
-      |AIza[0-9A-Za-z_-]{35}                                   # Google
+      |AIza[0-9A-Za-z_-]{35}|ya29\.[A-Za-z0-9_-]{20,}         # Google key, OAuth token
       |glpat-[A-Za-z0-9_-]{20,}                                # GitLab
       |hf_[A-Za-z0-9]{30,}                                     # Hugging Face
       |eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}  # a JWT

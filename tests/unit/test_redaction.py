@@ -31,6 +31,8 @@ _JWT = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.dBjftJeZ4CVPmB92K27uhbUJU1p1r_w
         ("the bot uses xoxb-2048-1234567890-AbCdEfGhIjKl", "xoxb-2048-1234567890-AbCdEfGhIjKl",
          "api_key"),
         (f"アクセストークンは{_JWT}です", _JWT, "api_key"),
+        ("my access token ya29.a0AfH6SMBx7Yk2Lq9Rt4Vw8Zb1Nc3Pd5Fe, I work at Google",
+         "ya29.a0AfH6SMBx7Yk2Lq9Rt4Vw8Zb1Nc3Pd5Fe", "api_key"),
         ("Authorization: Bearer abcdefghijklmnop1234", "abcdefghijklmnop1234", "api_key"),
         # …and one of no known shape, said as such
         ("My API key is 9f8e7d6c5b4a39281726354453627181.", "9f8e7d6c5b4a39281726354453627181",
@@ -41,6 +43,7 @@ _JWT = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.dBjftJeZ4CVPmB92K27uhbUJU1p1r_w
         ("The wifi password is sunshine.", "sunshine", "password"),
         ("my PIN is 4417", "4417", "password"),
         ("Mi contraseña es Gato2024 y tengo dos perros.", "Gato2024", "password"),
+        ("Mi contraseña es: Tortuga-88.", "Tortuga-88", "password"),
         ("La contraseña del banco es sevilla1990.", "sevilla1990", "password"),
         ("我的邮箱密码是Tr0ub4dor&3，我喜欢喝茶。", "Tr0ub4dor&3", "password"),
         ("银行卡密码：384921", "384921", "password"),
