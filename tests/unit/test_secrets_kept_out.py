@@ -5,6 +5,7 @@ stored masked. What was kept out is counted by class, never with its value."""
 from __future__ import annotations
 
 import logging
+import re
 
 import orjson
 import pytest
@@ -105,6 +106,41 @@ async def test_the_model_never_sees_a_secret_and_a_fact_of_its_marker_is_refused
     assert _redactions("card", "turn") == before + 2  # the user's and the answer's
     assert _facts("rejected_secret") == refused + 1
     assert "4111" not in caplog.text
+
+
+class SentenceModel(ScriptedModel):
+    """Writes each sentence the user said as a fact: whatever it was shown, it keeps."""
+
+    async def complete(
+        self, messages: list[dict[str, str]], *, schema: JsonSchema | None = None
+    ) -> str:
+        self.shown += [m["content"] for m in messages]
+        said = messages[-1]["content"].rsplit("user: ", 1)[-1]
+        facts = [f"User said: {s}" for s in re.split(r"(?<=[.。])\s*", said) if s]
+        return orjson.dumps({"facts": facts}).decode()
+
+
+# The issue's six secrets of six kinds, each said beside an ordinary fact
+SIX = (
+    ("My OpenAI key is sk-proj-4fT9xQ2LmN8vB3kR7wZ1yH6j. I am a vegetarian", "sk-proj-4fT9"),
+    (f"My card number is {CARD}. I live in Lisbon", "4111"),
+    ("My IBAN is GB82 WEST 1234 5698 7654 32. My daughter is called Emma", "GB82"),
+    ("My access token is ghp_Zx8QwErTy1234567890aSdFgHjKlZxCvBnM12. I work as a nurse", "ghp_"),
+    ("我的邮箱密码是Tr0ub4dor&3。 我养了一只猫", "Tr0ub4dor"),
+    ("Mi contraseña es Gato2024. Tengo dos perros", "Gato2024"),
+)
+
+
+@pytest.mark.parametrize(("said", "value"), SIX, ids=[v for _, v in SIX])
+async def test_each_secret_of_the_issue_is_kept_out_and_its_neighbour_learned(
+    embeddings: Embeddings, said: str, value: str
+) -> None:
+    model = SentenceModel()
+    held = await _learn(embeddings, model, said)
+    assert not [text for text in model.shown if value in text]
+    assert not [memory for memory in held if value in memory or "[redacted" in memory]
+    assert len(held) == 1  # the ordinary fact
+    assert held[0].endswith(re.split(r"(?<=[.。])\s*", said)[-1])
 
 
 async def test_a_secret_the_model_writes_itself_is_refused(embeddings: Embeddings) -> None:
