@@ -56,7 +56,8 @@ class Redaction:
 
 @dataclass(frozen=True, slots=True)
 class Screened:
-    """A memory's text as it may be stored, or the classes it was refused for."""
+    """A memory's text as it may be stored, or the classes it was refused for (its text then
+    without the values, for whatever reads it after)."""
 
     text: str
     found: Counter[str]
@@ -195,9 +196,9 @@ def for_memory(text: str, policy: RedactionPolicy | None = None) -> Screened:
     redaction = redact(text, policy)
     marked = [m["kind"] or "secret" for m in _SECRET_MARKER.finditer(redaction.text)]
     if marked:
-        return Screened(text, redaction.found, tuple(dict.fromkeys(marked)))
+        return Screened(redaction.text, redaction.found, tuple(dict.fromkeys(marked)))
     if not redaction.text.strip() and text.strip():
-        return Screened(text, redaction.found, tuple(redaction.found))
+        return Screened(redaction.text, redaction.found, tuple(redaction.found))
     return Screened(redaction.text, redaction.found)
 
 
