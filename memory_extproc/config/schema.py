@@ -296,7 +296,7 @@ class RetentionConfig:
         return int(self.ttl_days * 86_400_000)
 
 
-_ACTIONS = ("drop", "mask", "keep")
+_ACTIONS = ("drop", "mask", "keep")  # memories/redaction.py's, which config does not import
 _SECRET = "A secret: mask (default) puts a marker in its place and refuses any memory holding it; "
 _PERSONAL = "Personal data: mask (default) stores it as a placeholder"
 

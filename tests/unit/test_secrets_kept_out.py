@@ -19,7 +19,7 @@ from memory_extproc.handoff import Batch
 from memory_extproc.llm_api.requests import Turn
 from memory_extproc.llm_client import JsonSchema
 from memory_extproc.memories.facts import FactLimits
-from memory_extproc.memories.redaction import CLASSES, RedactionPolicy
+from memory_extproc.memories.redaction import ACTIONS, CLASSES, RedactionPolicy
 from memory_extproc.memories.writer import MemoryWriter
 from memory_extproc.store.memory import InMemoryStore
 from memory_extproc.wiring import redaction_policy
@@ -218,7 +218,9 @@ async def test_an_api_write_stores_personal_data_masked(api: MemoryApi) -> None:
 
 
 def test_the_configuration_sets_each_class() -> None:
-    assert list(RedactionConfig.__dataclass_fields__) == list(CLASSES)
+    fields = RedactionConfig.__dataclass_fields__
+    assert list(fields) == list(CLASSES)
+    assert {fields[kind].metadata["choices"] for kind in CLASSES} == {ACTIONS}
     assert redaction_policy(parse({})) == RedactionPolicy()
     config = parse({"memory": {"redaction": {"email": "keep", "card": "drop"}}})
     policy = redaction_policy(config)
