@@ -312,7 +312,10 @@ _ATTRIBUTION = Attribution(holder="", user_head="", pointing="")
 
 _SECRETS = Secrets(
     password=r"\b(?:Passwort|Kennwort|Zugangscode|(?-i:PIN))\b"
-    r"(?:\s+(?:ist|lautet|war)\s*[:=]?|\s*[:=])\s*",
+    r"(?:\s+(?:ist|lautet|war)\s*[:=]?|\s*[:=])\s*"
+    # …not what became of it: "mein Passwort ist falsch."
+    r"(?!(?:gestohlen|gehackt|falsch|sicher|unsicher|abgelaufen|neu|alt|lang|kurz|schwach"
+    r"|stark|ungültig|geändert)\b)",
     token=r"\b(?:API-?Schlüssel|API[\s-]?Key|Zugangstoken|Access[\s-]?Token|Token)\b"
     r"(?:\s+(?:ist|lautet|war)\s*[:=]?|\s*[:=])\s*",
     national_id=r"\b(?:Steuer-?ID|Steuer-?Identifikationsnummer|Steueridentifikationsnummer"

@@ -458,7 +458,10 @@ _ATTRIBUTION = Attribution(
 
 _SECRETS = Secrets(
     password=r"\b(?:pass(?:word|code|phrase)|(?-i:PIN)(?:\s+code)?|wi-?fi\s+key)\b"
-    r"(?:\s+(?:is|was)\s*[:=]?|\s*[:=])\s*",
+    r"(?:\s+(?:is|was)\s*[:=]?|\s*[:=])\s*"
+    # …not what became of it: "my password was stolen."
+    r"(?!(?:stolen|hacked|leaked|changed|reset|expired|compromised|wrong|incorrect|weak|strong"
+    r"|secure|required|invalid|new|old|long|short|simple|easy|hard)\b)",
     token=r"\b(?:api[\s_-]?key|(?:access|auth|bearer|api)[\s_-]?token|secret[\s_-]?key"
     r"|client[\s_-]?secret|token)\b(?:\s+(?:is|was)\s*[:=]?|\s*[:=])\s*",
     national_id=r"\b(?:SSN|social\s+security(?:\s+number)?)\b",

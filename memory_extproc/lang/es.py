@@ -330,7 +330,10 @@ _ATTRIBUTION = Attribution(
 _SECRETS = Secrets(
     # "la clave es practicar": a key to something, unless it is the speaker's
     password=r"\b(?:contraseña|(?:mi|tu|su)\s+clave|(?-i:PIN))\b(?:\s+del?\s+\w+(?:\s+\w+)?)?"
-    r"(?:\s+(?:es|era)\s*[:=]?|\s*[:=])\s*",
+    r"(?:\s+(?:es|era)\s*[:=]?|\s*[:=])\s*"
+    # …not what became of it: "mi contraseña es incorrecta."
+    r"(?!(?:robada|hackeada|incorrecta|segura|insegura|débil|fuerte|nueva|vieja|larga|corta"
+    r"|obligatoria|válida|inválida)\b)",
     token=r"\b(?:clave\s+de\s+(?:la\s+)?API|API\s+key|token(?:\s+de\s+acceso)?)\b"
     r"(?:\s+(?:es|era)\s*[:=]?|\s*[:=])\s*",
     national_id=r"\b(?:DNI|NIE|NIF|documento\s+(?:nacional\s+)?de\s+identidad"

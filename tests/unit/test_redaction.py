@@ -97,6 +97,9 @@ def test_a_value_is_found_and_masked(text: str, value: str, kind: str) -> None:
     [
         "I forgot my password again.",
         "My password is too short, I need a new one.",
+        "My password was stolen.",  # what became of it, said last
+        "Mi contraseña es incorrecta.",
+        "Mein Passwort ist falsch.",
         "Order number 1234567812345678 arrived yesterday.",  # Luhn-valid, starts with 1
         "4111 1111 1111 1112 is not a card",  # Luhn-invalid
         "It cost $1,299.99 in 2019.",
