@@ -92,6 +92,9 @@ SECRETS: tuple[tuple[str, str, str, str], ...] = (
 NEAR_MISSES: tuple[str, ...] = (
     "I forgot my password again.",
     "My password is too short, I need a new one.",
+    "My password was stolen.",
+    "Mi contraseña es incorrecta.",
+    "Mein Passwort ist falsch.",
     "Order number 1234567812345678 arrived yesterday.",
     "It cost $1,299.99 in 2019.",
     "The meeting is on 2026-12-06 at 10.",

@@ -321,8 +321,8 @@ class RedactionConfig:
     card: str = _secret("a payment card number (Luhn-valid)")
     iban: str = _secret("an IBAN (checksum-valid)")
     national_id: str = _secret("DNI/NIE, Steuer-IdNr, 居民身份证, マイナンバー, US SSN")
-    email: str = _personal("[email]")
-    phone: str = _personal("[phone]")
+    email: str = _personal("an email address: [email]")
+    phone: str = _personal("a phone number: [phone]")
     address: str = _personal("a street address: [address]")
 
 
