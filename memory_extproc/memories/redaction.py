@@ -174,7 +174,8 @@ def redact(text: str, policy: RedactionPolicy | None = None) -> Redaction:
     found = Counter(h.kind for h in hits)
     dropped = [h for h in hits if policy.action(h.kind) == "drop"]
     spans = _sentences(text)
-    gone = {i for h in dropped for i, (a, b) in enumerate(spans) if a <= h.start < b}
+    # every sentence a value spans (a key's block runs over several lines)
+    gone = {i for h in dropped for i, (a, b) in enumerate(spans) if a < h.end and h.start < b}
     out, at = [], 0
     for h in sorted((h for h in hits if policy.action(h.kind) == "mask"), key=lambda h: h.start):
         out += [text[at : h.start], _marker(h.kind)]

@@ -132,6 +132,8 @@ def test_a_policy_drops_the_sentence_or_keeps_the_value() -> None:
     text = "My card number is 4111 1111 1111 1111. I live in Berlin. Mail me at a@b.io."
     drop = RedactionPolicy(dict.fromkeys(CLASSES, "drop"))
     assert redact(text, drop).text == "I live in Berlin."
+    pem = f"I use this key.\n{_PEM}\nI live in Oslo."
+    assert redact(pem, drop).text == "I use this key.\nI live in Oslo."  # every line of it
     keep_mail = RedactionPolicy({**dict.fromkeys(CLASSES, "mask"), "email": "keep"})
     redacted = redact(text, keep_mail)
     assert (
