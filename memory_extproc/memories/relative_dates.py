@@ -16,6 +16,7 @@ sentence is read with every language's phrases, as only its own match.
 
 from __future__ import annotations
 
+import functools
 import re
 from datetime import date
 
@@ -71,11 +72,18 @@ _RESOLVED = re.compile(
 )
 
 
+_YEAR = re.compile(r"\d{4}")  # every wording of a resolved date holds its year
+
+
+@functools.lru_cache(maxsize=4096)
 def without_resolved_dates(text: str) -> str:
     """The fact as the user said it, before ``dated`` wrote when: "User's husband Mark turns 40
     the week after 2026-12-06" is "User's husband Mark turns 40". What a correction or a new
-    value is compared by (memories/changes.py): the date alone made it a different frame."""
-    return _RESOLVED.sub("", text).strip()
+    value is compared by (memories/changes.py): the date alone made it a different frame. On
+    the request path too (the newer of two conflicting memories wins at injection): the five
+    languages' wordings are one long pattern, read only where a year is (2.7% of the
+    processor's samples under `make bench` before)."""
+    return _RESOLVED.sub("", text).strip() if _YEAR.search(text) else text.strip()
 
 
 def dated(fact: str, said: str, day: str) -> str:
