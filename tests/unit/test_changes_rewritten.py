@@ -208,3 +208,12 @@ def test_the_judge_is_shown_each_fact_without_the_dates_the_product_wrote() -> N
 def test_where_the_user_was_born_changes_nothing_said_of_the_present(new: str, old: str) -> None:
     """With the real model, "I was born in Austin, actually." replaced "User lives in Austin"."""
     assert compare(new, old, change_said=True) is None
+
+
+def test_a_forget_leaves_no_fact_read_without_its_dates_in_memory() -> None:
+    from memory_extproc.memories.changes import clear_caches
+    from memory_extproc.memories.relative_dates import without_resolved_dates
+
+    without_resolved_dates("User's husband Mark turns 40 the week after 2026-12-06")
+    clear_caches()
+    assert without_resolved_dates.cache_info().currsize == 0
