@@ -29,6 +29,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from memory_extproc.languages import language_of
 from memory_extproc.retrieval.amounts import asks_amount, holds_amount
 from memory_extproc.retrieval.dates import named_spans
 from memory_extproc.store.model import ScoredMemory
@@ -72,9 +73,14 @@ def coverage(
     candidates, so a word every candidate shares counts for little). ``pool``: the number of
     candidates a search usually brings; a user with only a few memories must not make every
     word they contain look common ("What car do I drive?" vs the one memory about a car).
-    ``language``: the query's, when already told."""
+    ``language``: the query's, when already told.
+
+    Each candidate is read in the query's language, its words dropped and stemmed as the
+    query's are: only the query's words are looked for, and telling each candidate's own
+    language cost ~2 ms a request (langid on 30 texts) wherever memories are not read twice."""
+    language = language or language_of(query)
     wanted = terms(query, language)
-    documents = [terms(c.memory.content) for c in candidates]
+    documents = [terms(c.memory.content, language) for c in candidates]
     count = len(documents)
     size = max(count, pool)
     idf = {
