@@ -73,21 +73,30 @@ def terms(text: str, language: str = "") -> frozenset[str]:
 
 def _terms(text: str, language: str = "") -> frozenset[str]:
     lowered = text.lower().replace("\u2019", "'")
-    said = _WORD.findall(CJK.sub(" ", lowered))  # its language read before "usuario" is "user"
-    language = language or (latin_language(" ".join(said)) if said else "en")
+    own = stemmer(language) if language else None
+    said: list[str] = []  # its language read before "usuario" is "user"
+    if own is not stem:  # not told, or told a language stemmed otherwise than English
+        said = _WORD.findall(CJK.sub(" ", lowered))
+        language = language or (latin_language(" ".join(said)) if said else "en")
+        own = stemmer(language)
     lowered = _USER_WORDS.sub(" user ", lowered)
     found = {pair for run in CJK.findall(lowered) for pair in _pairs(run)}
     words = _WORD.findall(CJK.sub(" ", lowered))
-    stop = STOPWORDS | _stopwords(language)
+    stop = _dropped(language)
     kept = [w for w in words if w not in stop and len(w) > 1]
     found.update(map(stem, kept))
     # and by their own language's stems, as well as English's: a text's language is a guess,
     # and two of one language may be read differently ("Soy vegetariano." is too short to
     # tell, "El usuario es vegetariano" is Spanish), the English stems are what they share;
     # under three words, not at all ("two weeks" reads as Polish)
-    if len(said) >= 3:
-        found.update(map(stemmer(language), kept))
+    if own is not stem and len(said) >= 3:
+        found.update(map(own, kept))
     return frozenset(found)
+
+
+@functools.cache
+def _dropped(language: str) -> frozenset[str]:
+    return STOPWORDS | _stopwords(language)
 
 
 def _pairs(run: str) -> set[str]:
