@@ -1,7 +1,8 @@
 """`make bench`: latency and CPU that memory adds, measured side by side in one run.
 
 One Envoy has two listeners to the same stand-in LLM: `direct` (no ext_proc) and `memory`
-(ext_proc → memory-extproc → Milvus standalone holding 100,000 memories of 1,000 users); a second
+(ext_proc → memory-extproc → Milvus standalone holding 100,000 memories of 1,000 users, each
+in its own words: bench/dataset.py `said`); a second
 Envoy sends its ext_proc streams to a processor that does no work (bench/null_processor.py).
 Eight client connections send, interleaved, seven kinds of requests:
   direct       Envoy → LLM, the baseline;
@@ -58,15 +59,15 @@ import statistics
 import sys
 import tempfile
 import time
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import aiohttp
-import numpy as np
 from pymilvus import MilvusClient
 
-from bench.dataset import Questions, facts_and_questions
+from bench.dataset import Questions, facts_and_questions, said
 from bench.harness import (
     BASE,
     CONCURRENCY,
@@ -143,24 +144,23 @@ BUSY_RATE = float(os.environ.get("BENCH_BUSY_RATE", "2"))
 
 
 async def load_memories(uri: str, world: World) -> None:
-    owned = sorted({index for indexes in world.owned.values() for index in indexes})
-    print(f"embedding {len(owned)} distinct facts …", flush=True)
-    texts = [fact for fact, _ in world.facts]
-    vectors = dict(zip(owned, embed_facts([texts[i] for i in owned]), strict=True))
+    ways: Counter[int] = Counter()  # each owner of a fact says it in its own words
+    memories = []
+    for user in world.users:
+        for index in world.owned[user]:
+            memories.append((user, said(world.facts[index][0], ways[index])))
+            ways[index] += 1
+    print(f"embedding {len(memories):,} memories …", flush=True)
+    vectors = embed_facts([text for _, text in memories])
     store = MilvusStore(uri, COLLECTION, DIMENSION)
     await store.start()
     if not await store.wait_available(120):
         sys.exit("Milvus did not come up")
     print(f"inserting {USERS * PER_USER:,} memories for {USERS:,} users …", flush=True)
-    batch: list[tuple[Memory, np.ndarray]] = []
-    for user in world.users:
-        for index in world.owned[user]:
-            memory = Memory.new(user, texts[index], kind_of(texts[index]), source="bench")
-            batch.append((memory, vectors[index]))
-            if len(batch) == 5000:
-                await store.store_many(batch, wait_visible=False)
-                batch = []
-    await store.store_many(batch)
+    for start in range(0, len(memories), 5000):
+        chunk = zip(memories[start : start + 5000], vectors[start : start + 5000], strict=True)
+        batch = [(Memory.new(u, text, kind_of(text), source="bench"), v) for (u, text), v in chunk]
+        await store.store_many(batch, wait_visible=start + 5000 >= len(memories))
     await store.close()
     client = MilvusClient(uri=uri)
     client.flush(COLLECTION)
@@ -325,7 +325,7 @@ async def main() -> None:
     # works on a copy, so what one run writes (and deletes) never changes the next one's data.
     # Named by the schema that made it: one kept from an older release is not opened.
     schema = SCHEMA_TAG.rsplit(" ", 1)[-1]
-    pristine = Path(".run/bench") / f"milvus-{USERS}x{PER_USER}-int8-voiced-flat-typed-{schema}"
+    pristine = Path(".run/bench") / f"milvus-{USERS}x{PER_USER}-int8-voiced-distinct-{schema}"
     data_dir = workdir / "milvus"
     rng = random.Random(20261121)
     facts = facts_and_questions()

@@ -86,6 +86,45 @@ TOOLS = ["helm", "terraform", "ansible", "kubectl apply", "a blue-green script",
 FOODS = ["peanuts", "shellfish", "gluten", "sesame", "kiwi", "lactose", "soy", "eggs"]
 DAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
 
+# Each user's copy of a fact is said in its own words, as a real user's memories are their own:
+# no per-text cache of the processor (a memory's words, its dates) answers for work it would do
+# on a deployment's many distinct memories. 100 ways; a fact has 74 owners at most here.
+OPENERS = [
+    "",
+    "Just so you know, ",
+    "FYI, ",
+    "For the record, ",
+    "Note that ",
+    "Good to know: ",
+    "By the way, ",
+    "As I mentioned, ",
+    "Remember that ",
+    "Also, ",
+]
+CLOSERS = [
+    "",
+    " these days",
+    " for now",
+    ", as far as I know",
+    " (still true)",
+    ", I think",
+    " at the moment",
+    ", last I checked",
+    " as of this year",
+    ", for what it's worth",
+]
+
+
+def said(fact: str, way: int) -> str:
+    """The ``way``-th wording of ``fact`` (0: as it is)."""
+    if way >= len(OPENERS) * len(CLOSERS):
+        raise ValueError(f"only {len(OPENERS) * len(CLOSERS)} ways to say a fact")
+    opener, closer = OPENERS[way % len(OPENERS)], CLOSERS[way // len(OPENERS)]
+    if opener and fact.startswith("My "):
+        fact = "my " + fact[3:]
+    return f"{opener}{fact}{closer}"
+
+
 # Requests for something chosen or made for the user: the user's preferences near them (favourite
 # cuisine, band, sport, book or colour; allergies) are given to them (bench "personalised")
 OPEN_REQUESTS = [

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from bench.dataset import Questions, facts_and_questions, in_language
+from bench.dataset import Questions, facts_and_questions, in_language, said
 from memory_extproc.languages import language_of
 
 
@@ -34,3 +34,16 @@ def test_a_question_is_never_asked_twice() -> None:
     texts = [asked.ask("what food am I allergic to?", language="zh") for _ in range(60)]
     assert len(set(texts)) == 60
     assert all("我对什么食物过敏？" in text for text in texts)
+
+
+def test_each_owner_of_a_fact_says_it_in_its_own_words() -> None:
+    """No per-text cache of the processor may answer for the work a deployment's distinct
+    memories cost it."""
+    fact = "My sister lives in Lisbon"
+    ways = [said(fact, way) for way in range(100)]
+    assert len(set(ways)) == 100
+    assert ways[0] == fact
+    assert all("sister lives in Lisbon" in text for text in ways)
+    assert said(fact, 11) == "Just so you know, my sister lives in Lisbon these days"
+    with pytest.raises(ValueError):
+        said(fact, 100)
