@@ -2,8 +2,8 @@
 
 One Envoy has two listeners to the same stand-in LLM: `direct` (no ext_proc) and `memory`
 (ext_proc → memory-extproc → Milvus standalone holding 100,000 memories of 1,000 users, each
-in its own words: bench/dataset.py `said`); a second
-Envoy sends its ext_proc streams to a processor that does no work (bench/null_processor.py).
+in its own words: bench/dataset.py `said`); a second Envoy sends its ext_proc streams to a
+processor that does no work (bench/null_processor.py).
 Eight client connections send, interleaved, seven kinds of requests:
   direct       Envoy → LLM, the baseline;
   null         the greeting below through the processor that does no work: the floor of any
