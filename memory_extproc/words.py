@@ -80,8 +80,9 @@ def _terms(text: str, language: str = "") -> frozenset[str]:
         language = language or (latin_language(" ".join(said)) if said else "en")
         own = stemmer(language)
     lowered = _USER_WORDS.sub(" user ", lowered)
-    found = {pair for run in CJK.findall(lowered) for pair in _pairs(run)}
-    words = _WORD.findall(CJK.sub(" ", lowered))
+    runs = [] if lowered.isascii() else CJK.findall(lowered)
+    found = {pair for run in runs for pair in _pairs(run)}
+    words = _WORD.findall(CJK.sub(" ", lowered) if runs else lowered)
     stop = _dropped(language)
     kept = [w for w in words if w not in stop and len(w) > 1]
     found.update(map(stem, kept))
