@@ -2,9 +2,10 @@
 candidates were read before (a per-text cache answers) and when they were not (a deployment's
 many distinct memories: the words of each are read anew).
 
-LoCoMo's dev questions, each against 30 of its dialogue turns as candidates, through the request
-path's own pure steps (the question's language told, ``rank``, ``format_context``); process CPU
-per request, the caches warm, then cleared before each request. Prints one JSON line.
+LoCoMo's dev questions, each against 30 of its observations (facts) as candidates, each said
+on a day of its own, through the request path's own pure steps (the question's language told,
+``rank``, ``format_context``, whose newest-wins rule compares the injected memories pairwise);
+process CPU per request, caches warm, then cleared before each request. Prints one JSON line.
 """
 
 from __future__ import annotations
@@ -24,16 +25,17 @@ from memory_extproc.retrieval.rank import rank
 from memory_extproc.store.model import Memory, ScoredMemory
 
 CANDIDATES = 30
+DAY = 86_400_000  # each candidate said on a day of its own, as a user's memories are
 
 
 def requests() -> list[tuple[str, list[ScoredMemory]]]:
     samples = load_samples()
-    turns = [
-        turn["text"]
+    turns = [  # what replay mode stores: LoCoMo's observations, one fact each
+        fact
         for sample in samples
-        for key, session in sample["conversation"].items()
-        if key.startswith("session_") and isinstance(session, list)
-        for turn in session
+        for session in sample["observation"].values()
+        for facts in session.values()
+        for fact, _ in facts
     ]
     asked = [q.text for sample in samples for q in questions(sample)]
     random.Random(3).shuffle(turns)
@@ -41,7 +43,8 @@ def requests() -> list[tuple[str, list[ScoredMemory]]]:
     for i, question in enumerate(asked):  # a window of turns each (caches cleared: never read)
         start = i * CANDIDATES % (len(turns) - CANDIDATES)
         texts = turns[start : start + CANDIDATES]
-        made.append((question, [ScoredMemory(Memory.new("u", text), 0.62 - j * 0.01)
+        made.append((question, [ScoredMemory(Memory.new("u", text, created_at=DAY * (99 - j)),
+                                             0.62 - j * 0.01)
                                 for j, text in enumerate(texts)]))  # fmt: skip
     return made
 

@@ -131,10 +131,10 @@ def _stopwords(language: str) -> frozenset[str]:
     return frozenset(stopwordsiso.stopwords(language)) if has else frozenset()
 
 
-def function_words(text: str) -> frozenset[str]:
-    """The stopwords of a Latin-script text's language beyond English's ``STOPWORDS`` ("el",
-    "para" of a Spanish text; none for English)."""
-    return _stopwords(latin_language(text))
+def function_words(language: str) -> frozenset[str]:
+    """A language's stopwords beyond English's ``STOPWORDS`` ("el", "para" of Spanish; none for
+    English)."""
+    return _stopwords(language)
 
 
 def function_char(char: str) -> bool:

@@ -74,6 +74,7 @@ class _Read:
     vocabulary: frozenset[str]  # the tokens as a set
     named: str  # the person a third-person statement is about ("Maria …"), else ""
     people: frozenset[str]  # the people of the user's it names ("brother", "妹妹")
+    language: str  # as langid tells it among Latin-script languages (languages.latin_language)
 
 
 def _is_number(token: str) -> bool:
@@ -93,9 +94,9 @@ _KATAKANA_WORD = re.compile(r"[\u30a0-\u30ff]+|.", re.DOTALL)
 _HIRAGANA = re.compile(r"[\u3041-\u309f]")
 
 
-def _names_by_capital(text: str) -> bool:
-    language = filed(latin_language(text))
-    return language is None or language.names_by_capital
+def _names_by_capital(language: str) -> bool:
+    filed_language = filed(language)
+    return filed_language is None or filed_language.names_by_capital
 
 
 def _spaced_chinese(run: str) -> str:
@@ -151,7 +152,8 @@ def _read(text: str) -> _Read:
     if "self" not in tokens and _HIRAGANA.search(text) and not vocabulary.PEOPLE.search(text):
         tokens.insert(0, "self")  # Japanese drops its subject: "車を売りました" is the user's
     numbers = frozenset(t for t in tokens if _is_number(t))
-    other_stopwords = function_words(text)
+    language = latin_language(text)  # told once (~30 us): its function words, how it names
+    other_stopwords = function_words(language)
     content = frozenset(stem(t) for t in tokens if _is_content(t, other_stopwords))
     negated = any(t in vocabulary.NEGATION for t in tokens)
     first = text.split(maxsplit=1)[0].strip(",.:;!?'\"") if text.strip() else ""
@@ -161,11 +163,11 @@ def _read(text: str) -> _Read:
         and lowered_first.isalpha()
         and lowered_first not in _NOT_NAMES
         and lowered_first not in other_stopwords
-        and _names_by_capital(text)
+        and _names_by_capital(language)
     )
     people = frozenset(stem(m.group().lower()) for m in vocabulary.PEOPLE.finditer(text))
     return _Read(tuple(tokens), numbers, content, negated, frozenset(tokens),
-                 lowered_first if is_name else "", people)  # fmt: skip
+                 lowered_first if is_name else "", people, language)  # fmt: skip
 
 
 @functools.lru_cache(maxsize=4096)
@@ -300,7 +302,7 @@ def _compare(new: str, old: str, change_said: bool) -> Change | None:
         return None  # a birth and anything else: both can be true
     if _one_slot_changed(a, b, said) or (said and _amount_changed(a, b)):
         return Change.CHANGED
-    if said and _words_move(new) and _one_word_changed(a, b):
+    if said and _words_move(a) and _one_word_changed(a, b):
         return Change.CHANGED
     obj = ended_object(new)
     # an ending restates no fact that ends nothing: "ユーザーはタバコをやめた" (quit smoking)
@@ -471,10 +473,10 @@ def _one_slot_changed(a: _Read, b: _Read, change_said: bool) -> bool:
     return any(_is_number(t) for t in slot_tokens) and not any(_is_date(t) for t in slot_tokens)
 
 
-def _words_move(text: str) -> bool:
+def _words_move(read: _Read) -> bool:
     """A language whose words move around the verb ("Im Flugzeug sitze ich am Fenster" /
     "Ich sitze im Flugzeug am Gang"): a slot is read by its words, not their order."""
-    language = filed(latin_language(text))
+    language = filed(read.language)
     return language is not None and language.words_move
 
 
