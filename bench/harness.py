@@ -53,8 +53,10 @@ EXTRACTOR = "bench-extractor"
 
 
 def embed_facts(facts: list[str]) -> np.ndarray:
-    """The facts' vectors as the service stores them: both models, in the memory voice."""
-    config = config_module.load(None)
+    """The facts' vectors as the service stores them: both models, in the memory voice (every
+    core each run: a data set is built once, with nothing else running)."""
+    threads = {"MEMORY_EXTPROC__MEMORY__EMBEDDING__THREADS": str(os.cpu_count() or 1)}
+    config = config_module.load(None, {**os.environ, **threads})
     english, other = build_embedder(config), build_multilingual(config)
     voiced = [in_memory_voice(fact) for fact in facts]
     rows = []
