@@ -130,8 +130,10 @@ def _digits(match: re.Match[str]) -> str:
     return str(int(match[1]) * 10000 + int(match[2] or 0) * 1000)
 
 
-@functools.lru_cache(maxsize=4096)  # injection compares each shown memory with the others
-def _read(text: str) -> _Read:
+@functools.lru_cache(maxsize=4096)
+def _tokens(text: str) -> tuple[str, ...]:
+    """The text as the rules read it: numbers as digits, "I" and "User" as "self", "is" and
+    "became" as "be", fillers dropped; Chinese one character a token."""
     tokens: list[str] = []
     lowered = _MAN.sub(_digits, text.lower().replace("\u2019", "'"))
     lowered = CJK.sub(lambda m: _spaced_chinese(m.group()), lowered)
@@ -151,6 +153,19 @@ def _read(text: str) -> _Read:
                 tokens.append(token)
     if "self" not in tokens and _HIRAGANA.search(text) and not vocabulary.PEOPLE.search(text):
         tokens.insert(0, "self")  # Japanese drops its subject: "車を売りました" is the user's
+    return tuple(tokens)
+
+
+@functools.lru_cache(maxsize=4096)
+def _words(text: str) -> frozenset[str]:
+    """Its content words but for those of its own language's stopwords, told without langid: a
+    superset of ``_Read.content``."""
+    return frozenset(stem(t) for t in _tokens(text) if _is_content(t, frozenset()))
+
+
+@functools.lru_cache(maxsize=4096)  # injection compares each shown memory with the others
+def _read(text: str) -> _Read:
+    tokens = _tokens(text)
     numbers = frozenset(t for t in tokens if _is_number(t))
     language = latin_language(text)  # told once (~30 us): its function words, how it names
     other_stopwords = function_words(language)
@@ -166,7 +181,7 @@ def _read(text: str) -> _Read:
         and _names_by_capital(language)
     )
     people = frozenset(stem(m.group().lower()) for m in vocabulary.PEOPLE.finditer(text))
-    return _Read(tuple(tokens), numbers, content, negated, frozenset(tokens),
+    return _Read(tokens, numbers, content, negated, frozenset(tokens),
                  lowered_first if is_name else "", people, language)  # fmt: skip
 
 
@@ -244,6 +259,8 @@ def compare(new: str, old: str, *, change_said: bool = False) -> Change | None:
     ``change_said``: the speaker said elsewhere that something changed (a marker in the message
     a fact was extracted from), which lets a one-word slot count as a new value.
     """
+    if not change_said and _apart(new, old):
+        return None
     change = _compare(new, old, change_said) or _compare_undated(new, old, change_said)
     if change is not None:
         return change
@@ -256,6 +273,20 @@ def compare(new: str, old: str, *, change_said: bool = False) -> Change | None:
         if change is not None and change is not Change.RESTATED:
             return change
     return None
+
+
+def _apart(new: str, old: str) -> bool:
+    """No word in common, and ``new`` says no change, move or correction: nothing the rules
+    relate (a change needs a word in common or a word for the change; 1 pair in 21,896 related
+    ones of the corpus was told otherwise, a misreading). Told for a fifth of a full reading: at
+    injection every shown memory meets every other, most of them unread before."""
+    return (
+        new != old
+        and not (_words(new) & _words(old))
+        and not CHANGE_MARKER.search(new)
+        and not vocabulary.MOVED.search(new)
+        and correction(new) is None
+    )
 
 
 def _compare_undated(new: str, old: str, change_said: bool) -> Change | None:
