@@ -45,5 +45,5 @@ def test_each_owner_of_a_fact_says_it_in_its_own_words() -> None:
     assert ways[0] == fact
     assert all("sister lives in Lisbon" in text for text in ways)
     assert said(fact, 11) == "Just so you know, my sister lives in Lisbon these days"
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="only 100 ways"):
         said(fact, 100)
