@@ -152,3 +152,23 @@ def test_endings_name_what_they_end() -> None:
 )
 def test_what_says_something_changed(said: str, changed: bool) -> None:
     assert says_change(said) is changed
+
+
+def test_statements_with_no_word_in_common_are_told_apart_without_a_full_reading(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """At injection every shown memory meets every other, most of them never read before: a
+    full reading (langid, every correction and ending pattern) only where the rules could
+    relate the two. A move shares no word with the home it ends, and is still read."""
+    from memory_extproc.memories import changes
+
+    told: list[str] = []
+    real = changes.latin_language
+    monkeypatch.setattr(changes, "latin_language", lambda text: told.append(text) or real(text))
+    changes.clear_caches()
+    assert compare("User's sister plays the cello", "User is allergic to peanuts") is None
+    assert told == []
+    assert compare("User moved to Seattle", "User has lived in Denver for five years") is (
+        Change.ENDED
+    )
+    assert told
