@@ -532,6 +532,7 @@ def _opcodes(
 def clear_caches() -> None:
     """After a forget: nothing read from a memory's text stays in this process, here or in
     the words it was read with (every text still stored is read again when it comes back)."""
-    for cached in (_read, correction, ended_object, compare, _clauses, without_resolved_dates):
+    for cached in (_tokens, _words, _read, correction, ended_object, compare, _clauses,
+                   without_resolved_dates):  # fmt: skip
         cached.cache_clear()
     words.clear_cache()

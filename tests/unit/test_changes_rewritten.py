@@ -210,10 +210,17 @@ def test_where_the_user_was_born_changes_nothing_said_of_the_present(new: str, o
     assert compare(new, old, change_said=True) is None
 
 
-def test_a_forget_leaves_no_fact_read_without_its_dates_in_memory() -> None:
-    from memory_extproc.memories.changes import clear_caches
+def test_a_forget_leaves_nothing_read_from_a_memory_in_any_cache_of_the_truth_rules() -> None:
+    from memory_extproc.memories import changes
     from memory_extproc.memories.relative_dates import without_resolved_dates
 
-    without_resolved_dates("User's husband Mark turns 40 the week after 2026-12-06")
-    clear_caches()
-    assert without_resolved_dates.cache_info().currsize == 0
+    compare("User's husband Mark turns 40 the week after 2026-12-06", "User's husband is Mark")
+    compare("User moved to Seattle", "User lives in Denver")
+    caches = [without_resolved_dates] + [
+        f
+        for f in vars(changes).values()
+        if callable(getattr(f, "cache_info", None)) and f.__module__ == changes.__name__
+    ]
+    assert sum(c.cache_info().currsize for c in caches) > 0
+    changes.clear_caches()
+    assert {c.__name__: c.cache_info().currsize for c in caches} == {c.__name__: 0 for c in caches}
