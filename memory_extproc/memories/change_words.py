@@ -10,14 +10,58 @@ words are dropped and its words for the user and for "is" are read as such.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 
 from memory_extproc.lang import FILED, either
+from memory_extproc.lang.shape import Changes
+from memory_extproc.words import CJK
 
+_EVERY = tuple(language.changes for language in FILED)
 _SPACED = tuple(language.changes for language in FILED if language.spaced)
 _UNSPACED = tuple(language.changes for language in FILED if not language.spaced)
 
 
-def _words(field: str, changes: tuple[object, ...] = _SPACED) -> frozenset[str]:
+def _unspaced_script(text: str) -> bool:
+    return not text.isascii() and CJK.search(text) is not None
+
+
+@dataclass(frozen=True, slots=True)
+class Merged:
+    """A field's pattern in every filed language. A text without a character of an unspaced
+    language's script is searched with the spaced languages' alternatives only: each of the
+    others holds such a character, so finds nothing there, and trying them at every position
+    of an English memory cost more than the English ones (~17 us a pattern)."""
+
+    spaced: re.Pattern[str]
+    every: re.Pattern[str]
+
+    def _for(self, text: str) -> re.Pattern[str]:
+        return self.every if _unspaced_script(text) else self.spaced
+
+    def search(self, text: str) -> re.Match[str] | None:
+        return self._for(text).search(text)
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        return self._for(text).finditer(text)
+
+    def sub(self, replacement: str | Callable[[re.Match[str]], str], text: str) -> str:
+        return self._for(text).sub(replacement, text)
+
+
+@dataclass(frozen=True, slots=True)
+class InTurn:
+    """Patterns tried in turn, the first that matches deciding; as ``Merged``, a text without
+    an unspaced language's script is tried with the spaced languages' only."""
+
+    spaced: tuple[re.Pattern[str], ...]
+    every: tuple[re.Pattern[str], ...]
+
+    def for_text(self, text: str) -> tuple[re.Pattern[str], ...]:
+        return self.every if _unspaced_script(text) else self.spaced
+
+
+def _words(field: str, changes: tuple[Changes, ...] = _SPACED) -> frozenset[str]:
     return frozenset(word for c in changes for word in getattr(c, field))
 
 
@@ -28,8 +72,19 @@ def _longest_first(field: str) -> re.Pattern[str]:
     return re.compile("|".join(words))
 
 
-def _pattern(field: str) -> str:
-    return either([getattr(language.changes, field) for language in FILED])
+def _pattern(field: str, changes: tuple[Changes, ...] = _EVERY) -> str:
+    return either([getattr(c, field) for c in changes])
+
+
+def _merged(field: str) -> Merged:
+    return Merged(
+        re.compile(_pattern(field, _SPACED), re.IGNORECASE),
+        re.compile(_pattern(field), re.IGNORECASE),
+    )
+
+
+def _in_turn(patterns: Callable[[tuple[Changes, ...]], tuple[re.Pattern[str], ...]]) -> InTurn:
+    return InTurn(patterns(_SPACED), patterns(_EVERY))
 
 
 # the speaker, as statements and memories name them
@@ -53,18 +108,25 @@ NEGATION_UNSPACED = tuple(
 FRAME_NOISE = _words("frame_noise", _SPACED + _UNSPACED) | {"self", "be"}
 WHEN = _words("when_words", _SPACED + _UNSPACED)
 
-CHANGE_MARKER = re.compile(_pattern("marker"), re.IGNORECASE)
+CHANGE_MARKER = _merged("marker")
 # "I said Boston, I meant Austin": groups ``wrong`` and ``right``
-CORRECTIONS = tuple(
-    re.compile(pattern, re.IGNORECASE)
-    for language in FILED
-    for pattern in language.changes.corrections
+CORRECTIONS = _in_turn(
+    lambda changes: tuple(
+        re.compile(pattern, re.IGNORECASE) for c in changes for pattern in c.corrections
+    )
 )
 # "I sold my car": group ``object``; then an ending that names nothing ("I quit last month",
 # "我辞职了"): what was left unnamed is the job (LEFT_JOB)
-ENDINGS = tuple(
-    re.compile(pattern, re.IGNORECASE) for language in FILED for pattern in language.changes.endings
-) + tuple(re.compile(f"(?:{c.left_job})(?P<object>)", re.I) for c in _SPACED + _UNSPACED)
+ENDINGS = _in_turn(
+    lambda changes: (
+        tuple(re.compile(pattern, re.IGNORECASE) for c in changes for pattern in c.endings)
+        + tuple(
+            re.compile(f"(?:{c.left_job})(?P<object>)", re.I)
+            for c in _SPACED + _UNSPACED
+            if c in changes
+        )
+    )
+)
 # …in the language of the verb
 LEFT_JOB = tuple(
     (re.compile(language.changes.left_job, re.IGNORECASE), language.changes.job_word)
@@ -72,16 +134,16 @@ LEFT_JOB = tuple(
 )
 # The user moved ("we moved to Seattle", "我们上个月搬到西雅图"): it ends where the user lived
 # (RESIDENCE). Not a relative's move: the user is the subject, with only when between.
-MOVED = re.compile(_pattern("moved"), re.IGNORECASE)
+MOVED = _merged("moved")
 # Where the user lives (not "User's brother lives in …")
-RESIDENCE = re.compile(_pattern("residence"), re.IGNORECASE)
+RESIDENCE = _merged("residence")
 # One thing replaced another, whatever it was (not "now" or "new": "User got a new puppy"
 # replaces nothing)
-SWITCH = re.compile(_pattern("switch"), re.IGNORECASE)
+SWITCH = _merged("switch")
 _WHEN = _pattern("when")
 # what an ending names stops where a new clause starts: "my job last month and now I teach …"
 # (not "my car and my bike")
-OBJECT_END = re.compile(_pattern("object_end"), re.IGNORECASE)
+OBJECT_END = _merged("object_end")
 # when something ended, after what ended or alone: "my car last week", "last month"
 WHEN_SUFFIX = re.compile(rf"(\s+({_WHEN}))+\s*$|^\s*({_WHEN})\s*$", re.IGNORECASE)
 # what an ending names, without its determiner: "my car" → "car", "mi carro" → "carro"
@@ -94,11 +156,11 @@ DETERMINER = re.compile(
 CLAUSE = re.compile(rf"[.;!?]\s+|[。；！？]\s*|{_pattern('clause')}", re.IGNORECASE)
 # The people of a user's life: "User's brother lives in Denver" is not "User lives in Denver"
 # restated, and a brother's gym is not the user's (memories/cascades.py)
-PEOPLE = re.compile(_pattern("people"), re.IGNORECASE)
+PEOPLE = _merged("people")
 # The user's work (not a relative's: "User's sister works as …", "用户的妹妹在医院当护士")
-JOB = re.compile(_pattern("job"), re.IGNORECASE)
+JOB = _merged("job")
 # A second job beside the first, not one for the other: "also", "on weekends", "兼职"
-BESIDE = re.compile(_pattern("beside"), re.IGNORECASE)
+BESIDE = _merged("beside")
 # Where and when the user was born: a fact of the past that changes nothing said of the present
 # ("I was born in Austin, actually" does not replace "User lives in Austin")
-BORN = re.compile(_pattern("born"), re.IGNORECASE)
+BORN = _merged("born")

@@ -45,7 +45,6 @@ class Change(StrEnum):
 
 
 _TOKEN = re.compile(r"\$?\d[\d,]*(?:\.\d+)?%?|[^\W\d_]+(?:'[^\W\d_]+)?", re.UNICODE)
-CHANGE_MARKER = vocabulary.CHANGE_MARKER
 # a month's name is when something happened ("May"), in any filed language
 _MONTHS = frozenset(
     month.lower() for lang in FILED for month in (*lang.dates.months, *lang.dates.short_months)
@@ -188,7 +187,7 @@ def _read(text: str) -> _Read:
 @functools.lru_cache(maxsize=4096)
 def correction(new: str) -> tuple[str, str] | None:
     """("Boston", "Austin") for "I said Boston, I meant Austin"."""
-    for pattern in vocabulary.CORRECTIONS:
+    for pattern in vocabulary.CORRECTIONS.for_text(new):
         if match := pattern.search(new):
             return match.group("wrong").strip(), match.group("right").strip()
     return None
@@ -213,7 +212,7 @@ def corrected(old: str, new: str) -> str | None:
 @functools.lru_cache(maxsize=4096)
 def ended_object(text: str) -> str | None:
     """What "I sold my car last week" ends: "my car"."""
-    for pattern in vocabulary.ENDINGS:
+    for pattern in vocabulary.ENDINGS.for_text(text):
         if match := pattern.search(text):
             named = vocabulary.OBJECT_END.sub("", match.group("object"))
             named = vocabulary.WHEN_SUFFIX.sub("", named).strip()
@@ -228,9 +227,9 @@ def moved_from(new: str, old: str) -> bool:
     name: the move ends it ("User moved to Seattle" / "User has lived in Denver for five
     years"; not "… lives in Seattle")."""
     new, old = without_resolved_dates(new), without_resolved_dates(old)  # "用户2026年…搬到"
-    if not (vocabulary.MOVED.search(new) and vocabulary.RESIDENCE.search(old)):
+    if not (_moves(new) and vocabulary.RESIDENCE.search(old)):
         return False
-    if vocabulary.MOVED.search(old):
+    if _moves(old):
         return False
     a, b = _read(new), _read(old)
     return not (a.content & b.content) - a.numbers
@@ -241,13 +240,20 @@ def says_switch(text: str) -> bool:
     return bool(vocabulary.SWITCH.search(text))
 
 
+@functools.lru_cache(maxsize=4096)  # at injection a memory meets each other one shown
+def _marked(text: str) -> bool:
+    """A change word in it: "now", "actually", "现在"…"""
+    return vocabulary.CHANGE_MARKER.search(text) is not None
+
+
+@functools.lru_cache(maxsize=4096)
+def _moves(text: str) -> bool:
+    return vocabulary.MOVED.search(text) is not None
+
+
 def says_change(text: str) -> bool:
     """The speaker says something changed: a change word, a correction or an ending."""
-    return (
-        bool(CHANGE_MARKER.search(text))
-        or correction(text) is not None
-        or (ended_object(text) is not None)
-    )
+    return _marked(text) or correction(text) is not None or (ended_object(text) is not None)
 
 
 @functools.lru_cache(maxsize=4096)  # a user's shown memories meet again turn after turn
@@ -267,7 +273,7 @@ def compare(new: str, old: str, *, change_said: bool = False) -> Change | None:
     clauses = _clauses(new)
     if len(clauses) < 2:
         return None
-    said = change_said or bool(CHANGE_MARKER.search(new))
+    said = change_said or _marked(new)
     for clause in clauses:
         change = _compare(clause, old, said)
         if change is not None and change is not Change.RESTATED:
@@ -282,8 +288,8 @@ def _apart(new: str, old: str) -> bool:
     return (
         new != old
         and not (_words(new) & _words(old))
-        and not CHANGE_MARKER.search(new)
-        and not vocabulary.MOVED.search(new)
+        and not _marked(new)
+        and not _moves(new)
         and correction(new) is None
     )
 
@@ -318,12 +324,12 @@ def _compare(new: str, old: str, change_said: bool) -> Change | None:
         return Change.CORRECTED
     if moved_from(new, old):
         return Change.ENDED
-    a, b = _read(new), _read(old)
-    said = change_said or bool(CHANGE_MARKER.search(new))
-    if said and _job_changed(new, old, a, b):
+    said = change_said or _marked(new)
+    if said and _job_changed(new, old):
         return Change.ENDED
-    if len(a.vocabulary & b.vocabulary) < 2 and ended_object(new) is None:
-        return None  # not even a frame in common: the common case, decided without aligning
+    if len(set(_tokens(new)).intersection(_tokens(old))) < 2 and ended_object(new) is None:
+        return None  # not even a frame in common: the common case, decided without reading
+    a, b = _read(new), _read(old)
     if a.named and b.named and a.named != b.named:
         return None  # "Maria volunteers …" / "John volunteers …": other people
     # before restatement: "prefers window seats" / "… aisle seats", said to have changed, share
@@ -345,13 +351,14 @@ def _compare(new: str, old: str, change_said: bool) -> Change | None:
     return Change.ENDED if ends and named & b.content else None
 
 
-def _job_changed(new: str, old: str, a: _Read, b: _Read) -> bool:
+def _job_changed(new: str, old: str) -> bool:
     """Said to have changed, the user's work replaced by other work ("I quit last month, and now
     I teach at a primary school" / "User works as a nurse at a hospital"): the 1.5B judge
     answered "still true" to that pair in all three languages. Not a second job ("also", "on
     weekends"), not the same work in fewer words."""
     if not (vocabulary.JOB.search(new) and vocabulary.JOB.search(old)):
         return False
+    a, b = _read(new), _read(old)
     if vocabulary.BESIDE.search(new) or a.people != b.people:
         return False
     return not (a.content <= b.content or b.content <= a.content)
@@ -533,6 +540,6 @@ def clear_caches() -> None:
     """After a forget: nothing read from a memory's text stays in this process, here or in
     the words it was read with (every text still stored is read again when it comes back)."""
     for cached in (_tokens, _words, _read, correction, ended_object, compare, _clauses,
-                   without_resolved_dates):  # fmt: skip
+                   _marked, _moves, without_resolved_dates):  # fmt: skip
         cached.cache_clear()
     words.clear_cache()

@@ -117,3 +117,45 @@ def test_a_new_fact_says_no_change(text: str) -> None:
 )
 def test_a_switch_is_read_in_chinese_and_spanish(text: str, switch: bool) -> None:
     assert says_switch(text) is switch
+
+
+# Latin-script statements with what could tempt a pattern: commas and numbers, "not X, but Y",
+# full-width punctuation and digits, accents, quotes
+_LATIN = [
+    "I said Boston, I meant Austin.",
+    "Not 7, but 8: Lily turns 8 next week!",
+    "User moved to Seattle，now lives near the lake。",
+    "El usuario se mudó a Madrid, ya no vive en Sevilla; dije 40, quise decir 41.",
+    "Ich meinte 8, nicht 7. Der Nutzer ist nach München gezogen, nicht nach Köln.",
+    "My rent went up: it's $1,350 a month now, not $1,200 (sorry!)",
+    "User's sister works as a nurse; she quit last month and now teaches \uff12nd grade.",
+    "« Je l'ai dit », 'so' — \uff21\uff22\uff23\uff11\uff12 full-width, and ASCII text",
+]
+
+
+@pytest.mark.parametrize("text", _LATIN)
+def test_without_chinese_or_japanese_the_unspaced_languages_patterns_find_nothing(
+    text: str,
+) -> None:
+    """Text without their script is searched with the spaced languages' patterns alone
+    (change_words.Merged, InTurn): each of the others must find nothing in it."""
+    from memory_extproc.memories import change_words
+
+    merged = {n: p for n, p in vars(change_words).items() if isinstance(p, change_words.Merged)}
+    in_turn = [p for p in vars(change_words).values() if isinstance(p, change_words.InTurn)]
+    assert len(merged) >= 8
+    assert len(in_turn) == 2
+    for name, pattern in merged.items():
+        every, spaced = pattern.every.search(text), pattern.spaced.search(text)
+        assert (every and every.span()) == (spaced and spaced.span()), name
+    for patterns in in_turn:
+        unspaced = [p for p in patterns.every if p not in patterns.spaced]
+        assert unspaced
+        assert not [p.pattern for p in unspaced if p.search(text)]
+
+
+def test_chinese_and_japanese_are_searched_with_their_own_patterns() -> None:
+    assert says_change("用户现在住在上海")
+    assert says_change("ユーザーは車を売りました")
+    assert ended_object("我上个月把车卖了") is not None
+    assert corrected("用户的女儿今年7岁", "不是7岁，是8岁") == "用户的女儿今年8岁"
