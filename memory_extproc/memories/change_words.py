@@ -10,55 +10,28 @@ words are dropped and its words for the user and for "is" are read as such.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from memory_extproc.lang import FILED, either
 from memory_extproc.lang.shape import Changes
-from memory_extproc.words import CJK
+from memory_extproc.words import Merged, unspaced_script
 
 _EVERY = tuple(language.changes for language in FILED)
 _SPACED = tuple(language.changes for language in FILED if language.spaced)
 _UNSPACED = tuple(language.changes for language in FILED if not language.spaced)
 
 
-def _unspaced_script(text: str) -> bool:
-    return not text.isascii() and CJK.search(text) is not None
-
-
-@dataclass(frozen=True, slots=True)
-class Merged:
-    """A field's pattern in every filed language. A text without a character of an unspaced
-    language's script is searched with the spaced languages' alternatives only: each of the
-    others holds such a character, so finds nothing there, and trying them at every position
-    of an English memory cost more than the English ones (~17 us a pattern)."""
-
-    spaced: re.Pattern[str]
-    every: re.Pattern[str]
-
-    def _for(self, text: str) -> re.Pattern[str]:
-        return self.every if _unspaced_script(text) else self.spaced
-
-    def search(self, text: str) -> re.Match[str] | None:
-        return self._for(text).search(text)
-
-    def finditer(self, text: str) -> Iterator[re.Match[str]]:
-        return self._for(text).finditer(text)
-
-    def sub(self, replacement: str | Callable[[re.Match[str]], str], text: str) -> str:
-        return self._for(text).sub(replacement, text)
-
-
 @dataclass(frozen=True, slots=True)
 class InTurn:
-    """Patterns tried in turn, the first that matches deciding; as ``Merged``, a text without
-    an unspaced language's script is tried with the spaced languages' only."""
+    """Patterns tried in turn, the first that matches deciding; as ``words.Merged``, a text
+    without an unspaced language's script is tried with the spaced languages' only."""
 
     spaced: tuple[re.Pattern[str], ...]
     every: tuple[re.Pattern[str], ...]
 
     def for_text(self, text: str) -> tuple[re.Pattern[str], ...]:
-        return self.every if _unspaced_script(text) else self.spaced
+        return self.every if unspaced_script(text) else self.spaced
 
 
 def _words(field: str, changes: tuple[Changes, ...] = _SPACED) -> frozenset[str]:
