@@ -66,14 +66,31 @@ _SLOT_TOKENS = 4  # a replaced slot longer than this is a different statement, n
 
 @dataclass(frozen=True, slots=True)
 class _Read:
+    """A statement as the rules read it. What depends on its language (its content words, the
+    person it names) is told when a rule first needs it: at injection most pairs are decided
+    before, and telling a language costs more than the rest of a reading (langid, ~50 us)."""
+
+    text: str
     tokens: tuple[str, ...]  # normalized, fillers dropped: what alignment compares
     numbers: frozenset[str]
-    content: frozenset[str]  # stemmed content words, numbers included
     negated: bool
     vocabulary: frozenset[str]  # the tokens as a set
-    named: str  # the person a third-person statement is about ("Maria …"), else ""
     people: frozenset[str]  # the people of the user's it names ("brother", "妹妹")
-    language: str  # as langid tells it among Latin-script languages (languages.latin_language)
+
+    @property
+    def language(self) -> str:
+        """As langid tells it among Latin-script languages (languages.latin_language)."""
+        return _language(self.text)
+
+    @property
+    def content(self) -> frozenset[str]:
+        """Stemmed content words, numbers included."""
+        return _content(self.text)
+
+    @property
+    def named(self) -> str:
+        """The person a third-person statement is about ("Maria …"), else ""."""
+        return _named(self.text)
 
 
 def _is_number(token: str) -> bool:
@@ -166,22 +183,34 @@ def _words(text: str) -> frozenset[str]:
 def _read(text: str) -> _Read:
     tokens = _tokens(text)
     numbers = frozenset(t for t in tokens if _is_number(t))
-    language = latin_language(text)  # told once (~60 us): its function words, how it names
-    other_stopwords = function_words(language)
-    content = frozenset(stem(t) for t in tokens if _is_content(t, other_stopwords))
     negated = any(t in vocabulary.NEGATION for t in tokens)
+    people = frozenset(stem(m.group().lower()) for m in vocabulary.PEOPLE.finditer(text))
+    return _Read(text, tokens, numbers, negated, frozenset(tokens), people)
+
+
+@functools.lru_cache(maxsize=4096)
+def _language(text: str) -> str:
+    return latin_language(text)  # its function words, how it names
+
+
+@functools.lru_cache(maxsize=4096)
+def _content(text: str) -> frozenset[str]:
+    other_stopwords = function_words(_language(text))
+    return frozenset(stem(t) for t in _tokens(text) if _is_content(t, other_stopwords))
+
+
+@functools.lru_cache(maxsize=4096)
+def _named(text: str) -> str:
     first = text.split(maxsplit=1)[0].strip(",.:;!?'\"") if text.strip() else ""
     lowered_first = first.lower().removesuffix("'s")
     is_name = (
         first[:1].isupper()
         and lowered_first.isalpha()
         and lowered_first not in _NOT_NAMES
-        and lowered_first not in other_stopwords
-        and _names_by_capital(language)
+        and lowered_first not in function_words(_language(text))
+        and _names_by_capital(_language(text))
     )
-    people = frozenset(stem(m.group().lower()) for m in vocabulary.PEOPLE.finditer(text))
-    return _Read(tokens, numbers, content, negated, frozenset(tokens),
-                 lowered_first if is_name else "", people, language)  # fmt: skip
+    return lowered_first if is_name else ""
 
 
 @functools.lru_cache(maxsize=4096)
@@ -330,12 +359,20 @@ def _compare(new: str, old: str, change_said: bool) -> Change | None:
     if len(set(_tokens(new)).intersection(_tokens(old))) < 2 and ended_object(new) is None:
         return None  # not even a frame in common: the common case, decided without reading
     a, b = _read(new), _read(old)
+    change = _same_frame(new, old, a, b, said)
+    if change is None:
+        return None
     if a.named and b.named and a.named != b.named:
         return None  # "Maria volunteers …" / "John volunteers …": other people
-    # before restatement: "prefers window seats" / "… aisle seats", said to have changed, share
-    # most of their words but hold two values of one thing
     if _born_apart(new, old):
         return None  # a birth and anything else: both can be true
+    return change  # (told last: who a statement names needs its language, most pairs no)
+
+
+def _same_frame(new: str, old: str, a: _Read, b: _Read, said: bool) -> Change | None:
+    """How ``new`` relates to ``old``, words in common, when both are about the same person."""
+    # before restatement: "prefers window seats" / "… aisle seats", said to have changed, share
+    # most of their words but hold two values of one thing
     if _one_slot_changed(a, b, said) or (said and _amount_changed(a, b)):
         return Change.CHANGED
     if said and _words_move(a) and _one_word_changed(a, b):
@@ -539,7 +576,8 @@ def _opcodes(
 def clear_caches() -> None:
     """After a forget: nothing read from a memory's text stays in this process, here or in
     the words it was read with (every text still stored is read again when it comes back)."""
-    for cached in (_tokens, _words, _read, correction, ended_object, compare, _clauses,
-                   _marked, _moves, without_resolved_dates):  # fmt: skip
+    for cached in (_tokens, _words, _read, _language, _content, _named, correction,
+                   ended_object, compare, _clauses, _marked, _moves,
+                   without_resolved_dates):  # fmt: skip
         cached.cache_clear()
     words.clear_cache()
