@@ -87,7 +87,7 @@ from bench.harness import (
     wait_indexed,
     with_baseline,
 )
-from bench.profile import Profile, top
+from bench.profile import Profile, side_by_side, top
 from devstack import baseline
 from devstack.envoy import EnvoyProcess, Upstream, render
 from devstack.gateway import Gateway
@@ -137,6 +137,7 @@ TRACING = os.environ.get("BENCH_TRACING") == "1"  # every request traced, to a l
 # captured turns and conversation state in Valkey, as replicas keep them (not in spool_dir)
 VALKEY = os.environ.get("BENCH_VALKEY") == "1"
 PROFILE = os.environ.get("BENCH_PROFILE") == "1"  # py-spy on each processor, latency phase
+CPU_PROFILE_RATE = 1000  # samples/s in the English retrieval blocks: a few thousand a side
 # with a baseline: added latency by kind, today beside the baseline (docs/benchmarks.md)
 PLOT = Path(os.environ.get("BENCH_PLOT", "bench/baseline.png"))
 # conversations/s, each at its 10th turn: one extraction job of 10 facts, keeping the pool busy
@@ -227,18 +228,26 @@ async def cpu_by_kind(
     leaders: dict[str, int],
     requests: int,
     kinds: tuple[str, ...],
+    profiles: Path | None = None,
 ) -> dict[str, dict[str, float]]:
     """CPU ms per request of each kind, in one closed-loop block per kind (today's and the
     baseline's one after the other), from /proc: each process with its children (the session),
     and the processor alone (without its worker, which may be learning meanwhile). "processor"
-    and "envoy" are those the kind went through."""
+    and "envoy" are those the kind went through. ``profiles``: a folder where py-spy's samples
+    of each side's English retrievals are added (BENCH_PROFILE)."""
     cpu: dict[str, dict[str, float]] = {}
     for kind in sorted(kinds, key=lambda k: kinds.index(k.removeprefix(BASE))):
         side = "null_" if kind == "null" else BASE if kind.startswith(BASE) else ""
         main = leaders[side + "processor"]
         before = {name: session_cpu_seconds(pid) for name, pid in leaders.items()}
         alone = process_cpu_seconds(main)
+        profile = None
+        if profiles is not None and kind.removeprefix(BASE) == "retrieval":
+            output = profiles / f"cpu-{side or 'today_'}retrieval-{time.monotonic_ns()}.txt"
+            profile = Profile(main, output, rate=CPU_PROFILE_RATE)
         await drive(http, urls, world, [kind] * requests, Samples())
+        if profile is not None:
+            profile.stop()
         used = {
             name: (session_cpu_seconds(pid) - before[name]) / requests * 1000
             for name, pid in leaders.items()
@@ -466,7 +475,7 @@ async def main() -> None:
             rounds = []
             for _ in range(CPU_ROUNDS):  # interleaved: a slower minute weighs on both sides
                 block = await cpu_by_kind(http, urls, world, leaders, CPU_BLOCK // CPU_ROUNDS,
-                                          kinds)  # fmt: skip
+                                          kinds, workdir if PROFILE else None)  # fmt: skip
                 floor = await asyncio.to_thread(probe.measure, FLOOR_ROUNDS // CPU_ROUNDS)
                 rounds.append((block, floor))
             probe.close()
@@ -702,6 +711,8 @@ def report(m: Measured, sides: list[Side], workdir: Path) -> None:
             result |= {side.prefix + key: value for key, value in f.items()}
     if len(sides) > 1:
         print_comparison(result)
+        if PROFILE:
+            print_cpu_profiles(workdir, result)
         result["baseline_ref"] = BASELINE
         result["baseline_commit"] = str(sides[1].gateway.tree and sides[1].gateway.tree.name)
     result |= {
@@ -773,6 +784,18 @@ def print_profile(collapsed: Path) -> None:
           f"(share of samples; {collapsed}):")  # fmt: skip
     for (name, share), (whole, whole_share) in zip(own, cumulative, strict=False):
         print(f"  own {share:6.1%}  {name[:70]:<70}  with callees {whole_share:6.1%}  {whole[:70]}")
+
+
+def print_cpu_profiles(workdir: Path, result: dict[str, Any]) -> None:
+    """Where an English retrieval's processor CPU goes, today beside the baseline (py-spy in
+    the CPU blocks): the functions whose cost grew most."""
+    sides = [("".join(p.read_text() for p in sorted(workdir.glob(f"cpu-{side}retrieval-*.txt"))),
+              result[f"{key}retrieval_processor_alone_cpu_ms"])
+             for side, key in (("today_", ""), (BASE, BASE))]  # fmt: skip
+    print(f"\nprocessor CPU ms per English retrieval, with callees ({workdir}/cpu-*.txt):")
+    print(f"{'function':<90} {'today':>6} {'base':>6} {'+':>6}")
+    for function, ours, theirs in side_by_side(sides[0], sides[1]):
+        print(f"{function[:90]:<90} {ours:>6.2f} {theirs:>6.2f} {ours - theirs:>+6.2f}")
 
 
 def print_comparison(result: dict[str, Any]) -> None:

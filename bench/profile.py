@@ -20,12 +20,12 @@ _LINE = re.compile(r":\d+\)$")  # one function, whatever line of it was running
 
 
 class Profile:
-    def __init__(self, pid: int, output: Path) -> None:
+    def __init__(self, pid: int, output: Path, rate: int = 200) -> None:
         self.output = output
         output.parent.mkdir(parents=True, exist_ok=True)
         spy = Path(sys.executable).with_name("py-spy")
         self._process = subprocess.Popen(
-            [str(spy), "record", "--pid", str(pid), "--nonblocking", "--rate", "200",
+            [str(spy), "record", "--pid", str(pid), "--nonblocking", "--rate", str(rate),
              "--format", "raw", "--output", str(output)],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
@@ -40,6 +40,31 @@ class Profile:
             print(f"py-spy did not sample: {errors.decode(errors='replace')[-500:]}")
             return False
         return True
+
+
+def shares(collapsed: str) -> Counter[str]:
+    """Each function's share of all samples, with what it calls (once per stack)."""
+    cumulative: Counter[str] = Counter()
+    total = 0
+    for line in collapsed.splitlines():
+        stack, _, samples = line.rpartition(" ")
+        if not stack or not samples.isdigit():
+            continue
+        total += int(samples)
+        for frame in dict.fromkeys(_LINE.sub(")", f) for f in stack.split(";")):
+            cumulative[frame] += int(samples)
+    return Counter({frame: n / max(1, total) for frame, n in cumulative.items()})
+
+
+def side_by_side(
+    today: tuple[str, float], baseline: tuple[str, float], count: int = 25
+) -> list[tuple[str, float, float]]:
+    """(function, today's ms, the baseline's ms) a request, with callees, largest difference
+    first: each side's samples (collapsed stacks) spread over its CPU ms per request."""
+    ours, theirs = (Counter({f: s * ms for f, s in shares(stacks).items()})
+                    for stacks, ms in (today, baseline))  # fmt: skip
+    ranked = sorted(ours.keys() | theirs.keys(), key=lambda f: theirs[f] - ours[f])
+    return [(f, ours[f], theirs[f]) for f in ranked[:count]]
 
 
 def top(collapsed: str, count: int = 12) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
