@@ -50,7 +50,12 @@ class OnnxEmbedder:
         return self._run(texts)
 
     def _run(self, texts: list[str]) -> np.ndarray:
-        encodings = self._tokenizer.encode_batch(texts)
+        # one text (every text of an int8 graph): ``encode`` costs ~0.3 ms less than a batch of
+        # one, which hands it to the tokenizer's thread pool and gives up the GIL to get it back
+        tokenizer = self._tokenizer
+        encodings = (
+            [tokenizer.encode(texts[0])] if len(texts) == 1 else tokenizer.encode_batch(texts)
+        )
         ids = np.array([e.ids for e in encodings], dtype=np.int64)
         mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
         feeds = {"input_ids": ids, "attention_mask": mask}
