@@ -9,7 +9,6 @@ import asyncio
 import dataclasses
 import logging
 import signal
-import sys
 from typing import Any
 
 import grpc
@@ -35,12 +34,6 @@ from memory_extproc.wiring import (
 )
 
 log = logging.getLogger(__name__)
-
-# The event loop's Python and the encoders' threads share the GIL, and a thread that gave it up
-# (a tokenizer or onnxruntime call) waits up to this long to get it back from a busy loop.
-# CPython's 5 ms put ~5 ms on an embedding under load: 0.5 ms, 8.6 -> 3.6 ms a question beside a
-# busy loop, whose own work is unchanged (bench/RESULTS.md, 2026-12-06).
-GIL_SWITCH_INTERVAL_S = 0.0005
 
 
 def build_learning(config: Config, usage: UsageTracker | None = None) -> LearningService:
@@ -163,7 +156,6 @@ class Processor:
 
 async def serve(config: Config) -> None:
     """Serve until SIGTERM or SIGINT."""
-    sys.setswitchinterval(GIL_SWITCH_INTERVAL_S)
     tracing.configure()
     processor = Processor.build(config)
     await processor.start()
