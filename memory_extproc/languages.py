@@ -16,7 +16,7 @@ import unicodedata
 
 # Latin-script languages langid may name; kept short: every label is a way to misread a short
 # English text ("Python list comprehension example": en 0.70 among these)
-_LATIN = ("en", "es", "de", "fr", "pt", "it", "nl", "ca", "pl", "sv", "da", "no", "fi", "tr",
+LATIN = ("en", "es", "de", "fr", "pt", "it", "nl", "ca", "pl", "sv", "da", "no", "fi", "tr",
           "id", "vi", "ro", "cs", "hu")  # fmt: skip
 _SURE = 0.5  # below this probability a Latin-script text is taken for English
 
@@ -26,7 +26,7 @@ def _identifier() -> object:
     from py3langid.langid import MODEL_FILE, LanguageIdentifier
 
     identifier = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
-    identifier.set_languages(list(_LATIN))
+    identifier.set_languages(list(LATIN))
     return identifier
 
 

@@ -16,7 +16,7 @@ import stopwordsiso
 
 from memory_extproc.lang import ENGLISH, FILED, either, filed
 from memory_extproc.lang.snowball import snowball
-from memory_extproc.languages import latin_language
+from memory_extproc.languages import LATIN, latin_language
 
 # English's stopwords, dropped from every text (lang/shape.py, Words)
 STOPWORDS = ENGLISH.words.stopwords
@@ -169,6 +169,13 @@ def function_words(language: str) -> frozenset[str]:
     """A language's stopwords beyond English's ``STOPWORDS`` ("el", "para" of Spanish; none for
     English)."""
     return _stopwords(language)
+
+
+@functools.cache
+def any_function_words() -> frozenset[str]:
+    """The function words of every language ``latin_language`` may tell: a word outside them
+    is a content word of a text whatever its language (memories/changes.py)."""
+    return frozenset(word for language in LATIN for word in function_words(language))
 
 
 def function_char(char: str) -> bool:

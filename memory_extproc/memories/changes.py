@@ -34,7 +34,14 @@ from memory_extproc.lang import FILED, filed
 from memory_extproc.languages import latin_language
 from memory_extproc.memories import change_words as vocabulary
 from memory_extproc.memories.relative_dates import without_resolved_dates
-from memory_extproc.words import CJK, STOPWORDS, function_char, function_words, stem
+from memory_extproc.words import (
+    CJK,
+    STOPWORDS,
+    any_function_words,
+    function_char,
+    function_words,
+    stem,
+)
 
 
 class Change(StrEnum):
@@ -186,6 +193,14 @@ def _read(text: str) -> _Read:
     negated = any(t in vocabulary.NEGATION for t in tokens)
     people = frozenset(stem(m.group().lower()) for m in vocabulary.PEOPLE.finditer(text))
     return _Read(text, tokens, numbers, negated, frozenset(tokens), people)
+
+
+@functools.lru_cache(maxsize=4096)
+def _sure(text: str) -> frozenset[str]:
+    """Its content words in any language it may be told to be: a subset of ``_Read.content``
+    (``_words`` a superset), read without telling its language."""
+    others = any_function_words()
+    return frozenset(stem(t) for t in _tokens(text) if _is_content(t, others))
 
 
 @functools.lru_cache(maxsize=4096)
@@ -404,6 +419,8 @@ def _job_changed(new: str, old: str) -> bool:
 def _restates(a: _Read, b: _Read) -> bool:
     if a.tokens == b.tokens:
         return True
+    if _not_restated(a, b):
+        return False
     if a.content and a.content <= b.content and a.numbers <= b.numbers:
         return _same_claims(a, b, len(a.content))
     if a.numbers != b.numbers or _substituted(a, b):
@@ -414,6 +431,23 @@ def _restates(a: _Read, b: _Read) -> bool:
     if not union or len(shared) / len(union) < 0.6:
         return False
     return _same_claims(a, b, len(union))
+
+
+def _not_restated(a: _Read, b: _Read) -> bool:
+    """What ``_restates`` answers False for, told from bounds on both statements' content words
+    (``_sure`` <= content <= ``_words``), without their languages: most pairs shown together."""
+    least_a, least_b = _sure(a.text), _sure(b.text)
+    most_a, most_b = _words(a.text), _words(b.text)
+    if most_a and a.numbers <= b.numbers and least_a <= most_b:
+        return False  # a's content may be b's: only its language can tell
+    if a.numbers != b.numbers or _substituted(a, b):
+        return True
+    shared, union = most_a & most_b, least_a | least_b
+    if not shared:
+        return True
+    if a.numbers:
+        return len(shared - a.numbers) < 2 or (bool(union) and len(shared) / len(union) < 0.4)
+    return bool(union) and len(shared) / len(union) < 0.6
 
 
 def _same_claims(a: _Read, b: _Read, content_words: int) -> bool:
@@ -576,7 +610,7 @@ def _opcodes(
 def clear_caches() -> None:
     """After a forget: nothing read from a memory's text stays in this process, here or in
     the words it was read with (every text still stored is read again when it comes back)."""
-    for cached in (_tokens, _words, _read, _language, _content, _named, correction,
+    for cached in (_tokens, _words, _sure, _read, _language, _content, _named, correction,
                    ended_object, compare, _clauses, _marked, _moves,
                    without_resolved_dates):  # fmt: skip
         cached.cache_clear()

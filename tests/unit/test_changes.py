@@ -172,3 +172,22 @@ def test_statements_with_no_word_in_common_are_told_apart_without_a_full_reading
         Change.ENDED
     )
     assert told
+
+
+def test_statements_about_one_person_that_say_other_things_are_told_apart_without_their_language(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Memories shown together share words ("my", "sister"): a restatement needs most of one's
+    content words in the other, whatever their language's function words, which is told from
+    the words alone. A restatement is still read in full."""
+    from memory_extproc.memories import changes
+
+    told: list[str] = []
+    real = changes.latin_language
+    monkeypatch.setattr(changes, "latin_language", lambda text: told.append(text) or real(text))
+    changes.clear_caches()
+    assert compare("Honestly, my sister's name is Farid", "My sister lives in Lima") is None
+    assert compare("My sister lives in Lima at the moment", "My sister is a nurse in Lima") is None
+    assert told == []
+    assert compare("My sister lives in Lima, I think", "My sister lives in Lima") is Change.RESTATED
+    assert told
