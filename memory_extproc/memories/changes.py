@@ -601,6 +601,7 @@ def _noise(tokens: tuple[str, ...]) -> bool:
     return all(t in vocabulary.FRAME_NOISE for t in tokens)
 
 
+@functools.lru_cache(maxsize=4096)  # a pair's slot is asked for up to three times
 def _opcodes(
     old: tuple[str, ...], new: tuple[str, ...]
 ) -> Sequence[tuple[str, int, int, int, int]]:
@@ -610,8 +611,8 @@ def _opcodes(
 def clear_caches() -> None:
     """After a forget: nothing read from a memory's text stays in this process, here or in
     the words it was read with (every text still stored is read again when it comes back)."""
-    for cached in (_tokens, _words, _sure, _read, _language, _content, _named, correction,
-                   ended_object, compare, _clauses, _marked, _moves,
+    for cached in (_tokens, _words, _sure, _read, _language, _content, _named, _opcodes,
+                   correction, ended_object, compare, _clauses, _marked, _moves,
                    without_resolved_dates):  # fmt: skip
         cached.cache_clear()
     words.clear_cache()
