@@ -170,3 +170,26 @@ def test_a_fact_in_spanish_or_chinese_keeps_when_it_happened(
     fact: str, said: str, kept: str
 ) -> None:
     assert dated(fact, said, THURSDAY) == kept
+
+
+@pytest.mark.parametrize(
+    ("fact", "said", "kept"),
+    [
+        # the model kept the phrase with the preposition (and article) the wording starts with
+        ("Der Nutzer hat sich im letzten Monat nach Hamburg umgezogen",
+         "Wir sind letzten Monat nach Hamburg umgezogen.",
+         "Der Nutzer hat sich im April 2023 nach Hamburg umgezogen"),
+        ("Der Nutzer hat sich nach Hamburg umgezogen im letzten Monat",
+         "Wir sind letzten Monat nach Hamburg umgezogen.",
+         "Der Nutzer hat sich nach Hamburg umgezogen im April 2023"),
+        ("User moved to Seattle in the last month", "We moved to Seattle last month.",
+         "User moved to Seattle in April 2023"),
+        # …and not a word of the fact that is no part of it
+        ("User lived in Seattle last month", "I lived in Seattle last month.",
+         "User lived in Seattle in April 2023"),
+    ],
+)  # fmt: skip
+def test_a_kept_phrase_is_replaced_without_saying_its_preposition_twice(
+    fact: str, said: str, kept: str
+) -> None:
+    assert dated(fact, said, MONDAY) == kept
