@@ -114,7 +114,11 @@ _LOCAL_ENDINGS = (
 )
 
 _CHANGES = Changes(
-    speaker=tuple("ich mich mir mein meine meinen meinem meiner nutzer nutzerin benutzer".split()),
+    # …and "des Nutzers" (the user's: "Der Mann des Nutzers, Markus, …")
+    speaker=tuple(
+        "ich mich mir mein meine meinen meinem meiner nutzer nutzers nutzerin benutzer benutzers "
+        "benutzerin".split()
+    ),
     be=("bin", "ist", "sind", "bist"),
     # "Ich lebe vegan": I am vegan
     become=("geworden", "wurde", "wurden", "lebe", "lebt"),
@@ -123,7 +127,7 @@ _CHANGES = Changes(
         "komplett derzeit aktuell übrigens lieber liebsten gern gerne".split()
     ),
     negation=("nicht", "kein", "keine", "keinen", "keinem", "keiner", "nie", "niemals"),
-    frame_noise=("zu", "für", "von", "im", "auf", "mit", "und", "auch", "nach"),
+    frame_noise=("zu", "für", "von", "im", "auf", "mit", "und", "auch", "nach", "des"),
     when_words=tuple(
         "letzte letzten letztes letzter vorige vorigen woche monat jahr gestern heute vor tag "
         "wochen monaten jahren tagen".split()

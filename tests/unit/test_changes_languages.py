@@ -159,3 +159,11 @@ def test_chinese_and_japanese_are_searched_with_their_own_patterns() -> None:
     assert says_change("ユーザーは車を売りました")
     assert ended_object("我上个月把车卖了") is not None
     assert corrected("用户的女儿今年7岁", "不是7岁，是8岁") == "用户的女儿今年8岁"
+
+
+def test_the_users_relative_said_in_the_german_genitive_is_the_same_frame() -> None:
+    """ "Der Mann des Nutzers, Markus" is the user's husband as "Der Mann Markus" is: a new age
+    for him changes the old one (the resolved date aside), as "User's husband Mark" does."""
+    old = "Der Mann Markus wird in der Woche nach dem 2026-12-06 40 Jahre alt"
+    assert compare("Der Mann des Nutzers, Markus, wird 41", old) is Change.CHANGED
+    assert compare("Der Bruder des Nutzers, Tobias, wohnt in Hamburg", old) is None
