@@ -97,6 +97,8 @@ _DATES = Dates(
     ),
     wrong_day=r"\b(?:am|im)\s+{day}\b",
     appended="{fact} {when}",
+    # each wording has its preposition: "(im) letzten Monat" is "im November 2026"
+    edge=r"(?<!\w)(?:(?:im|am|vom|in\s+de[rmn]|an\s+dem)\s+)?{}(?!\w)",
 )
 
 _STOP, _SENTENCE, _WORD = CLAUSE_CHAR, SENTENCE_CHAR, WORD_OR_AMOUNT

@@ -83,6 +83,8 @@ _DATES = Dates(
     ),
     wrong_day=r"\b(?:on|in)\s+{day}\b",
     appended="{fact} {when}",
+    # "(in) the last month" is "in November 2026"; not "move in (next month)", a particle
+    edge=r"(?<!\w)(?:(?:(?:in|during|over|within)\s+)?the\s+)?{}(?!\w)",
 )
 
 _STOP, _SENTENCE, _WORD = CLAUSE_CHAR, SENTENCE_CHAR, WORD_OR_AMOUNT

@@ -97,6 +97,8 @@ _DATES = Dates(
     ),
     wrong_day=r"\b(?:el|en)\s+{day}\b",
     appended="{fact} {when}",
+    # "(en) el mes pasado" is "en noviembre de 2026"
+    edge=r"(?<!\w)(?:(?:en|durante)\s+)?{}(?!\w)",
 )
 
 _STOP, _SENTENCE, _WORD = CLAUSE_CHAR, SENTENCE_CHAR, WORD_OR_AMOUNT

@@ -45,7 +45,9 @@ class Dates:
     duration: re.Pattern[str]  # a fact that says how long keeps its own time
     wrong_day: str  # how the model writes the conversation's own day: {day} in it
     appended: str  # the date added to a fact that has none: {fact} and {when}
-    edge: str = r"(?<!\w){}(?!\w)"  # a phrase kept in the fact, as a word of its own
+    # a phrase kept in the fact, as a word of its own, with the words before it that its
+    # wording replaces too (German "im letzten Monat": "im November 2026", not "im im …")
+    edge: str = r"(?<!\w){}(?!\w)"
     shared: int = 2  # words a fact shares with the clause of the phrase, at least
 
 

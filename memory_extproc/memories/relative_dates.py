@@ -73,20 +73,6 @@ _RESOLVED = re.compile(
 
 
 _YEAR = re.compile(r"\d{4}")  # every wording of a resolved date holds its year
-_ARTICLES = frozenset(word for language in FILED for word in language.changes.determiner)
-
-
-def _without_lead(before: str, worded: str) -> str:
-    """What precedes a kept phrase, without the word its wording starts with (and an article
-    after that word), where the fact said them: "im letzten Monat" becomes "im November 2026",
-    not "im im November 2026", and "in the last month" "in November 2026"."""
-    lead, _, rest = worded.partition(" ")
-    if not rest:  # a wording of one word, or without spaces (Chinese, Japanese)
-        return before
-    head, _, last = before.rstrip().rpartition(" ")
-    if last.lower() in _ARTICLES and last.lower() != lead.lower():
-        head, _, last = head.rpartition(" ")
-    return f"{head} " if last.lower() == lead.lower() and head else before
 
 
 @functools.lru_cache(maxsize=4096)
@@ -117,9 +103,10 @@ def dated(fact: str, said: str, day: str) -> str:
             if not kept and shared < min(language.shared, len(words)):
                 continue
             worded = _worded(language, language.meaning(match, said_on))
-            if kept:
-                before = _without_lead(fact[: kept.start()], worded)
-                return f"{before}{worded}{fact[kept.end() :]}"
+            if kept:  # with the words before it its file says are its own ("im", "in the")
+                if not kept.start():
+                    worded = worded[:1].upper() + worded[1:]
+                return f"{fact[: kept.start()]}{worded}{fact[kept.end() :]}"
             wrong = re.search(language.wrong_day.format(day=re.escape(day)), fact)
             if wrong:
                 return f"{fact[: wrong.start()]}{worded}{fact[wrong.end() :]}"

@@ -184,9 +184,16 @@ def test_a_fact_in_spanish_or_chinese_keeps_when_it_happened(
          "Der Nutzer hat sich nach Hamburg umgezogen im April 2023"),
         ("User moved to Seattle in the last month", "We moved to Seattle last month.",
          "User moved to Seattle in April 2023"),
-        # …and not a word of the fact that is no part of it
+        ("Im letzten Monat ist der Nutzer nach Hamburg umgezogen",
+         "Wir sind letzten Monat nach Hamburg umgezogen.",
+         "Im April 2023 ist der Nutzer nach Hamburg umgezogen"),
+        ("El usuario se mudó a Madrid en el mes pasado", "Nos mudamos a Madrid el mes pasado.",
+         "El usuario se mudó a Madrid en abril de 2023"),
+        # …and not a word of the fact that is no part of it: a place, a particle
         ("User lived in Seattle last month", "I lived in Seattle last month.",
          "User lived in Seattle in April 2023"),
+        ("User's sister will move in next month", "My sister will move in next month.",
+         "User's sister will move in in June 2023"),
     ],
 )  # fmt: skip
 def test_a_kept_phrase_is_replaced_without_saying_its_preposition_twice(
