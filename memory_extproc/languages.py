@@ -17,7 +17,7 @@ import unicodedata
 # Latin-script languages langid may name; kept short: every label is a way to misread a short
 # English text ("Python list comprehension example": en 0.70 among these)
 LATIN = ("en", "es", "de", "fr", "pt", "it", "nl", "ca", "pl", "sv", "da", "no", "fi", "tr",
-          "id", "vi", "ro", "cs", "hu")  # fmt: skip
+         "id", "vi", "ro", "cs", "hu")  # fmt: skip
 _SURE = 0.5  # below this probability a Latin-script text is taken for English
 
 

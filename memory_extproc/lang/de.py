@@ -308,7 +308,8 @@ _GROUNDING = Grounding(
 )
 
 _WORDS = Words(
-    stopwords=frozenset(stopwordsiso.stopwords("de")),
+    # stopwords-iso's, but for "Mann" (man, husband): a person of the user's, as "Frau" is
+    stopwords=frozenset(stopwordsiso.stopwords("de")) - {"mann"},
     abbreviations=r"z\.\s?b|d\.\s?h|bzw|usw|nr|str",
     joining=frozenset(),
     not_names=frozenset(),

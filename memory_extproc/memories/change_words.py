@@ -93,7 +93,7 @@ CORRECTIONS = _in_turn(
 ENDINGS = _in_turn(
     lambda changes: (
         tuple(re.compile(pattern, re.IGNORECASE) for c in changes for pattern in c.endings)
-        + tuple(
+        + tuple(  # the spaced languages' first, as before the split by script
             re.compile(f"(?:{c.left_job})(?P<object>)", re.I)
             for c in _SPACED + _UNSPACED
             if c in changes

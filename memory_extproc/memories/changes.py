@@ -381,11 +381,14 @@ def _compare(new: str, old: str, change_said: bool) -> Change | None:
         return None  # "Maria volunteers …" / "John volunteers …": other people
     if _born_apart(new, old):
         return None  # a birth and anything else: both can be true
-    return change  # (told last: who a statement names needs its language, most pairs no)
+    # checked last: telling whom a statement names needs its language, and most pairs are
+    # decided without it
+    return change
 
 
 def _same_frame(new: str, old: str, a: _Read, b: _Read, said: bool) -> Change | None:
-    """How ``new`` relates to ``old``, words in common, when both are about the same person."""
+    """How ``new`` relates to ``old``, two statements with words in common, were both about the
+    same person (the caller checks that after)."""
     # before restatement: "prefers window seats" / "… aisle seats", said to have changed, share
     # most of their words but hold two values of one thing
     if _one_slot_changed(a, b, said) or (said and _amount_changed(a, b)):

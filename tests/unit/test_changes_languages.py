@@ -167,3 +167,6 @@ def test_the_users_relative_said_in_the_german_genitive_is_the_same_frame() -> N
     old = "Der Mann Markus wird in der Woche nach dem 2026-12-06 40 Jahre alt"
     assert compare("Der Mann des Nutzers, Markus, wird 41", old) is Change.CHANGED
     assert compare("Der Bruder des Nutzers, Tobias, wohnt in Hamburg", old) is None
+    # "Mann" is a person of the user's, not a stopword: the fact said again with when is one
+    said_again = "Der Mann des Nutzers, Markus, wird im Dezember 41"
+    assert compare(said_again, "Der Mann des Nutzers, Markus, wird 41") is Change.RESTATED
