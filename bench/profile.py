@@ -42,34 +42,9 @@ class Profile:
         return True
 
 
-def shares(collapsed: str) -> Counter[str]:
-    """Each function's share of all samples, with what it calls (once per stack)."""
-    cumulative: Counter[str] = Counter()
-    total = 0
-    for line in collapsed.splitlines():
-        stack, _, samples = line.rpartition(" ")
-        if not stack or not samples.isdigit():
-            continue
-        total += int(samples)
-        for frame in dict.fromkeys(_LINE.sub(")", f) for f in stack.split(";")):
-            cumulative[frame] += int(samples)
-    return Counter({frame: n / max(1, total) for frame, n in cumulative.items()})
-
-
-def side_by_side(
-    today: tuple[str, float], baseline: tuple[str, float], count: int = 25
-) -> list[tuple[str, float, float]]:
-    """(function, today's ms, the baseline's ms) a request, with callees, largest difference
-    first: each side's samples (collapsed stacks) spread over its CPU ms per request."""
-    ours, theirs = (Counter({f: s * ms for f, s in shares(stacks).items()})
-                    for stacks, ms in (today, baseline))  # fmt: skip
-    ranked = sorted(ours.keys() | theirs.keys(), key=lambda f: theirs[f] - ours[f])
-    return [(f, ours[f], theirs[f]) for f in ranked[:count]]
-
-
-def top(collapsed: str, count: int = 12) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
-    """(own, cumulative): the functions with the largest shares of all samples, each counted once
-    per stack for the cumulative share."""
+def _tallied(collapsed: str) -> tuple[Counter[str], Counter[str]]:
+    """(own, cumulative) shares of all samples by function: the function running, and every
+    function on the stack (counted once per stack)."""
     own: Counter[str] = Counter()
     cumulative: Counter[str] = Counter()
     total = 0
@@ -85,6 +60,23 @@ def top(collapsed: str, count: int = 12) -> tuple[list[tuple[str, float]], list[
             cumulative[frame] += n
     share = 1 / max(1, total)
     return (
-        [(frame, n * share) for frame, n in own.most_common(count)],
-        [(frame, n * share) for frame, n in cumulative.most_common(count)],
+        Counter({f: n * share for f, n in own.items()}),
+        Counter({f: n * share for f, n in cumulative.items()}),
     )
+
+
+def side_by_side(
+    today: tuple[str, float], baseline: tuple[str, float], count: int = 25
+) -> list[tuple[str, float, float]]:
+    """(function, today's ms, the baseline's ms) a request, with callees, largest difference
+    first: each side's samples (collapsed stacks) spread over its CPU ms per request."""
+    ours, theirs = (Counter({f: s * ms for f, s in _tallied(stacks)[1].items()})
+                    for stacks, ms in (today, baseline))  # fmt: skip
+    ranked = sorted(ours.keys() | theirs.keys(), key=lambda f: theirs[f] - ours[f])
+    return [(f, ours[f], theirs[f]) for f in ranked[:count]]
+
+
+def top(collapsed: str, count: int = 12) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
+    """(own, cumulative): the functions with the largest shares of all samples."""
+    own, cumulative = _tallied(collapsed)
+    return own.most_common(count), cumulative.most_common(count)
