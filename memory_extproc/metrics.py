@@ -91,6 +91,11 @@ MEMORIES_CASCADED = Counter(
     "memory_cascaded_total",
     "Memories a move ended with it: the user's local life in the place they left",
 )
+MEMORIES_OVERRULED = Counter(
+    "memory_overruled_total",
+    "Memories retired into a newer one's history when it was written: it changed, corrected or "
+    "ended them, or said the same thing and more",
+)
 MEMORIES_RENEWED = Counter(
     "memory_retention_renewed_total", "Memories whose use was recorded (count and TTL renewed)"
 )

@@ -17,6 +17,11 @@ memories, best first:
      finds "User drives a 2015 Civic" at 0.28, other memories at 0.15-0.23): without a model
      that is the memory it ends, with one it is the first pair asked about.
 3. Otherwise it is new.
+4. Once written, it is checked against the memories near it (``checked``), as injection used to
+   check the memories it showed together: of two that still conflict, the newer wins (its
+   words missed above, a model's judgment, one of the same job), and of two that say the same
+   thing the one that says more (``overruled``). The loser leaves every search for the winner's
+   history, so a request shows what is current without deciding it again.
 An ending names what it ended in the new text, in its language ("User sold their car
 (previously: User drives a 2015 Honda Civic)", "用户卖掉了车（以前：用户开一辆本田思域）").
 """
@@ -33,6 +38,7 @@ from memory_extproc.memories.change_words import DETERMINER
 from memory_extproc.memories.changes import Change, compare, corrected, distinct, ended_object
 from memory_extproc.memories.notes import statement
 from memory_extproc.store.model import Memory, MemoryType, ScoredMemory, content_hash
+from memory_extproc.words import terms
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -60,6 +66,9 @@ class ReconcilePolicy:
     # the next by a margin ("car" / "User drives a 2015 Civic" 0.28, other memories 0.15-0.23).
     ended_object: float = 0.25
     ended_lead: float = 0.05
+    # How near a held memory is checked against one just written (step 4): pairs a request
+    # may show together ("User moved to Seattle" / "User has lived in Denver for five years")
+    checked: float = 0.25
     # A place's name vs the memories that name it ("Denver" / "User goes to a climbing gym in
     # Denver"): wide, as the words decide (memories/cascades.py)
     cascade: float = 0.1
@@ -168,6 +177,40 @@ def by_words(
     ):
         return ByWords(Revision(nearest, text, "restated"))
     return None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Overruled:
+    loser: Memory
+    winner: Memory
+    reason: str
+
+
+def overruled(written: Memory, held: Sequence[Memory]) -> list[Overruled]:
+    """What a memory just written and the memories near it (best first) do to each other: of
+    two that conflict, the newer wins; of two that say the same thing, the one that says more,
+    whichever came later ("Maria volunteers at a shelter" adds nothing to "Maria has been
+    volunteering at a shelter, finding it rewarding"). Two recorded at once (one job's facts)
+    are left alone: which is current cannot be told. Stops once ``written`` loses."""
+    found: list[Overruled] = []
+    for other in held:
+        if other.recorded_at == written.recorded_at:
+            continue
+        newer, older = sorted((written, other), key=lambda m: m.recorded_at, reverse=True)
+        said, before = statement(newer.content), statement(older.content)
+        change = compare(said, before)
+        if change is None:
+            continue
+        loser, winner = older, newer
+        if change is Change.RESTATED and len(terms(said)) < len(terms(before)):
+            loser, winner = newer, older
+        reason = change.value
+        if change in (Change.CHANGED, Change.ENDED):
+            reason = f"{change.value} by a newer memory"
+        found.append(Overruled(loser, winner, reason))
+        if loser is written:
+            break
+    return found
 
 
 def ended_query(said: str) -> str | None:

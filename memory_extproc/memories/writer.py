@@ -44,6 +44,7 @@ from memory_extproc.memories.reconcile import (
     ended_query,
     ended_target,
     ending,
+    overruled,
     revised,
 )
 from memory_extproc.memories.topics import topic_words
@@ -213,14 +214,17 @@ class MemoryWriter:
             statement(facts[i].content) for i, _, revision, _ in placed if revision is not None
         ]
         new: list[tuple[Memory, np.ndarray]] = []
+        checked: list[tuple[Memory, np.ndarray]] = []  # what was written, by its words' vector
         for i, _, revision, outcome in placed:
             written = ""
             if revision is not None:
-                outcome = await self._apply(
+                now = await self._revise(
                     revision, keys[i], facts[i], at_ms, wait_visible=wait_visible
                 )
-                written = revision.target.memory.id if outcome is Written.UPDATED else ""
-                if written:
+                outcome = Written.UPDATED if now is not None else Written.STORED_UNRECONCILED
+                if now is not None:
+                    written = now.id
+                    checked.append((now, asked[i]))
                     await self._cascade(user_id, project_id, facts[i].content, revision, at_ms)
                     if revision.reason.startswith((Change.CORRECTED.value, Change.CHANGED.value)):
                         await self._copies_retired(revision, near[i])
@@ -229,12 +233,45 @@ class MemoryWriter:
             elif outcome in (Written.STORED, Written.STORED_UNRECONCILED):
                 memory = self._new(user_id, project_id, facts[i], at_ms, source)
                 new.append((memory, keys[i]))
+                checked.append((memory, asked[i]))
                 written = memory.id
             results[i] = (outcome, written)
         await self._store.store_many(new, wait_visible=wait_visible)
+        await self._overrule(user_id, project_id, checked)
         if new:
             await retention.enforce_cap(self._store, user_id, self._max_per_user)
         return results
+
+    async def _overrule(
+        self, user_id: str, project_id: str, written: Sequence[tuple[Memory, np.ndarray]]
+    ) -> None:
+        """Each memory just written against the memories near it (reconcile.py, step 4): the
+        loser of a pair that still conflicts, or says less of the same thing, is retired into
+        the winner's history. Decided once, here, rather than at every request that shows
+        both. The job's own memories are read as written (a search may not see them yet)."""
+        if not written:
+            return
+        near = await self._store.retrieve_many([
+            SearchRequest(user_id, vector, limit=POLICY.candidates, threshold=POLICY.checked,
+                          project_id=project_id)
+            for _, vector in written
+        ])  # fmt: skip
+        fresh = {memory.id: memory for memory, _ in written}
+        gone: set[str] = set()
+        for (memory, _), hits in zip(written, near, strict=True):
+            if memory.id in gone:
+                continue
+            held = [h.memory for h in hits if h.memory.id not in fresh]
+            held += [m for m in fresh.values() if m.id != memory.id]
+            for verdict in overruled(memory, [m for m in held if m.id not in gone]):
+                loser, winner = verdict.loser.id, verdict.winner.id
+                if await self._store.retire(user_id, loser, winner, verdict.reason):
+                    gone.add(loser)
+                    metrics.MEMORIES_OVERRULED.inc()
+                    log.debug(
+                        "Memory: an older or lesser memory retired",
+                        extra={"reason": verdict.reason},
+                    )
 
     async def _keys(self, facts: Sequence[Fact], vectors: Sequence[np.ndarray]) -> list[np.ndarray]:
         """What each fact is stored under: its own words' vector, leaning toward the words it was
@@ -301,10 +338,11 @@ class MemoryWriter:
         changed value, correction or ending revises the memory it concerns; anything else is
         stored as said. No model is asked: an API call does not wait on an LLM."""
         vector = await self._embedder.memory(unframed(fact.content))
+        asked = await self._embedder.statement(unframed(fact.content))
         candidates = await self._store.retrieve(
             SearchRequest(
                 user_id,
-                await self._embedder.statement(unframed(fact.content)),
+                asked,
                 limit=POLICY.candidates,
                 threshold=POLICY.related,
                 project_id=project_id,
@@ -322,9 +360,11 @@ class MemoryWriter:
         if revision is not None:
             revised = await self._revise(revision, vector, fact, at_ms)
             if revised is not None:
+                await self._overrule(user_id, project_id, [(revised, asked)])
                 return Written.UPDATED, revised
         memory = self._new(user_id, project_id, fact, at_ms, source)
         await self._store.store(memory, vector)
+        await self._overrule(user_id, project_id, [(memory, asked)])
         await retention.enforce_cap(self._store, user_id, self._max_per_user)
         return Written.STORED, memory
 
@@ -339,7 +379,11 @@ class MemoryWriter:
         text = current.content if content is None else content
         edited = revised(current, text, now_ms(), kind)
         ok = await self._store.revise(edited, await self._embedder.memory(unframed(text)), "edited")
-        return edited if ok else None
+        if not ok:
+            return None
+        asked = await self._embedder.statement(unframed(text))
+        await self._overrule(user_id, edited.project_id, [(edited, asked)])
+        return edited
 
     async def _place(
         self,
@@ -463,12 +507,6 @@ class MemoryWriter:
             )
         )  # fmt: skip
         return ended_target(hits, said, POLICY)
-
-    async def _apply(
-        self, revision: Revision, vector: np.ndarray, fact: Fact, at_ms: int, *, wait_visible: bool
-    ) -> Written:
-        revised = await self._revise(revision, vector, fact, at_ms, wait_visible=wait_visible)
-        return Written.UPDATED if revised is not None else Written.STORED_UNRECONCILED
 
     def _new(self, user_id: str, project_id: str, fact: Fact, at_ms: int, source: str) -> Memory:
         """Expiry counts from when it was learned, not from the (maybe replayed) turn's date."""

@@ -4,9 +4,9 @@ Stored memories come from earlier conversations, so they may carry text written 
 model ("ignore previous instructions…"). They are injected as quoted reference data inside a
 fence the content cannot close, one line per memory, never with instruction authority.
 
-Two memories that still say different things about one thing (written before the update rules,
-or missed by them) never reach the LLM as two current values: the newer one wins, alone, marked
-"latest" (memories/changes.py decides what conflicts).
+What is shown is what is current: of two memories that conflict, the older left every search
+when the newer was written (memories/reconcile.py, ``overruled``), so a request does not decide
+it again.
 """
 
 from __future__ import annotations
@@ -16,10 +16,8 @@ import unicodedata
 from collections.abc import Sequence
 
 from memory_extproc.clock import day
-from memory_extproc.memories.changes import Change, compare
-from memory_extproc.memories.notes import statement, undated
+from memory_extproc.memories.notes import undated
 from memory_extproc.store.model import MemoryType, ScoredMemory
-from memory_extproc.words import terms
 
 OPEN_TAG = "<user_memories>"
 CLOSE_TAG = "</user_memories>"
@@ -104,48 +102,24 @@ def _one_line(content: str) -> str:
     return _SPACE.sub(" ", _unopened(text)).strip()
 
 
-def newest_wins(memories: Sequence[ScoredMemory]) -> tuple[list[ScoredMemory], set[str]]:
-    """The memories without those a newer one among them changes, corrects or ends, and the
-    ids of the newer ones that won (shown as "latest"). Of two that say the same thing, the one
-    that says more stays ("Maria volunteers at a shelter" adds nothing to "Maria has been
-    volunteering at a shelter, finding it rewarding", whichever came later)."""
-    said = [statement(m.memory.content) for m in memories]
-    when = [m.memory.recorded_at for m in memories]
-    dropped: set[int] = set()
-    won: set[str] = set()
-    for i, newer in enumerate(memories):
-        for j in range(len(memories)):
-            if not (when[i] > when[j] and not {i, j} & dropped):
-                continue
-            change = compare(said[i], said[j])
-            if change is Change.RESTATED:
-                dropped.add(i if len(terms(said[i])) < len(terms(said[j])) else j)
-            elif change is not None:
-                dropped.add(j)
-                won.add(newer.memory.id)
-    return [m for k, m in enumerate(memories) if k not in dropped], won
-
-
 def format_context(
     memories: Sequence[ScoredMemory], max_chars: int
 ) -> tuple[str, list[ScoredMemory]]:
     """The context block and the memories it holds: in the given order, each text once (rows
     stored twice before dedup existed are shown once), up to ``max_chars``."""
-    current, won = newest_wins(memories)
-    preferred = any(m.memory.type is MemoryType.PREFERENCE for m in current)
+    preferred = any(m.memory.type is MemoryType.PREFERENCE for m in memories)
     preamble = f"{PREAMBLE} {PREFERENCES}" if preferred else PREAMBLE
     budget = max_chars - len(OPEN_TAG) - len(preamble) - len(CLOSE_TAG) - 3
     lines: list[str] = []
     included: list[ScoredMemory] = []
     seen: set[str] = set()
-    for scored in current:
+    for scored in memories:
         recorded = day(scored.memory.recorded_at)
         text = _one_line(undated(scored.memory.content, recorded))
         if not text or text.casefold() in seen:
             continue
-        latest = ", latest" if scored.memory.id in won else ""
         kind = ", preference" if scored.memory.type is MemoryType.PREFERENCE else ""
-        line = f"- [{recorded}{latest}{kind}] {text}"
+        line = f"- [{recorded}{kind}] {text}"
         if len(line) + 1 > budget:
             break
         budget -= len(line) + 1

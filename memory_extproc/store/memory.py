@@ -5,6 +5,7 @@ Not durable, not shared between processes; integration tests and `make run` use 
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
 import numpy as np
@@ -101,6 +102,17 @@ class InMemoryStore:
         audit = audit_copy(old, reason)
         self._rows[audit.id] = (audit, old_vector)
         await self.store(memory, vector)
+        return True
+
+    async def retire(self, user_id: str, memory_id: str, by: str, reason: str) -> bool:
+        loser, winner = await self.get(user_id, memory_id), await self.get(user_id, by)
+        if loser is None or winner is None or loser.superseded_by or winner.superseded_by:
+            return False
+        for kept, vector in list(self._rows.values()):
+            if kept.superseded_by == memory_id:
+                self._rows[kept.id] = (dataclasses.replace(kept, superseded_by=by), vector)
+        audit = audit_copy(loser, reason, by)
+        self._rows[audit.id] = (audit, self._rows.pop(memory_id)[1])
         return True
 
     async def history(self, user_id: str, memory_id: str) -> Sequence[Memory]:

@@ -13,6 +13,7 @@ The collection's shape and rows: milvus_schema.py; the client's life: milvus_con
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 import uuid
@@ -39,6 +40,7 @@ from memory_extproc.store.model import (
     by_replacement,
     evictions,
     is_memory_id,
+    new_memory_id,
     newest_first,
     renewed,
     same_version,
@@ -352,6 +354,31 @@ class MilvusStore:
             return True
 
         return await self._write(memory.user_id, "revise", op, [memory.id])
+
+    async def retire(self, user_id: str, memory_id: str, by: str, reason: str) -> bool:
+        """Its rows are copied under ``by`` (new ids), then deleted: no moment without them."""
+
+        async def op(client: AsyncMilvusClient) -> bool:
+            loser = await self._with_vector(client, user_id, memory_id)
+            winner = await self._with_vector(client, user_id, by)
+            if loser is None or winner is None or loser[0].superseded_by or winner[0].superseded_by:
+                return False
+            rows = await self._query(
+                client, filters.history_of(user_id, memory_id), [*OUTPUT_FIELDS, "embedding"],
+                limit=LIST_SCAN_LIMIT, consistency="Strong",
+            )  # fmt: skip
+            kept = [schema.row(audit_copy(loser[0], reason, by), np.asarray(loser[1]))] + [
+                schema.row(
+                    dataclasses.replace(schema.memory_of(r), id=new_memory_id(), superseded_by=by),
+                    np.asarray(r["embedding"]),
+                )
+                for r in schema.one_per_id(rows, user_id)
+            ]
+            await self._insert(client, kept)
+            await self._delete_all(client, filters.memory_with_history(user_id, memory_id))
+            return True
+
+        return await self._write(user_id, "retire", op, [memory_id, by])
 
     async def history(self, user_id: str, memory_id: str) -> Sequence[Memory]:
         expr = filters.history_of(user_id, memory_id)

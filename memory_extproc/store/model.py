@@ -117,13 +117,14 @@ class Memory:
         )
 
 
-def audit_copy(old: Memory, reason: str) -> Memory:
-    """The previous version of a revised memory, kept for the record: when its text was
-    recorded (its own times) and when it was replaced (``superseded_at``)."""
+def audit_copy(old: Memory, reason: str, by: str = "") -> Memory:
+    """The previous version of a revised memory (or of one that ``by``, another memory,
+    overruled), kept for the record: when its text was recorded (its own times) and when it
+    was replaced (``superseded_at``)."""
     return dataclasses.replace(
         old,
         id=new_memory_id(),
-        superseded_by=old.id,
+        superseded_by=by or old.id,
         meta={**old.meta, "superseded_at": now_ms(), "reason": reason},
     )
 
@@ -260,6 +261,12 @@ class Store(Protocol):
         """Replace a memory's content, keeping its id and creation time; the previous content
         stays as an audit row (superseded_by = the memory's id), never searched. False if the
         memory is gone (forgotten meanwhile). Without ``wait_visible``: see ``store_many``."""
+        ...
+
+    async def retire(self, user_id: str, memory_id: str, by: str, reason: str) -> bool:
+        """A memory overruled by another of the user's (``by``, newer: it changed, corrected,
+        ended or said more than it) becomes an audit row of that one, with its own history: out
+        of every search, in ``by``'s history, forgotten with it. False if either is gone."""
         ...
 
     async def history(self, user_id: str, memory_id: str) -> Sequence[Memory]:

@@ -121,6 +121,31 @@ async def test_revise_keeps_id_and_creation_and_leaves_an_audit_row(
     assert [h.memory.content for h in hits] == [new_text]
 
 
+async def test_a_retired_memory_leaves_every_search_for_the_winners_history_and_goes_with_it(
+    store: Store, vectors: Vectors
+) -> None:
+    user = f"u-{uuid.uuid4().hex[:6]}"
+    home = await put(store, vectors, user, "User lives in Denver")
+    moved = dataclasses.replace(
+        home, content="User lives in Boulder", updated_at=home.updated_at + 1
+    )
+    await store.revise(moved, vectors.stored(moved.content), "changed by a newer memory")
+    winner = await put(
+        store, vectors, user, "User moved to Seattle", created_at=home.created_at + 2
+    )
+    assert not await store.retire("other-user", home.id, winner.id, "changed by a newer memory")
+    assert await store.retire(user, home.id, winner.id, "changed by a newer memory")
+    assert not await store.retire(user, home.id, winner.id, "changed by a newer memory")  # gone
+    assert [m.content for m in await store.list(user)] == ["User moved to Seattle"]
+    hits = await store.retrieve(search(vectors, user, "Where does the user live?", threshold=-1))
+    assert [h.memory.id for h in hits] == [winner.id]
+    history = await store.history(user, winner.id)
+    assert sorted(m.content for m in history) == ["User lives in Boulder", "User lives in Denver"]
+    assert await store.history(user, home.id) == []
+    assert await store.forget(user, winner.id)
+    assert await store.history(user, winner.id) == []  # the retired memory and its history too
+
+
 async def test_a_memory_is_rekeyed_only_as_it_was_read(store: Store, vectors: Vectors) -> None:
     """Another vector for the same memory (its e5 part read again, memories/writer.py): no
     audit row, its uses kept, and never over a revision or a forget that came meanwhile."""

@@ -102,22 +102,6 @@ def test_the_same_text_twice_is_injected_once() -> None:
     assert text.count("$10,000") == 1
 
 
-def test_of_two_conflicting_memories_the_newer_wins_alone_and_is_marked() -> None:
-    old = ScoredMemory(Memory.new("alice", "My Hawaii budget is $10,000", created_at=DAY), 0.9)
-    new = ScoredMemory(
-        Memory.new(
-            "alice", "Actually my Hawaii budget is now $15,000", created_at=DAY + 86_400_000
-        ),
-        0.8,
-    )
-    other = scored("Likes window seats", 0.7)
-    text, injected = format_context([old, new, other], 2000)
-    assert injected == [new, other]
-    assert "- [2026-03-16, latest] Actually my Hawaii budget is now $15,000" in text
-    assert "$10,000" not in text
-    assert "- [2026-03-15] Likes window seats" in text
-
-
 def test_a_revised_memory_is_dated_by_its_revision() -> None:
     revised = Memory.new("alice", "Budget is $15,000", created_at=DAY)
     revised = dataclasses.replace(revised, updated_at=DAY + 86_400_000)

@@ -11,6 +11,7 @@ from memory_extproc.memories.reconcile import (
     ended_query,
     ended_target,
     ending,
+    overruled,
 )
 from memory_extproc.store.model import Memory, ScoredMemory
 
@@ -128,3 +129,40 @@ def test_a_near_vector_does_not_make_a_birthplace_or_a_relatives_fact_the_same_m
     """e5 scores such pairs over the same-memory bar; they are two memories."""
     assert by_words(said, [held(near, 0.99)], POLICY) is None
     assert by_words("User lives in Denver now", [held(near, 0.99)], POLICY) is not None
+
+
+def said_on(day: int, text: str) -> Memory:
+    return Memory.new("alice", text, created_at=day * 86_400_000)
+
+
+def test_of_two_that_conflict_the_newer_overrules_the_older_either_way_round() -> None:
+    old = said_on(1, "My Hawaii budget is $10,000")
+    new = said_on(2, "Actually my Hawaii budget is now $15,000")
+    other = said_on(1, "Likes window seats")
+    for written, held_ in ((new, [other, old]), (old, [new, other])):  # a replayed older turn
+        (verdict,) = overruled(written, held_)
+        assert (verdict.loser, verdict.winner, verdict.reason) == (
+            old,
+            new,
+            "changed by a newer memory",
+        )
+
+
+def test_of_two_that_say_the_same_the_one_that_says_more_stays_whichever_is_newer() -> None:
+    more = said_on(1, "Maria has been volunteering at a shelter, finding it rewarding")
+    less = said_on(2, "Maria volunteers at a shelter")
+    (verdict,) = overruled(less, [more])
+    assert (verdict.loser, verdict.winner, verdict.reason) == (less, more, "restated")
+
+
+def test_a_written_memory_that_loses_is_not_compared_further() -> None:
+    new = said_on(3, "Actually my Hawaii budget is now $15,000")
+    old = said_on(2, "My Hawaii budget is $10,000")
+    older = said_on(1, "My Hawaii budget is $8,000")
+    assert [(v.loser, v.winner) for v in overruled(old, [new, older])] == [(old, new)]
+
+
+def test_memories_of_one_moment_and_unrelated_ones_are_left_alone() -> None:
+    budget = said_on(1, "My Hawaii budget is $10,000")
+    assert overruled(budget, [said_on(1, "My Hawaii budget is $15,000")]) == []
+    assert overruled(budget, [said_on(2, "Likes window seats")]) == []

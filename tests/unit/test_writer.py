@@ -296,6 +296,40 @@ async def test_explicit_adds_revise_what_they_change(
     assert history(store, first.id) == ["My budget for the Hawaii trip is $10,000"]
 
 
+async def test_a_change_leaves_one_current_value_where_older_code_left_two(
+    store: InMemoryStore, embeddings: Embeddings, stored_vector: Callable[[str], np.ndarray]
+) -> None:
+    """Two values of one thing held at once (written before the rules, or missed): the next
+    change revises one and retires the other into its history, so no request shows either."""
+    kept = [
+        Memory.new("alice", text, created_at=T0 + k * DAY)
+        for k, text in enumerate(
+            ["User's budget for the Hawaii trip is $10,000", "User's Hawaii trip budget is $12,000"]
+        )
+    ]
+    for memory in kept:
+        await store.store(memory, stored_vector(memory.content))
+    new = "User's budget for the Hawaii trip is now $15,000"
+    w = writer(store, embeddings, None)
+    assert await w.write("alice", "", fact(new), T0 + 2 * DAY, source="c") is Written.UPDATED
+    (current,) = await store.list("alice")
+    assert current.content == new
+    assert sorted(history(store, current.id)) == sorted(m.content for m in kept)
+
+
+async def test_an_explicit_edit_retires_what_it_now_changes(
+    store: InMemoryStore, embeddings: Embeddings
+) -> None:
+    w = writer(store, embeddings, None)
+    _, budget = await w.add("a", "", fact("My budget for the Hawaii trip is $10,000"), T0,
+                            source="api")  # fmt: skip
+    _, other = await w.add("a", "", fact("I like window seats on flights"), T0, source="api")
+    edited = await w.edit("a", other.id, "My budget for the Hawaii trip is now $15,000", None)
+    assert edited is not None
+    assert [m.content for m in await store.list("a")] == [edited.content]
+    assert history(store, other.id) == ["I like window seats on flights", budget.content]
+
+
 async def test_a_batch_is_deduplicated_within_itself_and_against_the_store(
     store: InMemoryStore, embeddings: Embeddings
 ) -> None:
