@@ -39,6 +39,7 @@ from memory_extproc.memories.notes import note_kind, saying, statement, unframed
 from memory_extproc.memories.preferences import requests_implied
 from memory_extproc.memories.reconcile import (
     POLICY,
+    Overruled,
     Revision,
     by_words,
     ended_query,
@@ -60,8 +61,20 @@ from memory_extproc.store.model import (
 from memory_extproc.words import numbers
 
 log = logging.getLogger(__name__)
-# users this process has seen write another language than English, the most recent kept
-_WRITERS_OF_OTHER_LANGUAGES = 65536
+# users this process remembers something of (who writes another language than English, whose
+# held memories were checked against each other), the most recent kept
+_USERS_REMEMBERED = 65536
+
+
+def _nearest(vectors: np.ndarray, k: int) -> np.ndarray:
+    """For each row, the ``k`` other rows nearest it (inner product), nearest first; in slices,
+    as a user may hold thousands."""
+    rows = []
+    for start in range(0, len(vectors), 512):
+        scores = vectors[start : start + 512] @ vectors.T
+        np.fill_diagonal(scores[:, start:], -np.inf)
+        rows.append(np.argsort(-scores, axis=1)[:, :k])
+    return np.concatenate(rows)
 
 
 def _requests(fact: Fact) -> tuple[str, ...]:
@@ -96,6 +109,31 @@ class MemoryWriter:
         self._ttl_ms = ttl_ms
         self._max_per_user = max_per_user
         self._other_languages: OrderedDict[str, None] = OrderedDict()
+        self._settled: OrderedDict[str, None] = OrderedDict()  # overrule_held
+
+    async def overrule_held(self, user_id: str) -> int:
+        """The user's memories checked against each other (``_overrule``'s rules), once per
+        process: what a release before that check left side by side ("User lives in Denver",
+        "User moved to Seattle") is settled before this process writes for the user. Nearness
+        is the stored vectors' (ten nearest). How many were retired."""
+        if user_id in self._settled:
+            return 0
+        held = await self._store.stored_under(user_id)
+        retired = 0
+        for project in {m.project_id for m, _ in held}:
+            mine = [m for m, _ in held if m.project_id == project]
+            vectors = np.stack([v for m, v in held if m.project_id == project])
+            nearest = await asyncio.to_thread(_nearest, vectors, POLICY.candidates)
+            gone: set[str] = set()
+            for at, (memory, near) in enumerate(zip(mine, nearest, strict=True)):
+                if memory.id not in gone:
+                    others = [mine[k] for k in near if k != at and mine[k].id not in gone]
+                    retired += await self._retire(user_id, overruled(memory, others), gone)
+                await asyncio.sleep(0)  # a user of thousands of memories: the loop goes on
+        self._settled[user_id] = None
+        if len(self._settled) > _USERS_REMEMBERED:
+            self._settled.popitem(last=False)
+        return retired
 
     def forget_cached_texts(self) -> None:
         """After a forget, what this process read of memory texts goes too: their vectors in
@@ -115,7 +153,7 @@ class MemoryWriter:
             return 0
         self._other_languages[user_id] = None
         self._other_languages.move_to_end(user_id)
-        if len(self._other_languages) > _WRITERS_OF_OTHER_LANGUAGES:
+        if len(self._other_languages) > _USERS_REMEMBERED:
             self._other_languages.popitem(last=False)
         held = [(m, v) for m, v in await self._store.stored_under(user_id) if is_carried(v)]
         own = await self._embedder.memories([unframed(m.content) for m, _ in held])
@@ -263,15 +301,23 @@ class MemoryWriter:
                 continue
             held = [h.memory for h in hits if h.memory.id not in fresh]
             held += [m for m in fresh.values() if m.id != memory.id]
-            for verdict in overruled(memory, [m for m in held if m.id not in gone]):
-                loser, winner = verdict.loser.id, verdict.winner.id
-                if await self._store.retire(user_id, loser, winner, verdict.reason):
-                    gone.add(loser)
-                    metrics.MEMORIES_OVERRULED.inc()
-                    log.debug(
-                        "Memory: an older or lesser memory retired",
-                        extra={"reason": verdict.reason},
-                    )
+            await self._retire(
+                user_id, overruled(memory, [m for m in held if m.id not in gone]), gone
+            )
+
+    async def _retire(self, user_id: str, verdicts: Sequence[Overruled], gone: set[str]) -> int:
+        """Each loser into its winner's history, unless either has gone meanwhile."""
+        retired = 0
+        for verdict in verdicts:
+            loser, winner = verdict.loser.id, verdict.winner.id
+            if await self._store.retire(user_id, loser, winner, verdict.reason):
+                gone.add(loser)
+                retired += 1
+                metrics.MEMORIES_OVERRULED.inc()
+                log.debug(
+                    "Memory: an older or lesser memory retired", extra={"reason": verdict.reason}
+                )
+        return retired
 
     async def _keys(self, facts: Sequence[Fact], vectors: Sequence[np.ndarray]) -> list[np.ndarray]:
         """What each fact is stored under: its own words' vector, leaning toward the words it was

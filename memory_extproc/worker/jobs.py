@@ -170,6 +170,8 @@ class LearningJobs:
         said = [t.text for t in live.messages if t.role == "user"]
         if read := await self._writer.heard(user, said):
             log.info("Memory: memories read again by e5", extra={"memories": read})
+        if retired := await self._writer.overrule_held(user):
+            log.info("Memory: held memories overruled by newer ones", extra={"memories": retired})
         if self._extractor is None:
             outcomes, written = await self._notes(live)
         else:

@@ -16,7 +16,7 @@ from memory_extproc.llm_client import JsonSchema, LlmError
 from memory_extproc.memories.facts import Fact, FactLimits
 from memory_extproc.memories.writer import MemoryWriter
 from memory_extproc.store.memory import InMemoryStore
-from memory_extproc.store.model import MemoryType
+from memory_extproc.store.model import Memory, MemoryType
 from memory_extproc.words import in_memory_voice
 from memory_extproc.worker.jobs import LearningJobs
 from memory_extproc.worker.pool import WorkerPool
@@ -429,6 +429,18 @@ async def test_a_question_in_another_language_has_the_users_memories_read_by_e5(
     _, read = store._rows[memory_id]
     assert is_carried(learned)
     assert not is_carried(read)
+
+
+async def test_a_job_first_settles_what_an_earlier_release_left_side_by_side(
+    embeddings: Embeddings, stored_vector: Callable[[str], np.ndarray]
+) -> None:
+    store = InMemoryStore()
+    for day, text in enumerate(["User lives in Denver", "User moved to Seattle"]):
+        await store.store(Memory.new("alice", text, created_at=T0 + day), stored_vector(text))
+    jobs = jobs_on(store, embeddings, None)
+    asked = (Turn("user", "Any good hikes this weekend?"), Turn("assistant", "Try Rattlesnake."))
+    assert await jobs.run(Batch("alice", "", asked, 1, T0 + 2, "idle"))
+    assert [m.content for m in await store.list("alice")] == ["User moved to Seattle"]
 
 
 async def test_the_other_speakers_life_is_not_learned_as_the_users(embeddings: Embeddings) -> None:

@@ -13,7 +13,7 @@ from memory_extproc.embedding import model as english_model
 from memory_extproc.embedding.spaces import Embeddings, english_query, is_carried, score
 from memory_extproc.llm_client import JsonSchema, LlmError
 from memory_extproc.memories.facts import Fact
-from memory_extproc.memories.writer import MemoryWriter, Written
+from memory_extproc.memories.writer import MemoryWriter, Written, _nearest
 from memory_extproc.retrieval.plan import RetrievalPolicy
 from memory_extproc.store.memory import InMemoryStore
 from memory_extproc.store.model import Memory, MemoryType, SearchRequest
@@ -315,6 +315,42 @@ async def test_a_change_leaves_one_current_value_where_older_code_left_two(
     (current,) = await store.list("alice")
     assert current.content == new
     assert sorted(history(store, current.id)) == sorted(m.content for m in kept)
+
+
+async def test_what_an_earlier_release_left_side_by_side_is_settled_once(
+    store: InMemoryStore, embeddings: Embeddings, stored_vector: Callable[[str], np.ndarray]
+) -> None:
+    held = [
+        Memory.new("alice", text, created_at=T0 + k * DAY, project_id=project)
+        for k, (text, project) in enumerate([
+            ("User's budget for the Hawaii trip is $10,000", ""),
+            ("User likes window seats", ""),
+            ("User's budget for the Hawaii trip is $10,000", "p"),  # another project's: kept
+            ("Actually my budget for the Hawaii trip is now $15,000", ""),
+        ])
+    ]  # fmt: skip
+    for memory in held:
+        await store.store(memory, stored_vector(memory.content))
+    w = writer(store, embeddings, None)
+    assert await w.overrule_held("alice") == 1
+    assert sorted((m.project_id, m.content) for m in await store.list("alice")) == [
+        ("", "Actually my budget for the Hawaii trip is now $15,000"),
+        ("", "User likes window seats"),
+        ("p", "User's budget for the Hawaii trip is $10,000"),
+    ]
+    assert history(store, held[3].id) == [held[0].content]
+    await store.store(held[0], stored_vector(held[0].content))  # once per process: not again
+    assert await w.overrule_held("alice") == 0
+    assert len(await store.list("alice")) == 4
+
+
+def test_the_nearest_of_each_memory_are_found_in_slices() -> None:
+    rng = np.random.default_rng(0)
+    vectors = rng.normal(size=(1100, 8)).astype(np.float32)
+    nearest = _nearest(vectors, 10)
+    scores = vectors @ vectors.T
+    np.fill_diagonal(scores, -np.inf)
+    assert (nearest == np.argsort(-scores, axis=1)[:, :10]).all()
 
 
 async def test_an_explicit_edit_retires_what_it_now_changes(
