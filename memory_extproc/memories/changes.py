@@ -505,11 +505,34 @@ def same_amount(new: str, other: str) -> bool:
 def _amount_changed(a: _Read, b: _Read) -> bool:
     """One amount each, different, about the same things in other words: "My rent went up,
     it's $1,350 a month now" / "I pay $1,200 a month for rent" (the caller knows a change was
-    said; without that, two amounts of one kind can both be true)."""
+    said; without that, two amounts of one kind can both be true). Not when each names what
+    the other does not: "my budget for the Cairo trip is $4,500 for now" / "… for the Quito
+    trip is $11,000" are two trips."""
     amounts = [[n for n in r.numbers if not _is_date(n)] for r in (a, b)]
     if any(len(x) != 1 for x in amounts) or amounts[0] == amounts[1]:
         return False
+    names, other_names = _names(a.text), _names(b.text)
+    if names - other_names and other_names - names:
+        return False
     return len((a.content & b.content) - a.numbers - b.numbers) >= 2
+
+
+_CAPITALIZED = re.compile(r"\b[A-Z][^\W\d_]+")
+
+
+@functools.lru_cache(maxsize=4096)
+def _names(text: str) -> frozenset[str]:
+    """The words written with a capital inside a sentence ("the Cairo trip"), in a language
+    that names by capital: the people, places and things a statement names."""
+    if not _names_by_capital(_language(text)):
+        return frozenset()
+    return frozenset(
+        word
+        for match in _CAPITALIZED.finditer(text)
+        if (before := text[: match.start()].rstrip())
+        and before[-1] not in '.!?:"\u201c'
+        and (word := match.group().lower()) not in _NOT_NAMES
+    )
 
 
 def _slot(
@@ -614,7 +637,7 @@ def _opcodes(
 def clear_caches() -> None:
     """After a forget: nothing read from a memory's text stays in this process, here or in
     the words it was read with (every text still stored is read again when it comes back)."""
-    for cached in (_tokens, _words, _sure, _read, _language, _content, _named, _opcodes,
+    for cached in (_tokens, _words, _sure, _read, _language, _content, _named, _names, _opcodes,
                    correction, ended_object, compare, _clauses, _marked, _moves,
                    without_resolved_dates):  # fmt: skip
         cached.cache_clear()

@@ -52,6 +52,9 @@ HAWAII = "My budget for the Hawaii trip is $10,000"
          Change.CHANGED),
         ("I now earn $5,000 a month", "I pay $1,200 a month for rent", None),
         ("My rent is $1,350 a month", "I pay $1,200 a month for rent", None),
+        # …not another thing's amount, named otherwise
+        ("Just so you know, my budget for the Cairo trip is $4,500 for now",
+         "My budget for the Quito trip is $11,000 these days", None),
         # one clause of several changes it
         ("My sister Anna is coming with me, and the budget for the Hawaii trip is now $12,000",
          HAWAII, Change.CHANGED),
