@@ -375,7 +375,9 @@ class MilvusStore:
                 for r in schema.one_per_id(rows, user_id)
             ]
             await self._insert(client, kept)
-            await self._delete_all(client, filters.memory_with_history(user_id, memory_id))
+            # by id: every row is known, read Strong under the memory's lock (a filtered delete
+            # would wait two time ticks more)
+            await self._delete(client, ids=[memory_id, *{r["id"] for r in rows}])
             return True
 
         return await self._write(user_id, "retire", op, [memory_id, by])
