@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from memory_extproc.languages import language_of
 from memory_extproc.retrieval.amounts import asks_amount, holds_amount
 from memory_extproc.retrieval.dates import named_spans
-from memory_extproc.store.model import ScoredMemory
+from memory_extproc.store.model import MemoryType, ScoredMemory
 from memory_extproc.words import terms
 
 
@@ -132,6 +132,23 @@ def rank(
     ]
     scored.sort(key=lambda pair: pair[0], reverse=True)
     return [candidate for _, candidate in scored[:limit]]
+
+
+def preferences_held(
+    found: list[ScoredMemory], limit: int, floor: float, policy: RankPolicy
+) -> list[ScoredMemory] | None:
+    """An open request's preferences, best first, when its own search (``limit`` results at
+    most, down to ``floor``) already holds them; None when a search of their own is needed. It
+    holds them when it found fewer than ``limit`` with a floor no higher than theirs (every
+    memory above it), or ``preference_limit`` of them above their floor: any it left out
+    scores below each it holds."""
+    held = [
+        m
+        for m in found
+        if m.memory.type is MemoryType.PREFERENCE and m.score >= policy.preference_floor
+    ]
+    everything = len(found) < limit and floor <= policy.preference_floor
+    return held if everything or len(held) >= policy.preference_limit else None
 
 
 def with_preferences(

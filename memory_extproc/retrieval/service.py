@@ -7,6 +7,7 @@ memory is an enhancement, never a dependency. Every request ends with exactly on
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import time
 from dataclasses import dataclass
@@ -31,7 +32,7 @@ from memory_extproc.retrieval.plan import (
     SearchPlan,
     plan_retrieval,
 )
-from memory_extproc.retrieval.rank import rank, with_preferences
+from memory_extproc.retrieval.rank import preferences_held, rank, with_preferences
 from memory_extproc.retrieval.rewrite import REWRITE_SHARE, QueryRewriter
 from memory_extproc.store.model import (
     MemoryType,
@@ -151,46 +152,43 @@ class MemoryRetrieval:
             raise EmbeddingError from exc
         ranking = self.policy.ranking
         project = signals.project_id or None  # a project header scopes the search
-        searches = [
-            SearchRequest(
-                user_id=signals.user_id,
-                vector=vector,
-                limit=ranking.candidate_limit(plan.limit),
-                threshold=ranking.candidate_floor(plan.threshold),
-                types=plan.types,
-                project_id=project,
-            )
-        ]
-        if plan.preferences:  # the user's standing preferences nearest to the request
-            searches.append(
-                SearchRequest(
-                    user_id=signals.user_id,
-                    vector=vector,
-                    limit=ranking.preference_limit,
-                    threshold=ranking.preference_floor,
-                    types=(MemoryType.PREFERENCE,),
-                    project_id=project,
-                )
-            )
+        search = SearchRequest(
+            user_id=signals.user_id,
+            vector=vector,
+            limit=ranking.candidate_limit(plan.limit),
+            threshold=ranking.candidate_floor(plan.threshold),
+            types=plan.types,
+            project_id=project,
+        )
         with traced("memory.search") as span:
-            candidates, *extra = await asyncio.gather(
-                *(self._store.retrieve(search) for search in searches), return_exceptions=True
-            )
-            if isinstance(candidates, BaseException):
-                raise candidates
+            candidates = await self._store.retrieve(search)
             span.set_attribute("memory.candidates", len(candidates))
         preferences: list[ScoredMemory] = []
-        for found in extra:  # best effort: the request keeps what it matched itself
-            if isinstance(found, BaseException):  # the store counted it (memory_store_errors)
-                log.warning("Preference search failed: %s", type(found).__name__)
-            else:
-                preferences = found
+        if plan.preferences:  # the user's standing preferences nearest to the request
+            held = preferences_held(candidates, search.limit, search.threshold, ranking)
+            preferences = held if held is not None else await self._preferences(search)
         # A request that raised the threshold gets exactly that bar: narrowing never widens.
         rescue = plan.threshold <= self.policy.threshold
         with traced("memory.ranking"):
             ranked = rank(query, candidates, plan.threshold, plan.limit, ranking, rescue=rescue,
                           language=language)  # fmt: skip
             return with_preferences(ranked, preferences, plan.limit, ranking)
+
+    async def _preferences(self, search: SearchRequest) -> list[ScoredMemory]:
+        """A search of their own, when the request's did not hold them: best effort, the
+        request keeps what it matched itself."""
+        ranking = self.policy.ranking
+        try:
+            with traced("memory.search.preferences"):
+                return await self._store.retrieve(
+                    dataclasses.replace(
+                        search, limit=ranking.preference_limit, threshold=ranking.preference_floor,
+                        types=(MemoryType.PREFERENCE,),
+                    )
+                )  # fmt: skip
+        except Exception as exc:  # the store counted it (memory_store_errors)
+            log.warning("Preference search failed: %s", type(exc).__name__)
+            return []
 
     @staticmethod
     def _finish(

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from memory_extproc.retrieval.amounts import asks_amount, holds_amount
-from memory_extproc.retrieval.rank import RankPolicy, rank, with_preferences
-from memory_extproc.store.model import Memory, ScoredMemory
+from memory_extproc.retrieval.rank import RankPolicy, preferences_held, rank, with_preferences
+from memory_extproc.store.model import Memory, MemoryType, ScoredMemory
 from memory_extproc.words import stem, terms
 
 
@@ -158,6 +158,18 @@ def test_an_open_requests_preferences_lead_down_to_their_floor() -> None:
     assert with_preferences([], [vegetarian, heights], 5, one) == [vegetarian]
     assert with_preferences([], [far], 5, ON) == []  # below the floor
     assert with_preferences(matched, [vegetarian, heights], 1, ON) == [vegetarian]  # k in all
+
+
+def test_a_requests_own_results_hold_its_preferences_when_they_cannot_have_left_one_out() -> None:
+    def liked(text: str, score: float) -> ScoredMemory:
+        return ScoredMemory(Memory.new("u", text, MemoryType.PREFERENCE), score)
+
+    porto, pop = hit("lives in Porto", 0.6), liked("pop", 0.1)
+    three = [porto, liked("vegetarian", 0.35), liked("heights", 0.25), liked("nuts", 0.22)]
+    assert preferences_held(three, 4, 0.05, ON) == three[1:]  # full, three above the floor
+    assert preferences_held([porto, three[1], pop], 3, 0.05, ON) is None  # full: one may be out
+    assert preferences_held([porto, three[1], pop], 30, 0.05, ON) == [three[1]]  # all there is
+    assert preferences_held([porto, three[1]], 30, 0.3, ON) is None  # a floor above theirs
 
 
 def test_candidates_are_read_in_the_questions_language_which_is_told_once(

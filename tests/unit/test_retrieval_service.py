@@ -16,6 +16,7 @@ from memory_extproc.llm_api.requests import Api, parse_request
 from memory_extproc.memories.kinds import kind_of
 from memory_extproc.retrieval.decision import Skip
 from memory_extproc.retrieval.plan import RetrievalPolicy
+from memory_extproc.retrieval.rank import RankPolicy
 from memory_extproc.retrieval.service import MemoryRetrieval, Outcome
 from memory_extproc.store.memory import InMemoryStore
 from memory_extproc.store.model import Memory, MemoryType, StoreUnavailableError
@@ -188,10 +189,45 @@ async def test_preferences_count_in_the_limit_and_their_search_is_best_effort(
     vegetarian, cooks = texts[0][0], texts[1][0]
     assert (await retrieval.process(plain, ALICE)).recalled == (vegetarian, cooks)
     assert (await retrieval.process(one, ALICE)).recalled == (vegetarian,)
-    failing = MemoryRetrieval(batcher, stores[1], RetrievalPolicy(), 1.0)
-    kept = await failing.process(plain, ALICE)  # what it matched itself, still injected
+    # a request's own search of one result, a semantic one: the preferences need theirs
+    narrow = RetrievalPolicy(ranking=RankPolicy(candidates=1))
+    failing = MemoryRetrieval(batcher, stores[1], narrow, 1.0)
+    kept = await failing.process(one, ALICE)  # what it matched itself, still injected
     assert kept.outcome is Outcome.INJECTED
-    assert kept.recalled[0] == cooks  # ranked by its own search: no preference ahead of it
+    assert kept.recalled == (cooks,)  # ranked by its own search: no preference ahead of it
+
+
+class CountingStore(InMemoryStore):
+    def __init__(self) -> None:
+        super().__init__()
+        self.searched: list[tuple[MemoryType, ...]] = []
+
+    async def retrieve(self, request):  # type: ignore[no-untyped-def]
+        self.searched.append(tuple(request.types))
+        return await super().retrieve(request)
+
+
+async def test_an_open_requests_preferences_need_no_search_of_their_own_when_its_holds_them(
+    batcher: EmbeddingBatcher, stored_vector: Callable[[str], np.ndarray]
+) -> None:
+    store = CountingStore()
+    near = ["User loves spicy food", "User is vegetarian", "User dislikes mushrooms"]
+    held = [*near, "User is allergic to peanuts"]  # below the preferences' floor for dinner
+    for text in held:
+        await store.store(Memory.new("alice", text, MemoryType.PREFERENCE), stored_vector(text))
+    for k in range(40):  # more than the request's own search reads
+        text = f"User visited Lisbon in {1980 + k}"  # near dinner, nearer than no preference
+        await store.store(Memory.new("alice", text), stored_vector(text))
+    said = {"role": "user", "content": "Suggest something I could cook for dinner tonight."}
+    dinner = parse_request(Api.CHAT_COMPLETIONS, orjson.dumps({"messages": [said]}))
+    given = await MemoryRetrieval(batcher, store, RetrievalPolicy(), 1.0).process(dinner, ALICE)
+    assert store.searched == [()]  # its own search held three preferences above their floor
+    assert given.recalled[:3] == tuple(near)
+    store.searched.clear()
+    two = RetrievalPolicy(ranking=RankPolicy(preference_limit=5))  # more than it holds
+    again = await MemoryRetrieval(batcher, store, two, 1.0).process(dinner, ALICE)
+    assert store.searched == [(), (MemoryType.PREFERENCE,)]
+    assert again.recalled[:3] == tuple(near)
 
 
 async def test_a_preference_said_in_chinese_is_given_to_a_chinese_open_request(
