@@ -4,7 +4,7 @@ many distinct memories: the words of each are read anew).
 
 LoCoMo's dev questions, each against 30 of its observations (facts) as candidates, each said
 on a day of its own, through the request path's own pure steps (the question's language told,
-``rank``, ``format_context``, whose newest-wins rule compares the injected memories pairwise);
+``rank``, ``format_context``);
 process CPU per request, caches warm, then cleared before each request. Prints one JSON line.
 """
 
