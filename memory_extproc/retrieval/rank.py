@@ -138,16 +138,19 @@ def preferences_held(
     found: list[ScoredMemory], limit: int, floor: float, policy: RankPolicy
 ) -> list[ScoredMemory] | None:
     """An open request's preferences, best first, when its own search (``limit`` results at
-    most, down to ``floor``) already holds them; None when a search of their own is needed. It
-    holds them when it found fewer than ``limit`` with a floor no higher than theirs (every
-    memory above it), or ``preference_limit`` of them above their floor: any it left out
-    scores below each it holds."""
+    most, down to ``floor``) already holds them; None when a search of their own is needed.
+    What it left out scores below all it holds, so it holds them when it holds
+    ``preference_limit`` above their floor, or when what it left out is below that floor: its
+    last result is, or it found fewer than ``limit`` with a floor no higher."""
     held = [
         m
         for m in found
         if m.memory.type is MemoryType.PREFERENCE and m.score >= policy.preference_floor
     ]
-    everything = len(found) < limit and floor <= policy.preference_floor
+    if len(found) < limit:
+        everything = floor <= policy.preference_floor
+    else:
+        everything = min(m.score for m in found) < policy.preference_floor
     return held if everything or len(held) >= policy.preference_limit else None
 
 

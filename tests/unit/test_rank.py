@@ -167,7 +167,8 @@ def test_a_requests_own_results_hold_its_preferences_when_they_cannot_have_left_
     porto, pop = hit("lives in Porto", 0.6), liked("pop", 0.1)
     three = [porto, liked("vegetarian", 0.35), liked("heights", 0.25), liked("nuts", 0.22)]
     assert preferences_held(three, 4, 0.05, ON) == three[1:]  # full, three above the floor
-    assert preferences_held([porto, three[1], pop], 3, 0.05, ON) is None  # full: one may be out
+    assert preferences_held([porto, three[1], three[2]], 3, 0.05, ON) is None  # one may be out
+    assert preferences_held([porto, three[1], pop], 3, 0.05, ON) == [three[1]]  # the rest < 0.2
     assert preferences_held([porto, three[1], pop], 30, 0.05, ON) == [three[1]]  # all there is
     assert preferences_held([porto, three[1]], 30, 0.3, ON) is None  # a floor above theirs
 

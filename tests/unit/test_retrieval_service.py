@@ -207,27 +207,34 @@ class CountingStore(InMemoryStore):
         return await super().retrieve(request)
 
 
-async def test_an_open_requests_preferences_need_no_search_of_their_own_when_its_holds_them(
-    batcher: EmbeddingBatcher, stored_vector: Callable[[str], np.ndarray]
+@pytest.mark.parametrize(
+    ("beside", "searches"),
+    [
+        # 40 memories near dinner but not as near as a preference: the request's own 30 end
+        # below the preferences' floor, so every preference above it is among them
+        ("User visited Lisbon in {}", [()]),
+        # 40 nearer (0.33) than the third preference (0.26): it needs a search of its own
+        ("User's kitchen was renovated in {}", [(), (MemoryType.PREFERENCE,)]),
+    ],
+)
+async def test_an_open_requests_preferences_are_searched_for_only_when_its_own_search_may_miss_one(
+    batcher: EmbeddingBatcher,
+    stored_vector: Callable[[str], np.ndarray],
+    beside: str,
+    searches: list[tuple[MemoryType, ...]],
 ) -> None:
     store = CountingStore()
     near = ["User loves spicy food", "User is vegetarian", "User dislikes mushrooms"]
-    held = [*near, "User is allergic to peanuts"]  # below the preferences' floor for dinner
-    for text in held:
+    for text in [*near, "User is allergic to peanuts"]:  # the last below the floor for dinner
         await store.store(Memory.new("alice", text, MemoryType.PREFERENCE), stored_vector(text))
     for k in range(40):  # more than the request's own search reads
-        text = f"User visited Lisbon in {1980 + k}"  # near dinner, nearer than no preference
+        text = beside.format(1980 + k)
         await store.store(Memory.new("alice", text), stored_vector(text))
     said = {"role": "user", "content": "Suggest something I could cook for dinner tonight."}
     dinner = parse_request(Api.CHAT_COMPLETIONS, orjson.dumps({"messages": [said]}))
     given = await MemoryRetrieval(batcher, store, RetrievalPolicy(), 1.0).process(dinner, ALICE)
-    assert store.searched == [()]  # its own search held three preferences above their floor
+    assert store.searched == searches
     assert given.recalled[:3] == tuple(near)
-    store.searched.clear()
-    two = RetrievalPolicy(ranking=RankPolicy(preference_limit=5))  # more than it holds
-    again = await MemoryRetrieval(batcher, store, two, 1.0).process(dinner, ALICE)
-    assert store.searched == [(), (MemoryType.PREFERENCE,)]
-    assert again.recalled[:3] == tuple(near)
 
 
 async def test_a_preference_said_in_chinese_is_given_to_a_chinese_open_request(
