@@ -418,18 +418,15 @@ class MemoryWriter:
         self, user_id: str, memory_id: str, content: str | None, kind: MemoryType | None
     ) -> Memory | None:
         """An explicit edit (API, CLI): the memory as told, its old text kept as history; None
-        when there is no such live memory (or it was forgotten meanwhile)."""
+        when there is no such live memory (or it was forgotten meanwhile). It touches no other
+        memory: whoever edits one by id manages them one by one."""
         current = await get_live(self._store, user_id, memory_id)
         if current is None:
             return None
         text = current.content if content is None else content
         edited = revised(current, text, now_ms(), kind)
         ok = await self._store.revise(edited, await self._embedder.memory(unframed(text)), "edited")
-        if not ok:
-            return None
-        asked = await self._embedder.statement(unframed(text))
-        await self._overrule(user_id, edited.project_id, [(edited, asked)])
-        return edited
+        return edited if ok else None
 
     async def _place(
         self,

@@ -353,7 +353,7 @@ def test_the_nearest_of_each_memory_are_found_in_slices() -> None:
     assert (nearest == np.argsort(-scores, axis=1)[:, :10]).all()
 
 
-async def test_an_explicit_edit_retires_what_it_now_changes(
+async def test_an_explicit_edit_touches_no_other_memory(
     store: InMemoryStore, embeddings: Embeddings
 ) -> None:
     w = writer(store, embeddings, None)
@@ -362,8 +362,10 @@ async def test_an_explicit_edit_retires_what_it_now_changes(
     _, other = await w.add("a", "", fact("I like window seats on flights"), T0, source="api")
     edited = await w.edit("a", other.id, "My budget for the Hawaii trip is now $15,000", None)
     assert edited is not None
-    assert [m.content for m in await store.list("a")] == [edited.content]
-    assert history(store, other.id) == ["I like window seats on flights", budget.content]
+    assert sorted(m.content for m in await store.list("a")) == sorted(
+        [budget.content, edited.content]
+    )
+    assert history(store, other.id) == ["I like window seats on flights"]
 
 
 async def test_a_batch_is_deduplicated_within_itself_and_against_the_store(
