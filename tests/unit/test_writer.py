@@ -64,6 +64,12 @@ async def active(store: InMemoryStore, user: str = "alice") -> list[str]:
     return sorted(m.content for m in await store.list(user))
 
 
+async def added(w: MemoryWriter, text: str) -> Memory:
+    """``text`` added through the API for user "a"."""
+    _, memory = await w.add("a", "", fact(text), T0, source="api")
+    return memory
+
+
 async def test_new_fact_is_stored_with_the_conversation_time(
     store: InMemoryStore, embeddings: Embeddings
 ) -> None:
@@ -357,9 +363,8 @@ async def test_an_explicit_edit_touches_no_other_memory(
     store: InMemoryStore, embeddings: Embeddings
 ) -> None:
     w = writer(store, embeddings, None)
-    _, budget = await w.add("a", "", fact("My budget for the Hawaii trip is $10,000"), T0,
-                            source="api")  # fmt: skip
-    _, other = await w.add("a", "", fact("I like window seats on flights"), T0, source="api")
+    budget = await added(w, "My budget for the Hawaii trip is $10,000")
+    other = await added(w, "I like window seats on flights")
     edited = await w.edit("a", other.id, "My budget for the Hawaii trip is now $15,000", None)
     assert edited is not None
     assert sorted(m.content for m in await store.list("a")) == sorted(
