@@ -1,4 +1,7 @@
-"""Snowball's stemmers (snowballstemmer, BSD): the stem of a word in a language it has."""
+"""Snowball's stemmers (snowballstemmer, BSD): the stem of a word in a language it has.
+
+snowballstemmer hands out PyStemmer's C stemmers when PyStemmer is installed (a dependency):
+the same stems as its pure-Python ones, ~28x faster on a word never stemmed before."""
 
 from __future__ import annotations
 

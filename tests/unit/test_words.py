@@ -32,3 +32,13 @@ def test_long_texts_are_read_but_never_kept_in_the_cache() -> None:
     assert words._short_terms.cache_info().currsize == before
     assert terms("I live in Berlin") == {"live", "berlin"}  # a memory: kept
     assert words._short_terms.cache_info().currsize == before + 1
+
+
+def test_words_are_stemmed_by_snowball_in_c() -> None:
+    # A word never stemmed before costs ~1.3 us in C and ~38 us in Snowball's pure Python, with
+    # the same stems: a deployment's memories keep bringing new words to the request path.
+    import snowballstemmer
+    import Stemmer
+
+    assert snowballstemmer.stemmer is Stemmer.Stemmer
+    assert words.stemmer("es")("vendió") == words.stemmer("es")("vendí") == "vend"
