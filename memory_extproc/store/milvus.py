@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
+import time
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from contextvars import ContextVar
@@ -83,6 +84,11 @@ class MilvusStore:
         self._timeout = timeout_s
         # who writes which rows at once (store/locks.py)
         self._locks = WriteLocks(locks)
+        # Milvus 2.3 answers a delete with timestamp 0, so a Session read after this client's
+        # own delete still saw the row (a retired memory retired again, or revised back to
+        # life) until a later insert's timestamp was recorded: when the last such delete
+        # ended (monotonic), 0.0 once an insert sent after it covers it
+        self._delete_unseen = 0.0
 
     @property
     def available(self) -> bool:
@@ -123,13 +129,22 @@ class MilvusStore:
     async def _insert(self, client: AsyncMilvusClient, rows: list[dict[str, Any]]) -> None:
         """The one way rows are written: not once the write's lock may be someone else's."""
         _FENCE.get().check()
+        sent = time.monotonic()
         await client.insert(self._collection, rows, timeout=self._timeout)
+        if sent > self._delete_unseen:
+            self._delete_unseen = 0.0
 
     async def _delete(self, client: AsyncMilvusClient, **which: Any) -> int:
         """The one way rows are deleted (``ids=`` or ``filter=``), as ``_insert``."""
         _FENCE.get().check()
         result = await client.delete(self._collection, timeout=self._timeout, **which)
+        self._delete_unseen = time.monotonic()
         return int(result.get("delete_count", 0))
+
+    def _own_writes(self) -> str:
+        """The consistency that sees this client's own writes: Session, unless a delete's is
+        not recorded (``_delete_unseen``)."""
+        return "Strong" if self._delete_unseen else "Session"
 
     async def _query(
         self,
@@ -248,7 +263,7 @@ class MilvusStore:
                 client, expr, OUTPUT_FIELDS, limit=_COPIES, consistency=consistency
             )
 
-        rows = schema.one_per_id(await self._call("get", op("Session")), user_id)
+        rows = schema.one_per_id(await self._call("get", op(self._own_writes())), user_id)
         if not rows:
             # Not found may be a revision's delete-then-insert half done, here or in another
             # process (a PUT answered 404 in a flood of them): ask again behind its writers.
@@ -325,8 +340,9 @@ class MilvusStore:
         self, client: AsyncMilvusClient, user_id: str, memory_id: str
     ) -> tuple[Memory, Sequence[float]] | None:
         """Read under the memory's write lock. Not found may be another process's revision
-        not yet visible to this client (Session sees its own writes): ask again, Strong."""
-        for consistency in ("Session", "Strong"):
+        not yet visible to this client (Session sees its own writes, ``_own_writes``): ask
+        again, Strong."""
+        for consistency in ("Strong",) if self._delete_unseen else ("Session", "Strong"):
             rows = schema.one_per_id(
                 await self._query(
                     client, filters.one_memory(user_id, memory_id),
