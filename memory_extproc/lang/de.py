@@ -142,7 +142,9 @@ _CHANGES = Changes(
         rf"\bich\s+(?:hab|habe)\s+(?P<wrong>{_STOP}+?)\s+(?:gesagt|geschrieben|getippt)\s*[,;.]?"
         rf"\s*(?:aber\s+)?(?:ich\s+)?meinte\s+(?:aber\s+|eigentlich\s+)?(?P<right>{_STOP}+)",
         rf"\bich\s+meinte\s+(?P<right>{_STOP}+?)\s*,?\s+nicht\s+(?P<wrong>{_STOP}+)",
-        rf"\bnicht\s+(?P<wrong>{_STOP}+?)\s*,\s*sondern\s+(?P<right>{_STOP}+)",
+        # "nicht nur …, sondern auch …" adds, it corrects nothing
+        rf"\bnicht\s+(?!(?:nur|bloß|bloss|einfach|allein)\b)"
+        rf"(?P<wrong>{_STOP}+?)\s*,\s*sondern\s+(?P<right>{_STOP}+)",
         rf"\b(?:mein\s+fehler|sorry|entschuldigung|pardon|korrektur|ups|hoppla|vertippt"
         rf"|verschrieben|(?:hab|habe)\s+mich\s+vertan)\b"
         rf"{_SENTENCE}*?(?<!\w)(?P<right>{_WORD})\s*,\s*nicht\s+(?P<wrong>{_WORD})",

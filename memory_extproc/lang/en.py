@@ -108,7 +108,10 @@ _CHANGES = Changes(
         rf"(?:but\s+)?i\s+meant\s+(?P<right>{_STOP}+)",
         rf"\b(?:i|user)\s+meant\s+(?P<right>{_STOP}+?)\s*,?\s+(?:not|instead\s+of)\s+"
         rf"(?P<wrong>{_STOP}+)",
-        rf"\bnot\s+(?P<wrong>{_STOP}+?)\s*,\s*but\s+(?P<right>{_STOP}+)",
+        # "not Boston, but Austin"; not "not just for our kids, but for all of us" (LoCoMo
+        # says "not just / only / much …, but" five times, none of them a correction)
+        rf"\bnot\s+(?!(?:just|only|merely|simply|much|even|all)\b)"
+        rf"(?P<wrong>{_STOP}+?)\s*,\s*but\s+(?P<right>{_STOP}+)",
         # "Oops, my mistake: Mark is turning 41, not 40": one word for another, after a word
         # that owns the mistake (without it, "I like cats, not dogs" would "correct" a dog)
         rf"\b(?:my\s+mistake|my\s+bad|oops|sorry|i\s+mean|correction|i\s+was\s+wrong)\b"

@@ -130,7 +130,9 @@ _CHANGES = Changes(
         rf"\b(?:dije|escribí|puse)\s+(?P<wrong>{_STOP}+?)\s*[,;.]?\s*(?:pero\s+)?quise\s+decir\s+"
         rf"(?P<right>{_STOP}+)",
         rf"\bquise\s+decir\s+(?P<right>{_STOP}+?)\s*,?\s+no\s+(?P<wrong>{_STOP}+)",
-        rf"\bno\s+(?P<wrong>{_STOP}+?)\s*,\s*sino\s+(?P<right>{_STOP}+)",
+        # "no solo …, sino también …" adds, it corrects nothing
+        rf"\bno\s+(?!(?:s[oó]lo|solamente|únicamente|simplemente)\b)"
+        rf"(?P<wrong>{_STOP}+?)\s*,\s*sino\s+(?P<right>{_STOP}+)",
         rf"\b(?:me\s+equivoqué|me\s+confundí|perd(?:ón|ona)|error|corrijo)\b"
         rf"{_SENTENCE}*?(?<!\w)(?P<right>{_WORD})\s*,\s*no\s+(?P<wrong>{_WORD})",
     ),
