@@ -40,6 +40,7 @@ from memory_extproc.words import (
     any_function_words,
     function_char,
     function_words,
+    sentences,
     stem,
 )
 
@@ -251,6 +252,20 @@ def corrected(old: str, new: str) -> str | None:
     if not wrong or not pattern.search(old):
         return None
     return pattern.sub(lambda _: right, old)
+
+
+def kept_wrong(fact: str, said: str) -> str | None:
+    """A model's fact with the user's own correction applied, when it kept the value the user
+    said was wrong and not the right one (None: it did not). The 1.5B model wrote
+    "ユーザーの娘の名前は結衣" for "娘の名前は結衣じゃなくて由衣です" (the name it had been
+    shown), and "Lily turns 7" for "Lily is turning 8, not 7"."""
+    for sentence in sentences(said):
+        pair = correction(sentence)
+        if pair is None or pair[1].lower() in fact.lower():
+            continue
+        if (mended := corrected(fact, sentence)) is not None:
+            return mended
+    return None
 
 
 @functools.lru_cache(maxsize=4096)

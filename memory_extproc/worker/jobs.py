@@ -22,7 +22,7 @@ from memory_extproc.llm_api.requests import Turn
 from memory_extproc.llm_client import ChatClient, LlmError
 from memory_extproc.memories import retention
 from memory_extproc.memories.attribution import given_back, in_third_person, own_clause
-from memory_extproc.memories.changes import read_before, says_change, says_switch
+from memory_extproc.memories.changes import kept_wrong, read_before, says_change, says_switch
 from memory_extproc.memories.facts import Fact, FactLimits, parse_facts, parse_requests, said_in
 from memory_extproc.memories.grounding import chooses, picked, ungrounded
 from memory_extproc.memories.model_json import ExtractionParseError
@@ -369,6 +369,9 @@ class LearningJobs:
         facts = []
         said_on = day(batch.at_ms)
         for fact in parsed.facts:
+            if (right := kept_wrong(fact.content, heard)) is not None:  # "not 結衣: 由衣"
+                fact = dataclasses.replace(fact, content=right)
+                outcomes["corrected_as_said"] += 1
             mended = given_back(fact.content, heard, known)
             if mended is not None:  # "用户的妹妹安娜的预算" for the user's own, known budget
                 fact = dataclasses.replace(fact, content=mended)

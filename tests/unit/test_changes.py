@@ -8,7 +8,9 @@ from memory_extproc.memories.changes import (
     Change,
     compare,
     corrected,
+    correction,
     ended_object,
+    kept_wrong,
     same_amount,
     says_change,
 )
@@ -194,3 +196,33 @@ def test_statements_about_one_person_that_say_other_things_are_told_apart_withou
     assert told == []
     assert compare("My sister lives in Lima, I think", "My sister lives in Lima") is Change.RESTATED
     assert told
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "It's not just for our kids, but for all of us too!",  # LoCoMo dev
+        "Not only for the physical benefits, but also for the peace of mind it brings.",
+        "No solo para los niños, sino también para nosotros.",
+        "Nicht nur für die Kinder, sondern auch für uns.",
+    ],
+)
+def test_not_only_but_also_corrects_nothing(said: str) -> None:
+    assert correction(said) is None
+
+
+@pytest.mark.parametrize(
+    ("fact", "said", "mended"),
+    [
+        ("User lives in Boston", "I said Boston, I meant Austin.", "User lives in Austin"),
+        ("用户的女儿今年7岁", "不对，我女儿是8岁，不是7岁。", "用户的女儿今年8岁"),
+        # kept the right value, or the user corrected nothing it holds: as written
+        ("User lives in Austin", "I said Boston, I meant Austin.", None),
+        ("User's name is not Boston, it is Austin", "I said Boston, I meant Austin.", None),
+        ("User has 7 cats", "I have 7 cats, not a dog.", None),
+    ],
+)
+def test_a_fact_that_kept_the_wrong_value_is_given_the_right_one(
+    fact: str, said: str, mended: str | None
+) -> None:
+    assert kept_wrong(fact, said) == mended

@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 import numpy as np
 import orjson
+import pytest
 
 from memory_extproc.embedding import OnnxEmbedder
 from memory_extproc.embedding import model as english_model
@@ -473,3 +474,21 @@ async def test_a_note_is_read_with_the_change_its_message_said_elsewhere(
     current = [m.content for m in await store.list("alice")]
     assert not [text for text in current if "40歳" in text and "41" not in text]
     assert [text for text in current if "41歳" in text]
+
+
+@pytest.mark.parametrize(
+    ("said", "written", "learned"),
+    [
+        # the 1.5B model, through `make scenarios` (ja #3) and the openai SDK
+        ("すみません、変換ミスでした。娘の名前は結衣じゃなくて由衣です。",
+         "ユーザーの娘の名前は結衣", "ユーザーの娘の名前は由衣"),
+        ("Oops, my mistake: Lily is turning 8, not 7.",
+         "User's daughter Lily is turning 7", "User's daughter Lily is turning 8"),
+    ],
+)  # fmt: skip
+async def test_a_fact_that_kept_the_value_the_user_corrected_is_learned_as_corrected(
+    embeddings: Embeddings, said: str, written: str, learned: str
+) -> None:
+    model = CopyingModel(written, shown=(written,))
+    store = await learn(embeddings, model, said)
+    assert [m.content for m in await store.list("alice")] == [learned]
