@@ -11,6 +11,9 @@ import logging
 from memory_extproc import metrics
 from memory_extproc.clock import now_ms
 from memory_extproc.extproc import protocol as p
+from memory_extproc.extproc.receipt import KEY as RECEIPT_KEY
+from memory_extproc.extproc.receipt import NAMESPACE as RECEIPT_NAMESPACE
+from memory_extproc.extproc.receipt import receipt
 from memory_extproc.identity import HeaderSignals
 from memory_extproc.learning.service import LearningService
 from memory_extproc.learning.turns import CapturedTurn
@@ -61,6 +64,8 @@ class LlmExchange:
         self._reads_answer = False  # decided with the request body: learning from the answer
         self.finished = False  # the request is forwarded and the answer will not be read
         self._recalled: tuple[str, ...] = ()  # memories injected into this request
+        self._injected: tuple[str, ...] = ()  # …their ids
+        self._outcome = ""  # what memory did to the request, for its receipt
         self._received_ms = now_ms()  # a forget after this moment does not cover the turn
 
     async def handle(self, kind: str, message: p.ProcessingRequest) -> p.ProcessingResponse:
@@ -88,7 +93,7 @@ class LlmExchange:
         if not message.end_of_stream:  # only BUFFERED bodies are read and rewritten
             return p.CONTINUE_REQUEST_BODY
         try:
-            return await self._request_read(message)
+            reply = await self._request_read(message)
         finally:  # a retrieval that failed still learns from the answer
             request = self.request
             self._reads_answer = (
@@ -97,14 +102,18 @@ class LlmExchange:
                 and learns_from_answer(self.headers, request)
             )
             self.finished = not self._reads_answer
+        told = receipt(self._outcome, self._injected, learning=self._reads_answer)
+        return p.with_metadata(reply, RECEIPT_NAMESPACE, {RECEIPT_KEY: told})
 
     async def _request_read(self, message: p.pb.HttpBody) -> p.ProcessingResponse:
         retrieval = self._retrieval
         if retrieval is None:
+            self._outcome = "disabled"
             return p.CONTINUE_REQUEST_BODY
         try:
             request = parse_request(self.api, message.body)
         except InvalidRequestBody as exc:
+            self._outcome = Outcome.INVALID_BODY.value
             metrics.RETRIEVAL_OUTCOMES.labels(Outcome.INVALID_BODY.value).inc()
             log.info("Unreadable LLM request passed through: %s", exc, extra=self._log_extra())
             return p.CONTINUE_REQUEST_BODY
@@ -115,7 +124,8 @@ class LlmExchange:
             span.set_attribute("memory.outcome", result.outcome.value)
             span.set_attribute("memory.injected", len(result.recalled))
             self._traceparent = current_traceparent()
-        self._recalled = result.recalled
+        self._recalled, self._injected = result.recalled, result.ids
+        self._outcome = result.outcome.value
         if result.outcome not in (Skip.NO_USER, Skip.GREETING):
             log.info(
                 "Memory %s",

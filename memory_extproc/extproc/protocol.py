@@ -96,6 +96,17 @@ CONTINUE_BY_KIND = {
 }
 
 
+def with_metadata(
+    reply: ProcessingResponse, namespace: str, values: dict[str, str]
+) -> ProcessingResponse:
+    """``reply`` (often a shared, prebuilt one: never changed) with dynamic metadata for Envoy
+    to write under ``namespace``."""
+    sent = ProcessingResponse()
+    sent.CopyFrom(reply)
+    sent.dynamic_metadata.update({namespace: values})
+    return sent
+
+
 def replace_request_body(body: bytes) -> ProcessingResponse:
     """Envoy answers 500 unless a replaced buffered body comes with its new content-length."""
     return ProcessingResponse(

@@ -67,6 +67,7 @@ class RetrievalResult:
     outcome: Outcome | Skip
     body: bytes | None  # the body to forward, or None to forward the original unchanged
     recalled: tuple[str, ...] = ()  # the memories injected: the answer may echo them
+    ids: tuple[str, ...] = ()  # …and their ids, for the receipt (extproc/receipt.py)
 
 
 class MemoryRetrieval:
@@ -131,8 +132,11 @@ class MemoryRetrieval:
             "Memory injected",
             extra={"memories": count, "scores": [round(m.score, 3) for m in memories[:count]]},
         )
-        recalled = tuple(m.memory.content for m in injected)
-        return self._finish(request, Outcome.INJECTED, started, body=body, recalled=recalled)
+        return self._finish(
+            request, Outcome.INJECTED, started, body=body,
+            recalled=tuple(m.memory.content for m in injected),
+            ids=tuple(m.memory.id for m in injected),
+        )  # fmt: skip
 
     async def _search(
         self, plan: SearchPlan, signals: HeaderSignals, request: ChatRequest, started: float
@@ -198,6 +202,7 @@ class MemoryRetrieval:
         *,
         body: bytes | None = None,
         recalled: tuple[str, ...] = (),
+        ids: tuple[str, ...] = (),
     ) -> RetrievalResult:
         if started is not None:
             metrics.RETRIEVAL_SECONDS.observe(time.perf_counter() - started)
@@ -208,4 +213,4 @@ class MemoryRetrieval:
                 log.warning("Request body not editable exactly, passed through: %s", exc)
                 outcome = Outcome.NOT_EDITABLE
         metrics.RETRIEVAL_OUTCOMES.labels(outcome.value).inc()
-        return RetrievalResult(outcome, body, recalled)
+        return RetrievalResult(outcome, body, recalled, ids)

@@ -80,6 +80,39 @@ async def test_the_walkthrough_with_the_openai_sdk(demo: Stack, user: str) -> No
     assert await remembered(alice) == []
 
 
+async def test_every_answer_carries_the_receipt_of_what_memory_did(demo: Stack, user: str) -> None:
+    alice, bob = client(demo, user), client(demo, f"{user}-bob")
+    told = await alice.chat.completions.with_raw_response.create(
+        model="demo", messages=[{"role": "user", "content": TOLD}]
+    )
+    assert told.headers["x-memory-receipt"] == "outcome=no_results; learning=on"
+    await until(lambda: _holding(alice, "$10,000"))
+    page: Any = await alice.get("/memory", cast_to=object)
+    held = {m["id"]: m["content"] for m in page["data"]}
+
+    asked = await alice.chat.completions.with_raw_response.create(model="demo", messages=ASK)
+    fields = dict(f.split("=", 1) for f in asked.headers["x-memory-receipt"].split("; "))
+    assert fields["outcome"] == "injected"
+    injected = fields["memories"].split(",")
+    assert any("$10,000" in held[i] for i in injected)  # hers, by id, and only ids
+    assert set(injected) <= set(held)
+    streamed = await alice.chat.completions.with_raw_response.create(
+        model="demo", messages=DINNER, stream=True
+    )
+    assert streamed.headers["x-memory-receipt"].startswith("outcome=injected; memories=")
+    answered = await alice.responses.with_raw_response.create(model="demo", input=ASK[0]["content"])
+    assert answered.headers["x-memory-receipt"].startswith("outcome=injected; memories=")
+
+    stranger = await bob.chat.completions.with_raw_response.create(model="demo", messages=ASK)
+    assert stranger.headers["x-memory-receipt"].startswith("outcome=no_results;")
+    # not an LLM call: nothing to tell, and no empty header either
+    token = {"authorization": f"Bearer {alice.api_key}"}
+    async with demo.http.get(f"{demo.url}/v1/memory", headers=token) as listed:
+        assert listed.status == 200
+        assert "x-memory-receipt" not in listed.headers
+    await alice.delete("/memory", cast_to=object, options={"params": {"scope": "user"}})
+
+
 async def _holding(sdk: AsyncOpenAI, text: str) -> list[str]:
     memories = await remembered(sdk)
     return memories if any(text in m for m in memories) else []

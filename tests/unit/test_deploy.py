@@ -25,6 +25,7 @@ from prometheus_client import REGISTRY
 from devstack import local_llm
 from memory_extproc import config as config_module
 from memory_extproc import metrics  # noqa: F401 - registers every metric
+from memory_extproc.extproc import receipt
 from memory_extproc.extproc.servicer import SERVICE_NAME
 from tests.deploy_files import (
     ROOT,
@@ -59,6 +60,23 @@ def by_kind(docs: list[dict[str, Any]], kind: str, name: str) -> dict[str, Any]:
 def test_deployed_envoy_configs_are_the_repository_chain() -> None:
     for name in ["deploy/envoy.yaml", "deploy/kubernetes/envoy.yaml#envoy-config"]:
         assert http_filters(envoy_configs()[name]) == http_filters(REPO_ENVOY), name
+
+
+@pytest.mark.parametrize("name", sorted(envoy_configs()))
+def test_every_envoy_config_gives_the_client_its_receipt(name: str) -> None:
+    config = envoy_configs()[name]
+    (memory,) = [f for f in http_filters(config) if f["name"] == "memory_extproc"]
+    allowed = memory["typed_config"]["metadata_options"]["receiving_namespaces"]["untyped"]
+    assert allowed == [receipt.NAMESPACE]  # it may write its own namespace, and no other
+    (listener,) = config["static_resources"]["listeners"]
+    hcm = listener["filter_chains"][0]["filters"][0]["typed_config"]
+    (host,) = hcm["route_config"]["virtual_hosts"]
+    assert host["response_headers_to_remove"] == ["x-memory-receipt"]  # never the upstream's
+    assert host["response_headers_to_add"] == [{
+        "header": {"key": "x-memory-receipt",
+                   "value": f"%DYNAMIC_METADATA({receipt.NAMESPACE}:{receipt.KEY})%"},
+        "append_action": "OVERWRITE_IF_EXISTS_OR_ADD",
+    }]  # fmt: skip
 
 
 def test_compose_wires_processors_envoy_and_milvus() -> None:

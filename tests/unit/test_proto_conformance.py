@@ -177,6 +177,23 @@ SENT = {
             )
         ),
     ),
+    "receipt": (
+        p.with_metadata(p.CONTINUE_REQUEST_BODY, "memory_extproc", {"receipt": "outcome=greeting"}),
+        canonical.ProcessingResponse(
+            request_body=canonical.BodyResponse(),
+            dynamic_metadata=gpb.Struct(
+                fields={
+                    "memory_extproc": gpb.Value(
+                        struct_value=gpb.Struct(
+                            fields={
+                                "receipt": gpb.Value(string_value="outcome=greeting"),
+                            }
+                        )
+                    ),
+                }
+            ),
+        ),
+    ),
 }
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import gzip
+import re
 
 import orjson
 import pytest
@@ -16,6 +17,7 @@ from memory_extproc._proto.envoy.config.core.v3 import base_pb2
 from memory_extproc.config import IdentityConfig, SignalsConfig
 from memory_extproc.embedding.spaces import Embeddings
 from memory_extproc.extproc import protocol as p
+from memory_extproc.extproc import receipt
 from memory_extproc.extproc.stream import ProcessorDeps, Stream
 from memory_extproc.retrieval.plan import RetrievalPolicy
 from memory_extproc.retrieval.service import MemoryRetrieval
@@ -62,6 +64,15 @@ async def run(exchange: Stream, message: p.ProcessingRequest) -> p.ProcessingRes
     return await exchange.handle(message.WhichOneof("request"), message)
 
 
+def receipted(reply: p.ProcessingResponse) -> tuple[p.ProcessingResponse, str]:
+    """A reply to the request body without its receipt, and the receipt (extproc/receipt.py)."""
+    told = reply.dynamic_metadata.fields[receipt.NAMESPACE].struct_value.fields[receipt.KEY]
+    bare = p.ProcessingResponse()
+    bare.CopyFrom(reply)
+    bare.ClearField("dynamic_metadata")
+    return bare, told.string_value
+
+
 async def test_chat_request_as_alice_gets_alices_memory_and_a_matching_length(
     deps: ProcessorDeps,
 ) -> None:
@@ -86,13 +97,16 @@ async def test_chat_request_as_alice_gets_alices_memory_and_a_matching_length(
     assert "$10,000" in messages[0]["content"]
     assert "$99" not in messages[0]["content"]
     assert messages[1]["content"] == "What's my budget for the Hawaii trip?"
+    # the one memory injected, by id: no words of it (GET /v1/memory/{id} has them)
+    assert re.fullmatch(r"outcome=injected; memories=mem_[0-9a-f]{32}; learning=off",
+                        receipted(reply)[1])  # fmt: skip
 
 
 async def test_without_identity_the_body_is_untouched(deps: ProcessorDeps) -> None:
     exchange = Stream(deps)
     await run(exchange, headers_message("request_headers", CHAT))
     reply = await run(exchange, body_message("request_body", ASK))
-    assert reply == p.CONTINUE_REQUEST_BODY
+    assert receipted(reply) == (p.CONTINUE_REQUEST_BODY, "outcome=no_user; learning=off")
 
 
 async def test_hostile_identity_header_is_treated_as_absent(
@@ -103,7 +117,8 @@ async def test_hostile_identity_header_is_treated_as_absent(
         exchange, headers_message("request_headers", {**CHAT, "x-authz-user-id": "alice\x00"})
     )
     assert "Unusable identity header" in caplog.text
-    assert await run(exchange, body_message("request_body", ASK)) == p.CONTINUE_REQUEST_BODY
+    reply = await run(exchange, body_message("request_body", ASK))
+    assert receipted(reply) == (p.CONTINUE_REQUEST_BODY, "outcome=no_user; learning=off")
 
 
 async def test_non_llm_path_passes_through_and_asks_for_nothing_more(deps: ProcessorDeps) -> None:
@@ -148,10 +163,8 @@ async def test_a_request_over_the_body_size_memory_reads_passes_through_unread(
 async def test_malformed_json_is_passed_untouched(deps: ProcessorDeps) -> None:
     exchange = Stream(deps)
     await run(exchange, headers_message("request_headers", {**CHAT, "x-authz-user-id": "alice"}))
-    assert (
-        await run(exchange, body_message("request_body", b'{"messages": ['))
-        == p.CONTINUE_REQUEST_BODY
-    )
+    reply = await run(exchange, body_message("request_body", b'{"messages": ['))
+    assert receipted(reply) == (p.CONTINUE_REQUEST_BODY, "outcome=invalid_body; learning=off")
 
 
 async def test_memory_fields_are_stripped_even_when_memory_is_skipped(deps: ProcessorDeps) -> None:
@@ -211,7 +224,8 @@ async def test_retrieval_past_its_budget_forwards_the_request_unchanged(
     exchange = Stream(ProcessorDeps(retrieval, IdentityConfig(), SignalsConfig()))
     await run(exchange, headers_message("request_headers", {**CHAT, "x-authz-user-id": "alice"}))
     started = asyncio.get_running_loop().time()
-    assert await run(exchange, body_message("request_body", ASK)) == p.CONTINUE_REQUEST_BODY
+    reply = await run(exchange, body_message("request_body", ASK))
+    assert receipted(reply) == (p.CONTINUE_REQUEST_BODY, "outcome=timeout; learning=off")
     assert asyncio.get_running_loop().time() - started < 1.0
 
 
@@ -397,8 +411,9 @@ async def test_the_stream_stays_open_for_the_answer_only_when_it_is_read(
     assert not exchange.finished  # the body is still to come
     await run(exchange, body_message("request_body", body[:5], end=False))
     assert not exchange.finished  # a body in pieces: not read until its end
-    await run(exchange, body_message("request_body", body))
+    reply = await run(exchange, body_message("request_body", body))
     assert exchange.finished is not reads_answer
+    assert receipted(reply)[1].endswith("learning=on" if reads_answer else "learning=off")
 
 
 async def test_without_learning_an_llm_request_is_finished_with_its_body(

@@ -1,0 +1,31 @@
+"""What memory did to one request, told to the client that sent it: the `x-memory-receipt`
+response header. The processor writes it into the request's dynamic metadata with its answer to
+the request body, and Envoy adds it to the response (envoy/envoy.yaml: `metadata_options` and
+`response_headers_to_add`), so no request waits for another exchange to carry it. Pure.
+
+    x-memory-receipt: outcome=injected; memories=mem_1f…,mem_9a…; learning=on
+
+* ``outcome``: the retrieval's (``injected``, ``no_results``, ``timeout``…) or why it was
+  skipped (``greeting``, ``opted_out``…);
+* ``memories``: the ids of the memories injected, best first (``GET /v1/memory/{id}`` shows
+  each), absent when none was;
+* ``learning``: ``on`` when this turn's answer is read and handed to the worker to learn from.
+
+Ids and outcomes only, never a memory's words: the header may be logged by anything between
+the gateway and the client.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+NAMESPACE = "memory_extproc"  # the dynamic metadata namespace Envoy lets the processor write
+KEY = "receipt"
+
+
+def receipt(outcome: str, memory_ids: Sequence[str], *, learning: bool) -> str:
+    parts = [f"outcome={outcome}"]
+    if memory_ids:
+        parts.append(f"memories={','.join(memory_ids)}")
+    parts.append(f"learning={'on' if learning else 'off'}")
+    return "; ".join(parts)
