@@ -30,6 +30,7 @@ from memory_extproc.wiring import (
     build_embeddings,
     build_store,
     query_rewriter,
+    redaction_policy,
     retrieval_policy,
 )
 
@@ -41,8 +42,9 @@ def build_learning(config: Config, usage: UsageTracker | None = None) -> Learnin
     llm = config.memory.model("memory_extraction") is not None
     every = config.memory.extraction_batch_size if llm else 1  # notes: every turn
     return LearningService(
-        config=config, tracker_every=every, mode="llm" if llm else "notes", usage=usage
-    )
+        config=config, tracker_every=every, mode="llm" if llm else "notes", usage=usage,
+        redaction=redaction_policy(config),
+    )  # fmt: skip
 
 
 @dataclasses.dataclass

@@ -15,6 +15,7 @@ shutdown order.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
 import itertools
 import logging
@@ -32,6 +33,8 @@ from memory_extproc.learning.spool import Spool, TurnSpool, is_spooled
 from memory_extproc.learning.spool_valkey import ValkeySpool
 from memory_extproc.learning.turns import CapturedTurn, TurnTracker
 from memory_extproc.learning.worker_process import WorkerProcess
+from memory_extproc.llm_api.requests import Turn
+from memory_extproc.memories.redaction import RedactionPolicy, redact
 from memory_extproc.memories.retention import UsageTracker
 
 log = logging.getLogger(__name__)
@@ -47,8 +50,10 @@ class LearningService:
         tracker_every: int,
         mode: str,
         usage: UsageTracker | None = None,
+        redaction: RedactionPolicy | None = None,
     ) -> None:
         self.mode = mode
+        self._kept = _kept(redaction or RedactionPolicy())
         self._config = config
         extraction = config.memory.extraction
         valkey = config.memory.valkey
@@ -104,6 +109,8 @@ class LearningService:
         self._steps.put_nowait(functools.partial(self._record, turn))
 
     async def _record(self, turn: CapturedTurn) -> None:
+        # on a thread: the event loop goes on between its slices of a long pasted text's read
+        turn = await asyncio.to_thread(self._masked, turn)
         elsewhere = await self._shared.elsewhere(self._tracker.reads(turn))
         batch = self._tracker.record(turn, time.monotonic(), elsewhere)
         self._send([batch] if batch is not None else [])
@@ -139,9 +146,19 @@ class LearningService:
         self._steps.put_nowait(run)
         await done
 
+    def _masked(self, turn: CapturedTurn) -> CapturedTurn:
+        """The turn as it may be kept (``_kept``): the user's and the assistant's words, which
+        are what is learned from (a system prompt is never kept)."""
+        said = tuple(
+            Turn(t.role, self._kept(t.text)) if t.role in ("user", "assistant") else t
+            for t in turn.turns
+        )
+        return dataclasses.replace(turn, turns=said, answer=self._kept(turn.answer))
+
     def forget_cached_texts(self) -> None:
         """A memory was forgotten: the worker empties its caches of memory texts too, and so do
         the other replicas and their workers (when they share Valkey)."""
+        self._kept.cache_clear()
         self._delivery.forget_cached_texts()
         self._shared.announce_forget()
 
@@ -151,6 +168,7 @@ class LearningService:
         self._clear_here = clear
 
     def _forgotten_elsewhere(self) -> None:
+        self._kept.cache_clear()
         self._clear_here()
         self._delivery.forget_cached_texts()
 
@@ -167,6 +185,7 @@ class LearningService:
             return batch.user_id == user_id and project_id in (None, batch.project_id)
 
         async def drop() -> None:  # in the recorder: carried through if our caller gives up
+            self._kept.cache_clear()  # their words, as said, leave this process too
             dropped = self._tracker.forget(user_id, project_id)
             self._send([])  # their pending entries leave the spool
             dropped += self._delivery.drop(covered)
@@ -285,3 +304,19 @@ class LearningService:
                 self._delivery.done(payload)
             elif kind == "failed":
                 self._delivery.failed(payload, time.monotonic())
+
+
+def _kept(policy: RedactionPolicy) -> functools._lru_cache_wrapper[str]:
+    """A turn's text as the processor keeps it, in the spool, the shared conversation state
+    and the batches the worker reads: secrets and personal data dropped or masked
+    (memories/redaction.py), so none is ever written to disk or Valkey. Each text once (a
+    client sends the whole conversation again with every turn), counted when first seen."""
+
+    @functools.lru_cache(maxsize=16384)  # ~8 MB of texts
+    def kept(text: str) -> str:
+        redaction = redact(text, policy)
+        for kind, count in redaction.found.items():
+            metrics.REDACTIONS.labels(kind, "turn").inc(count)
+        return redaction.text
+
+    return kept

@@ -12,10 +12,12 @@ import pytest
 from prometheus_client import REGISTRY
 
 from memory_extproc.config import parse
+from memory_extproc.handoff import Batch
 from memory_extproc.learning import service as service_module
 from memory_extproc.learning.service import LearningService
 from memory_extproc.learning.shared import SharedConversations
-from memory_extproc.learning.turns import Elsewhere, Reads
+from memory_extproc.learning.turns import CapturedTurn, Elsewhere, Reads
+from memory_extproc.llm_api.requests import Turn
 from tests.unit.test_turns import captured
 
 
@@ -78,3 +80,37 @@ async def test_a_forget_takes_a_turn_whose_recording_still_waits(
     finally:
         read_done.set()
         await learning.stop(0)
+
+
+def every_file(folder: Path) -> bytes:
+    return b"".join(p.read_bytes() for p in folder.rglob("*") if p.is_file())
+
+
+CARD = "4111 1111 1111 1111"
+KEY = "sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz012345"
+
+
+async def test_a_secret_said_in_chat_is_never_written_to_the_spool(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not in a pending conversation, a batch for the worker, or the conversation state kept for
+    other replicas: every file the processor writes holds the turn masked."""
+    monkeypatch.setattr(service_module, "WorkerProcess", NoWorker)
+    config = parse({"memory": {"extraction": {"spool_dir": str(tmp_path)}}})
+    learning = LearningService(config=config, tracker_every=2, mode="llm")
+    said = f"My card is {CARD} and my OpenAI key is {KEY}. I live in Lisbon."
+    await learning.start()
+    try:
+        learning.capture(CapturedTurn("alice", "", (Turn("user", said),), "Noted.", at_ms=1000))
+        await learning._steps.join()  # recorded: pending, in the spool and the shared state…
+        await asyncio.gather(learning._spool.flushed(), learning._shared.flushed())  # …on disk
+        written = every_file(tmp_path)
+        assert b"Lisbon" in written  # what is kept is there…
+        for secret in (CARD, KEY, CARD.replace(" ", "")):
+            assert secret.encode() not in written  # …and no secret
+    finally:
+        await learning.stop(0)
+    offered = [b for b in learning._worker.offered if isinstance(b, Batch)]  # type: ignore[attr-defined]
+    assert offered
+    said_on = [t.text for b in offered for t in b.messages]
+    assert not [t for t in said_on if CARD in t or KEY in t]
