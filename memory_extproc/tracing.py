@@ -22,6 +22,13 @@ from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapProp
 
 log = logging.getLogger(__name__)
 
+# OpenTelemetry's GenAI conventions for memory operations (gen_ai.memory.client spans): the
+# span is named after its operation, which says what it did to how many records. Their opt-in
+# attributes (the query's text, the records themselves) are never set: no memory's words.
+OPERATION = "gen_ai.operation.name"
+RECORD_COUNT = "gen_ai.memory.record.count"
+SEARCH_MEMORY, UPSERT_MEMORY = "search_memory", "upsert_memory"
+CREATE_MEMORY, UPDATE_MEMORY, DELETE_MEMORY = "create_memory", "update_memory", "delete_memory"
 SERVICE_NAME = "memory-extproc"  # unless OTEL_SERVICE_NAME says otherwise
 tracer = trace.get_tracer("memory_extproc")
 _PROPAGATOR = TraceContextTextMapPropagator()

@@ -16,6 +16,7 @@ from urllib.parse import parse_qs, unquote
 
 import orjson
 
+from memory_extproc import tracing
 from memory_extproc.memories.preferences import kind_said
 from memory_extproc.store.model import (
     MAX_CONTENT_CHARS,
@@ -190,6 +191,26 @@ def parse_call(method: str, path: str, query: str, body: bytes) -> Call:
     if method == "DELETE":
         return DeleteMemory(memory_id)
     return _update(memory_id, _json_object(body), require_content=method == "PUT")
+
+
+# what each route does to memories, in OpenTelemetry's GenAI names (a listing or a read by id
+# is a query of the store too)
+_OPERATIONS = {
+    ("GET", PREFIX): tracing.SEARCH_MEMORY,
+    ("POST", PREFIX): tracing.CREATE_MEMORY,
+    ("DELETE", PREFIX): tracing.DELETE_MEMORY,
+    ("POST", PREFIX + "/search"): tracing.SEARCH_MEMORY,
+    ("GET", PREFIX + "/{id}"): tracing.SEARCH_MEMORY,
+    ("PUT", PREFIX + "/{id}"): tracing.UPDATE_MEMORY,
+    ("PATCH", PREFIX + "/{id}"): tracing.UPDATE_MEMORY,
+    ("DELETE", PREFIX + "/{id}"): tracing.DELETE_MEMORY,
+    ("GET", PREFIX + "/{id}/history"): tracing.SEARCH_MEMORY,
+}
+
+
+def operation_of(method: str, path: str) -> str | None:
+    """The GenAI memory operation a call is (None: not a route of ours)."""
+    return _OPERATIONS.get((method, route_of(path)))
 
 
 def route_of(path: str) -> str:

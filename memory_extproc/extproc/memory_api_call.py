@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import logging
 
-from memory_extproc.api.routes import MAX_BODY_BYTES, route_of
+from memory_extproc import tracing
+from memory_extproc.api.routes import MAX_BODY_BYTES, operation_of, route_of
 from memory_extproc.api.service import MemoryApi, error_reply
 from memory_extproc.extproc import protocol as p
 from memory_extproc.identity import HeaderSignals
@@ -56,6 +57,8 @@ class MemoryApiCall:
         with traced("memory.api", context=self._trace) as span:
             span.set_attribute("http.request.method", self._method)
             span.set_attribute("memory.api.route", route_of(path))
+            if (operation := operation_of(self._method, path)) is not None:
+                span.set_attribute(tracing.OPERATION, operation)
             if self._memory_api is None:
                 reply = error_reply(503, "memory_disabled", "memory is disabled on this gateway")
             else:

@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass
 from enum import StrEnum
 
-from memory_extproc import metrics
+from memory_extproc import metrics, tracing
 from memory_extproc.clock import now_ms
 from memory_extproc.embedding.spaces import Embeddings
 from memory_extproc.identity import HeaderSignals
@@ -164,9 +164,10 @@ class MemoryRetrieval:
             types=plan.types,
             project_id=project,
         )
-        with traced("memory.search") as span:
+        with traced(tracing.SEARCH_MEMORY) as span:
             candidates = await self._store.retrieve(search)
-            span.set_attribute("memory.candidates", len(candidates))
+            span.set_attribute(tracing.OPERATION, tracing.SEARCH_MEMORY)
+            span.set_attribute(tracing.RECORD_COUNT, len(candidates))
         preferences: list[ScoredMemory] = []
         if plan.preferences:  # the user's standing preferences nearest to the request
             held = preferences_held(candidates, search.limit, search.threshold, ranking)
@@ -183,13 +184,17 @@ class MemoryRetrieval:
         request keeps what it matched itself."""
         ranking = self.policy.ranking
         try:
-            with traced("memory.search.preferences"):
-                return await self._store.retrieve(
+            with traced(tracing.SEARCH_MEMORY) as span:
+                found = await self._store.retrieve(
                     dataclasses.replace(
                         search, limit=ranking.preference_limit, threshold=ranking.preference_floor,
                         types=(MemoryType.PREFERENCE,),
                     )
                 )  # fmt: skip
+                span.set_attribute(tracing.OPERATION, tracing.SEARCH_MEMORY)
+                span.set_attribute(tracing.RECORD_COUNT, len(found))
+                span.set_attribute("memory.search.types", MemoryType.PREFERENCE.value)
+                return found
         except Exception as exc:  # the store counted it (memory_store_errors)
             log.warning("Preference search failed: %s", type(exc).__name__)
             return []

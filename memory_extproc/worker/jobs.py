@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from itertools import compress
 
-from memory_extproc import metrics
+from memory_extproc import metrics, tracing
 from memory_extproc.clock import day, now_ms
 from memory_extproc.config import RetentionConfig
 from memory_extproc.handoff import Batch
@@ -302,12 +302,14 @@ class LearningJobs:
                 *(self._with_requests(extractor, f, outcomes, held) for f in facts)
             )
         )
-        with traced("memory.write") as span:  # reconcile, then store
+        # reconcile, then store: each fact added, merged into what it updates, or dropped
+        with traced(tracing.UPSERT_MEMORY) as span:
             written = await self._writer.write_batch(
                 batch.user_id, batch.project_id, facts, batch.at_ms, source="conversation",
                 changes=changes, switches=switches, wait_visible=False,
             )  # fmt: skip
-            span.set_attribute("memory.facts", len(facts))
+            span.set_attribute(tracing.OPERATION, tracing.UPSERT_MEMORY)
+            span.set_attribute(tracing.RECORD_COUNT, len(facts))
         outcomes -= Counter()  # drop zero counts
         return outcomes, written
 

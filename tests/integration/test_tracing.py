@@ -80,7 +80,7 @@ async def test_envoy_the_processor_and_the_learning_job_in_one_trace(
     assert request.parent_span_id in envoy  # Envoy's span of the ext_proc call
     assert envoy[request.parent_span_id].trace_id == request.trace_id
     ours = {span.name: span for service, span in collector.spans if service == "memory-extproc"}
-    for step in ("memory.decision", "memory.embedding", "memory.search", "memory.ranking",
+    for step in ("memory.decision", "memory.embedding", "search_memory", "memory.ranking",
                  "memory.context", "memory.injection"):  # fmt: skip
         assert ours[step].parent_span_id == request.span_id, step
         assert ours[step].trace_id == request.trace_id
@@ -91,9 +91,18 @@ async def test_envoy_the_processor_and_the_learning_job_in_one_trace(
         (request.trace_id, request.span_id)
     ]
     assert ours["memory.extraction"].parent_span_id == job.span_id
-    assert ours["memory.write"].parent_span_id == job.span_id
+    assert ours["upsert_memory"].parent_span_id == job.span_id
+    # OpenTelemetry's GenAI memory operations: what was done, to how many records
+    search = {a.key: a.value for a in ours["search_memory"].attributes}
+    assert search["gen_ai.operation.name"].string_value == "search_memory"
+    assert search["gen_ai.memory.record.count"].int_value >= 1
+    upsert = {a.key: a.value for a in ours["upsert_memory"].attributes}
+    assert upsert["gen_ai.operation.name"].string_value == "upsert_memory"
+    assert upsert["gen_ai.memory.record.count"].int_value == 1  # the violin
     (api,) = collector.named("memory.api")
-    assert {a.key: a.value.string_value for a in api.attributes}["memory.api.route"] == "/v1/memory"
+    told = {a.key: a.value.string_value for a in api.attributes}
+    assert told["memory.api.route"] == "/v1/memory"
+    assert told["gen_ai.operation.name"] == "create_memory"
 
     # Privacy: no user id and no memory words in any of our spans
     for service, span in collector.spans:

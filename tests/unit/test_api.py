@@ -23,6 +23,7 @@ from memory_extproc.api.routes import (
     SearchMemories,
     UpdateMemory,
     is_api_path,
+    operation_of,
     parse_call,
     request_path,
     route_of,
@@ -279,6 +280,22 @@ async def test_no_user_is_401_and_store_down_is_503(api: MemoryApi, embeddings: 
 )
 def test_spans_name_the_route_never_what_the_path_holds(path: str, route: str) -> None:
     assert route_of(path) == route
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "operation"),
+    [
+        ("POST", "/v1/memory", "create_memory"),
+        ("POST", "/v1/memory/search", "search_memory"),
+        ("GET", "/v1/memory/mem_0123456789abcdef0123456789abcdef", "search_memory"),
+        ("PATCH", "/v1/memory/mem_0123456789abcdef0123456789abcdef", "update_memory"),
+        ("DELETE", "/v1/memory", "delete_memory"),
+        ("POST", "/v1/memory/x/y", None),
+    ],
+)
+def test_spans_say_the_genai_memory_operation(method: str, path: str, operation: str) -> None:
+    """OpenTelemetry's GenAI names for what a call does (gen_ai.operation.name)."""
+    assert operation_of(method, path) == operation
 
 
 class CountingEmbedder:
