@@ -18,6 +18,7 @@ import functools
 import re
 import time
 import uuid
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
 from contextvars import ContextVar
 from typing import Any, TypeVar
@@ -61,6 +62,9 @@ class IncompleteDeleteError(RuntimeError):
     """Rows survived every delete: reported as a store failure, never as done."""
 
 
+_GONE_KEPT = 65_536  # ids this client deleted, newest kept (~5 MB)
+
+
 class MilvusStore:
     def __init__(
         self,
@@ -86,8 +90,11 @@ class MilvusStore:
         self._locks = WriteLocks(locks)
         # Milvus 2.3 answers a delete with timestamp 0, so a Session read after this client's
         # own delete still saw the row (a retired memory retired again, or revised back to
-        # life) until a later insert's timestamp was recorded: when the last such delete
-        # ended (monotonic), 0.0 once an insert sent after it covers it
+        # life) until a later insert's timestamp was recorded. The ids it deleted and has not
+        # written since are known gone here (reading them Strong cost each write after a
+        # retirement a time tick); after a delete by filter, whose ids it does not know, its
+        # reads are Strong until an insert sent after it covers it (when it ended, monotonic)
+        self._gone: OrderedDict[str, None] = OrderedDict()
         self._delete_unseen = 0.0
 
     @property
@@ -131,6 +138,8 @@ class MilvusStore:
         _FENCE.get().check()
         sent = time.monotonic()
         await client.insert(self._collection, rows, timeout=self._timeout)
+        for row in rows:
+            self._gone.pop(row["id"], None)
         if sent > self._delete_unseen:
             self._delete_unseen = 0.0
 
@@ -138,13 +147,22 @@ class MilvusStore:
         """The one way rows are deleted (``ids=`` or ``filter=``), as ``_insert``."""
         _FENCE.get().check()
         result = await client.delete(self._collection, timeout=self._timeout, **which)
-        self._delete_unseen = time.monotonic()
+        if "ids" in which:
+            self._gone.update(dict.fromkeys(which["ids"]))
+            while len(self._gone) > _GONE_KEPT:
+                self._gone.popitem(last=False)
+        else:
+            self._delete_unseen = time.monotonic()
         return int(result.get("delete_count", 0))
 
     def _own_writes(self) -> str:
-        """The consistency that sees this client's own writes: Session, unless a delete's is
-        not recorded (``_delete_unseen``)."""
+        """The consistency that sees this client's own writes: Session, unless a delete by
+        filter is not recorded (``_delete_unseen``)."""
         return "Strong" if self._delete_unseen else "Session"
+
+    def _seen(self, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Rows a read returned, without those this client deleted (``_gone``)."""
+        return [r for r in rows if r["id"] not in self._gone] if self._gone else rows
 
     async def _query(
         self,
@@ -263,7 +281,9 @@ class MilvusStore:
                 client, expr, OUTPUT_FIELDS, limit=_COPIES, consistency=consistency
             )
 
-        rows = schema.one_per_id(await self._call("get", op(self._own_writes())), user_id)
+        rows = schema.one_per_id(
+            self._seen(await self._call("get", op(self._own_writes()))), user_id
+        )
         if not rows:
             # Not found may be a revision's delete-then-insert half done, here or in another
             # process (a PUT answered 404 in a flood of them): ask again behind its writers.
@@ -342,12 +362,14 @@ class MilvusStore:
         """Read under the memory's write lock. Not found may be another process's revision
         not yet visible to this client (Session sees its own writes, ``_own_writes``): ask
         again, Strong."""
+        if memory_id in self._gone:  # deleted here, and under its lock: not written since
+            return None
         for consistency in ("Strong",) if self._delete_unseen else ("Session", "Strong"):
             rows = schema.one_per_id(
-                await self._query(
+                self._seen(await self._query(
                     client, filters.one_memory(user_id, memory_id),
                     [*OUTPUT_FIELDS, "embedding"], limit=_COPIES, consistency=consistency,
-                ),
+                )),
                 user_id,
             )  # fmt: skip
             if rows:
