@@ -364,12 +364,12 @@ class MilvusStore:
         again, Strong."""
         if memory_id in self._gone:  # deleted here, and under its lock: not written since
             return None
-        for consistency in ("Strong",) if self._delete_unseen else ("Session", "Strong"):
+        for consistency in dict.fromkeys((self._own_writes(), "Strong")):
             rows = schema.one_per_id(
-                self._seen(await self._query(
+                await self._query(
                     client, filters.one_memory(user_id, memory_id),
                     [*OUTPUT_FIELDS, "embedding"], limit=_COPIES, consistency=consistency,
-                )),
+                ),
                 user_id,
             )  # fmt: skip
             if rows:
