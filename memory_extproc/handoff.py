@@ -28,6 +28,7 @@ class Batch:
     # When each new turn's request arrived (wall clock, epoch ms, oldest first); 0: not known (a
     # turn only seen in a later request's history, or a spool entry of an older release).
     received: tuple[int, ...] = ()
+    receipts: tuple[str, ...] = ()  # each new turn's receipt id, as ``received`` ("": none)
     traceparent: str = ""  # the request span of its latest turn, linked from the job's span
 
     def after(self, forgotten_at: int) -> Batch | None:
@@ -40,7 +41,8 @@ class Batch:
         later = tuple(t for t in known if t > forgotten_at)  # turns come in order
         if not later:
             return None
-        return dataclasses.replace(self, new_turns=len(later), received=later)
+        kept = self.receipts[max(0, len(self.receipts) - len(later)) :]
+        return dataclasses.replace(self, new_turns=len(later), received=later, receipts=kept)
 
     @property
     def said(self) -> str:

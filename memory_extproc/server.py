@@ -88,6 +88,7 @@ class Processor:
                 embeddings,
                 on_forget=supervisor.forget,
                 on_texts_forgotten=supervisor.forget_cached_texts,
+                receipts=supervisor.receipt,
             )
             supervisor.when_forgotten_elsewhere(memory_api.forget_cached_texts_here)
         else:

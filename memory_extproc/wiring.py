@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from memory_extproc.api.service import ForgetHook, MemoryApi
+from memory_extproc.api.service import ForgetHook, MemoryApi, ReceiptReader
 from memory_extproc.config import Config
 from memory_extproc.embedding import EmbeddingBatcher, OnnxEmbedder, model_files
 from memory_extproc.embedding.model import ModelIntegrityError
@@ -126,6 +126,7 @@ def build_api(
     source: str = "api",
     on_forget: ForgetHook | None = None,
     on_texts_forgotten: Callable[[], None] | None = None,
+    receipts: ReceiptReader | None = None,
 ) -> MemoryApi:
     """Explicit adds dedup (hash, restatement) but are not reconciled by a model: the user
     said it, and an API call must not wait on an LLM."""
@@ -138,6 +139,7 @@ def build_api(
         source=source,
         on_forget=on_forget,
         on_texts_forgotten=on_texts_forgotten,
+        receipts=receipts,
     )
 
 

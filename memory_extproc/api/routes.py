@@ -18,6 +18,7 @@ import orjson
 
 from memory_extproc import tracing
 from memory_extproc.memories.preferences import kind_said
+from memory_extproc.receipts import is_receipt_id
 from memory_extproc.store.model import (
     MAX_CONTENT_CHARS,
     InvalidScopeError,
@@ -123,6 +124,11 @@ class DeleteScope:
     project_id: str | None  # None: everything of the user
 
 
+@dataclass(frozen=True, slots=True)
+class GetReceipt:
+    receipt_id: str
+
+
 Call = (
     ListMemories
     | GetMemory
@@ -132,6 +138,7 @@ Call = (
     | UpdateMemory
     | DeleteMemory
     | DeleteScope
+    | GetReceipt
 )
 
 # method, path template: documented in openapi/memory-api.yaml (a test keeps them equal)
@@ -146,6 +153,7 @@ ROUTES = frozenset(
         ("PATCH", PREFIX + "/{id}"),
         ("DELETE", PREFIX + "/{id}"),
         ("GET", PREFIX + "/{id}/history"),
+        ("GET", PREFIX + "/receipts/{id}"),
     }
 )
 
@@ -182,6 +190,10 @@ def parse_call(method: str, path: str, query: str, body: bytes) -> Call:
         _no_params(params)
         return _search(_json_object(body))
     _no_params(params)
+    if template == PREFIX + "/receipts/{id}":
+        if memory_id is None or not is_receipt_id(memory_id):
+            raise bad_request("receipt id must look like rcpt_ followed by 32 hex digits")
+        return GetReceipt(memory_id)
     if memory_id is None or not is_memory_id(memory_id):
         raise bad_request("memory id must look like mem_ followed by 32 hex digits")
     if template.endswith("/history"):
@@ -229,6 +241,8 @@ def _template(path: str) -> tuple[str | None, str | None]:
     if rest == "search":
         return PREFIX + "/search", None
     memory_id, _, sub = rest.partition("/")
+    if memory_id == "receipts" and sub:
+        return PREFIX + "/receipts/{id}", sub
     if not sub:
         return PREFIX + "/{id}", memory_id
     if sub == "history":

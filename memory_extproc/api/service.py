@@ -24,6 +24,7 @@ from memory_extproc.api.routes import (
     DeleteScope,
     GetHistory,
     GetMemory,
+    GetReceipt,
     ListMemories,
     SearchMemories,
     UpdateMemory,
@@ -46,6 +47,8 @@ from memory_extproc.store.model import (
 log = logging.getLogger(__name__)
 # (user, project or None: all of the user's)
 ForgetHook = Callable[[str, str | None], Awaitable[None]]
+# (user, receipt id) → the receipt, or None when the user has no such receipt
+ReceiptReader = Callable[[str, str], Awaitable[dict[str, Any] | None]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,7 +101,9 @@ class MemoryApi:
         source: str = "api",  # recorded on what it adds: "api", or "cli"
         on_forget: ForgetHook | None = None,  # the processor drops the turns it holds
         on_texts_forgotten: Callable[[], None] | None = None,  # so does the worker's cache
+        receipts: ReceiptReader | None = None,  # what became of turns (None: none are kept)
     ) -> None:
+        self._receipts = receipts
         self._source = source
         self._on_forget = on_forget
         self._on_texts_forgotten = on_texts_forgotten
@@ -117,7 +122,8 @@ class MemoryApi:
             if not user_id:
                 raise ApiError(401, "unauthenticated", "the memory API needs an authenticated user")
             call = parse_call(method, path, query, body)
-            if not self._store.available:
+            # a receipt is kept with the conversations, not in Milvus
+            if not self._store.available and not isinstance(call, GetReceipt):
                 raise StoreUnavailableError("store not connected")
             reply = await self._run(call, user_id, project_id)
         except ApiError as exc:
@@ -187,6 +193,15 @@ class MemoryApi:
                 deleted = await asyncio.shield(self._forget_scope(user_id, call.project_id))
                 log.info("Memories forgotten by scope", extra={"deleted": deleted})
                 return _json(200, {"deleted": deleted})
+            case GetReceipt():
+                return await self._receipt(user_id, call.receipt_id)
+
+    async def _receipt(self, user_id: str, receipt_id: str) -> ApiReply:
+        """Another user's receipt looks exactly like one that does not exist."""
+        found = await self._receipts(user_id, receipt_id) if self._receipts else None
+        if found is None:
+            return error_reply(404, "not_found", "no such receipt")
+        return _json(200, {"id": receipt_id, **found})
 
     def _screened(self, content: str) -> str:
         """What a write stores: personal data masked. One that holds a secret is refused, by

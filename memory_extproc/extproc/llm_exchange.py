@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 
-from memory_extproc import metrics
+from memory_extproc import metrics, receipts
 from memory_extproc.clock import now_ms
 from memory_extproc.extproc import protocol as p
 from memory_extproc.extproc.receipt import KEY as RECEIPT_KEY
@@ -26,6 +26,7 @@ from memory_extproc.llm_api.answers import (
     decode_body,
 )
 from memory_extproc.llm_api.requests import Api, ChatRequest, InvalidRequestBody, parse_request
+from memory_extproc.receipts import NotLearned
 from memory_extproc.retrieval.decision import Skip, learns_from_answer
 from memory_extproc.retrieval.service import MemoryRetrieval, Outcome
 from memory_extproc.tracing import Context, current_traceparent, traced
@@ -66,6 +67,7 @@ class LlmExchange:
         self._recalled: tuple[str, ...] = ()  # memories injected into this request
         self._injected: tuple[str, ...] = ()  # …their ids
         self._outcome = ""  # what memory did to the request, for its receipt
+        self._receipt = ""  # named to the client, until the turn is captured or cannot be
         self._received_ms = now_ms()  # a forget after this moment does not cover the turn
 
     async def handle(self, kind: str, message: p.ProcessingRequest) -> p.ProcessingResponse:
@@ -86,6 +88,7 @@ class LlmExchange:
         if self._awaiting_answer:
             metrics.TURNS.labels("incomplete").inc()
             self._awaiting_answer = False
+        self._not_learned(NotLearned.CUT_OFF)
 
     # request phase
 
@@ -102,7 +105,8 @@ class LlmExchange:
                 and learns_from_answer(self.headers, request)
             )
             self.finished = not self._reads_answer
-        told = receipt(self._outcome, self._injected, learning=self._reads_answer)
+        self._receipt = receipts.new_id() if self._reads_answer else ""
+        told = receipt(self._outcome, self._injected, self._receipt)
         return p.with_metadata(reply, RECEIPT_NAMESPACE, {RECEIPT_KEY: told})
 
     async def _request_read(self, message: p.pb.HttpBody) -> p.ProcessingResponse:
@@ -143,6 +147,7 @@ class LlmExchange:
         learning = self._reads_answer
         if learning and not headers.get(":status", "").startswith("2"):
             metrics.TURNS.labels("not_2xx").inc()  # errors are never remembered
+            self._not_learned(NotLearned.ERROR_ANSWER)
             learning = False
         if not learning or self.request is None:
             return p.answer_not_read(headers)
@@ -188,6 +193,7 @@ class LlmExchange:
         learning, headers, request = self._learning, self.headers, self.request
         if answer is None or learning is None or request is None:
             metrics.TURNS.labels("too_large" if too_large else "no_text").inc()
+            self._not_learned(NotLearned.TOO_LARGE if too_large else NotLearned.NO_TEXT)
             return
         learning.capture(
             CapturedTurn(
@@ -201,8 +207,20 @@ class LlmExchange:
                 recalled=self._recalled,
                 received_ms=self._received_ms,
                 traceparent=self._traceparent,
+                receipt=self._receipt,
+                injected=self._injected,
             )
         )
+        self._receipt = ""
+
+    def _not_learned(self, why: NotLearned) -> None:
+        """The named receipt says why its turn will not be learned from."""
+        if self._receipt and self._learning is not None:
+            self._learning.not_captured(
+                self.headers.user_id, self.headers.project_id, self._receipt,
+                self._received_ms, self._injected, why,
+            )  # fmt: skip
+        self._receipt = ""
 
     def _log_extra(self) -> dict[str, str]:
         return {"request_id": self._request_id, "api": self.api.value}

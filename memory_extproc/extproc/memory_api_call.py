@@ -53,10 +53,10 @@ class MemoryApiCall:
 
     async def _reply(self) -> p.ProcessingResponse:
         path, headers = self._headers.path, self._headers
-        route = path.split("/mem_")[0]  # no memory id in logs
+        route = route_of(path)  # no memory or receipt id in logs
         with traced("memory.api", context=self._trace) as span:
             span.set_attribute("http.request.method", self._method)
-            span.set_attribute("memory.api.route", route_of(path))
+            span.set_attribute("memory.api.route", route)
             if (operation := operation_of(self._method, path)) is not None:
                 span.set_attribute(tracing.OPERATION, operation)
             if self._memory_api is None:

@@ -3,13 +3,15 @@ response header. The processor writes it into the request's dynamic metadata wit
 the request body, and Envoy adds it to the response (envoy/envoy.yaml: `metadata_options` and
 `response_headers_to_add`), so no request waits for another exchange to carry it. Pure.
 
-    x-memory-receipt: outcome=injected; memories=mem_1f…,mem_9a…; learning=on
+    x-memory-receipt: outcome=injected; memories=mem_1f…,mem_9a…; learning=on; receipt=rcpt_4c…
 
 * ``outcome``: the retrieval's (``injected``, ``no_results``, ``timeout``…) or why it was
   skipped (``greeting``, ``opted_out``…);
 * ``memories``: the ids of the memories injected, best first (``GET /v1/memory/{id}`` shows
   each), absent when none was;
-* ``learning``: ``on`` when this turn's answer is read and handed to the worker to learn from.
+* ``learning``: ``on`` when this turn's answer is read and handed to the worker to learn from;
+* ``receipt``: with learning on, where to ask what became of the turn,
+  ``GET /v1/memory/receipts/{id}`` (learning/receipts.py).
 
 Ids and outcomes only, never a memory's words: the header may be logged by anything between
 the gateway and the client.
@@ -23,9 +25,12 @@ NAMESPACE = "memory_extproc"  # the dynamic metadata namespace Envoy lets the pr
 KEY = "receipt"
 
 
-def receipt(outcome: str, memory_ids: Sequence[str], *, learning: bool) -> str:
+def receipt(outcome: str, memory_ids: Sequence[str], receipt_id: str) -> str:
+    """``receipt_id``: "" when the answer is not learned from."""
     parts = [f"outcome={outcome}"]
     if memory_ids:
         parts.append(f"memories={','.join(memory_ids)}")
-    parts.append(f"learning={'on' if learning else 'off'}")
+    parts.append(f"learning={'on' if receipt_id else 'off'}")
+    if receipt_id:
+        parts.append(f"receipt={receipt_id}")
     return "; ".join(parts)

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable
 from memory_extproc import metrics
 from memory_extproc.handoff import Batch, ForgetCachedTexts
 from memory_extproc.learning.spool import TurnSpool, is_spooled, memory_only
+from memory_extproc.receipts import NotLearned
 
 log = logging.getLogger(__name__)
 RETRY_ATTEMPTS = 4  # a failed batch is tried again after 5, 15 and 45 s, then dropped
@@ -21,9 +22,15 @@ RETRY_FIRST_S = 5.0
 
 
 class Delivery:
-    def __init__(self, offer: Callable[[object], bool], spool: TurnSpool) -> None:
+    def __init__(
+        self,
+        offer: Callable[[object], bool],
+        spool: TurnSpool,
+        lost: Callable[[Batch, NotLearned], None] = lambda batch, why: None,
+    ) -> None:
         self._offer = offer  # hands an item to the worker's queue; False when it is full
         self._spool = spool
+        self._lost = lost  # told of each batch that will never be learned (its receipts)
         self._waiting: collections.deque[Batch] = collections.deque()
         self._in_flight: dict[str, Batch] = {}
         self._later: list[tuple[float, Batch]] = []  # failed, offered again at that time
@@ -41,6 +48,7 @@ class Delivery:
                 metrics.EXTRACTION_DROPPED.labels("queue_full").inc()
                 log.warning("Extraction queue and spool full, turns dropped",
                             extra={"turns": batch.new_turns})  # fmt: skip
+                self._lost(batch, NotLearned.DROPPED)
         self.deliver_waiting()
 
     def forget_cached_texts(self) -> None:
@@ -64,9 +72,11 @@ class Delivery:
             return 0
         return max(0, at_once - len(self._in_flight))
 
-    def done(self, entry: str) -> None:
-        self._in_flight.pop(entry, None)
+    def done(self, entry: str) -> Batch | None:
+        """The batch the worker finished (None: not one handed over here)."""
+        batch = self._in_flight.pop(entry, None)
         self._spool.done(entry)
+        return batch
 
     def failed(self, entry: str, now: float) -> None:
         """A batch whose job failed (the model or Milvus down, slow, or answering garbage) is
@@ -79,6 +89,7 @@ class Delivery:
             metrics.EXTRACTION_DROPPED.labels("failed").inc()
             log.error("Extraction failed %d times, turns dropped", RETRY_ATTEMPTS,
                       extra={"turns": batch.new_turns})  # fmt: skip
+            self._lost(batch, NotLearned.FAILED)
             return
         delay = RETRY_FIRST_S * 3**batch.attempt
         self._later.append((now + delay, dataclasses.replace(batch, attempt=batch.attempt + 1)))

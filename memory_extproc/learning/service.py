@@ -23,7 +23,7 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from memory_extproc import metrics
+from memory_extproc import metrics, receipts
 from memory_extproc.config import Config
 from memory_extproc.handoff import Batch
 from memory_extproc.learning.delivery import Delivery
@@ -81,7 +81,7 @@ class LearningService:
         )
         self._usage = usage
         self._worker = WorkerProcess(config)
-        self._delivery = Delivery(self._worker.offer, self._spool)
+        self._delivery = Delivery(self._worker.offer, self._spool, self._lost)
         self._tasks: list[asyncio.Task[None]] = []
         self._stopping = False
         self._cleared: list[str] = []  # conversations whose pending turns are now in a batch
@@ -109,11 +109,34 @@ class LearningService:
         self._steps.put_nowait(functools.partial(self._record, turn))
 
     async def _record(self, turn: CapturedTurn) -> None:
+        if turn.receipt:
+            record = receipts.captured(turn.received_ms, turn.injected)
+            self._shared.receipt(turn.user_id, turn.project_id, turn.receipt, record)
         # on a thread: the event loop goes on between its slices of a long pasted text's read
         turn = await asyncio.to_thread(self._masked, turn)
         elsewhere = await self._shared.elsewhere(self._tracker.reads(turn))
         batch = self._tracker.record(turn, time.monotonic(), elsewhere)
         self._send([batch] if batch is not None else [])
+
+    def not_captured(
+        self,
+        user_id: str,
+        project_id: str,
+        receipt_id: str,
+        at_ms: int,
+        injected: Sequence[str],
+        why: receipts.NotLearned,
+    ) -> None:
+        """A turn whose receipt was named, but whose answer will not be learned from."""
+        record = receipts.not_captured(at_ms, injected, why)
+        self._shared.receipt(user_id, project_id, receipt_id, record)
+
+    async def receipt(self, user_id: str, receipt_id: str) -> dict[str, Any] | None:
+        """What became of one of the user's turns (None: no such receipt of theirs)."""
+        return await self._shared.read_receipt(user_id, receipt_id)
+
+    def _lost(self, batch: Batch, why: receipts.NotLearned) -> None:
+        self._shared.receipts_done(batch.user_id, batch.receipts, receipts.ended_without(why))
 
     async def _in_order(self) -> None:
         while True:
@@ -218,6 +241,9 @@ class LearningService:
         if lost:
             metrics.EXTRACTION_DROPPED.labels("shutdown").inc(lost)
             log.error("Turns dropped at shutdown (the spool was full)", extra={"turns": lost})
+            for batch in left:
+                if not is_spooled(batch.entry):
+                    self._lost(batch, receipts.NotLearned.DROPPED)
         await self._spool.aclose()
         await self._shared.aclose()
 
@@ -301,7 +327,11 @@ class LearningService:
             if kind == "metrics":
                 metrics.WORKER.update(payload)
             elif kind == "done":
-                self._delivery.done(payload)
+                entry, learned = payload
+                batch = self._delivery.done(entry)
+                if batch is not None:
+                    update = receipts.learned(learned, batch.new_turns)
+                    self._shared.receipts_done(batch.user_id, batch.receipts, update)
             elif kind == "failed":
                 self._delivery.failed(payload, time.monotonic())
 

@@ -8,7 +8,8 @@ earlier turns, and an idle flush leaves a conversation to the replica holding a 
 (whose state has these turns too). Under ``<spool_dir>/conversations/<user digest>/``:
 
 * ``c-<conversation>.json``: the state (bounded messages, turn count, what is extracted);
-* ``r-<response id digest>.json``: the conversation a Responses API answer belongs to.
+* ``r-<response id digest>.json``: the conversation a Responses API answer belongs to;
+* ``x-<receipt id>.json``: what became of a turn (learning/receipts.py).
 
 A forget of a user removes their directory (of a project: its conversations); what nobody
 touched for ``KEEP_S`` is removed. Reads and writes go through one thread, in order (a read sees
@@ -24,7 +25,7 @@ import os
 import shutil
 import time
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Protocol
@@ -54,6 +55,16 @@ class Conversations(Protocol):
 
     async def forget(self, user_id: str, project_id: str | None) -> None: ...
 
+    def receipt(
+        self, user_id: str, project_id: str, receipt_id: str, record: dict[str, Any]
+    ) -> None: ...
+
+    def receipts_done(
+        self, user_id: str, receipt_ids: Sequence[str], update: dict[str, Any]
+    ) -> None: ...
+
+    async def read_receipt(self, user_id: str, receipt_id: str) -> dict[str, Any] | None: ...
+
     async def flushed(self) -> None: ...
 
     def announce_forget(self) -> None: ...
@@ -78,6 +89,24 @@ class SharedConversations:
         self._io.submit(_write_state, folder, f"c-{key}.json", entry, state["turn"])
         if response_id:
             self._io.submit(_write, folder, f"r-{digest(response_id)}.json", orjson.dumps(key))
+
+    def receipt(
+        self, user_id: str, project_id: str, receipt_id: str, record: dict[str, Any]
+    ) -> None:
+        entry = orjson.dumps({"project_id": project_id, "receipt": record})
+        self._io.submit(_write, self._root / digest(user_id), f"x-{receipt_id}.json", entry)
+
+    def receipts_done(
+        self, user_id: str, receipt_ids: Sequence[str], update: dict[str, Any]
+    ) -> None:
+        """``update`` into each of these receipts still held (not one a forget removed)."""
+        folder = self._root / digest(user_id)
+        for receipt_id in filter(None, receipt_ids):
+            self._io.submit(_update_receipt, folder / f"x-{receipt_id}.json", update)
+
+    async def read_receipt(self, user_id: str, receipt_id: str) -> dict[str, Any] | None:
+        path = self._root / digest(user_id) / f"x-{receipt_id}.json"
+        return _receipt(await asyncio.wrap_future(self._io.submit(_read, path)))
 
     async def elsewhere(self, reads: Reads) -> Elsewhere:
         """What recording a turn wants to know (``TurnTracker.reads``), in one read."""
@@ -134,6 +163,19 @@ def _state(entry: Any) -> dict[str, Any] | None:
     return state if isinstance(state, dict) else None
 
 
+def _receipt(entry: Any) -> dict[str, Any] | None:
+    receipt = entry.get("receipt") if isinstance(entry, dict) else None
+    return receipt if isinstance(receipt, dict) else None
+
+
+def _update_receipt(path: Path, update: dict[str, Any]) -> None:
+    entry = _read(path)
+    if _receipt(entry) is None:
+        return  # forgotten (or never written): not brought back
+    entry["receipt"] |= update
+    _write(path.parent, path.name, orjson.dumps(entry))
+
+
 def _write_state(folder: Path, name: str, data: bytes, turn: int) -> None:
     """Never a conversation's state older than the one there (another replica may have
     written a later turn since this one was recorded)."""
@@ -170,7 +212,7 @@ def _forget(folder: Path, project_id: str | None) -> None:
             with contextlib.suppress(FileNotFoundError):  # they never had any
                 shutil.rmtree(folder)
             return
-        for path in folder.glob("c-*.json"):
+        for path in [*folder.glob("c-*.json"), *folder.glob("x-*.json")]:
             entry = _read(path)
             if isinstance(entry, dict) and entry.get("project_id") == project_id:
                 with contextlib.suppress(FileNotFoundError):

@@ -7,6 +7,8 @@ Per user (``u``, a digest of the user id; braces keep a user's keys in one clust
   project, JSON), written by a script that never puts an older turn over a newer one;
 * ``memory-extproc:{u}:r:<response id digest>``: the conversation a Responses API answer
   belongs to;
+* ``memory-extproc:{u}:x:<receipt id>``: a hash, ``entry`` (the receipt as the turn was
+  captured, and its project, JSON) and ``done`` (what became of it, JSON: learning/receipts.py);
 * ``memory-extproc:{u}:index``: the set of the user's keys, for a forget.
 
 And a channel, ``memory-extproc:forgotten``: a replica that forgot memories says so there, and
@@ -27,7 +29,7 @@ import asyncio
 import functools
 import logging
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import orjson
@@ -55,6 +57,13 @@ redis.call('EXPIRE', KEYS[2], ARGV[3])
 return 1
 """
 
+# KEYS: a receipt's hash; ARGV: what became of it. A receipt a forget removed stays removed.
+_DONE = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], 'done', ARGV[1])
+return 1
+"""
+
 
 def _response(user_id: str, response_id: str) -> str:
     return f"{valkey_user(user_id)}:r:{digest(response_id)}"
@@ -66,6 +75,7 @@ class ValkeyConversations:
             url, socket_timeout=timeout_s, socket_connect_timeout=timeout_s
         )
         self._save = self._client.register_script(_SAVE)
+        self._done = self._client.register_script(_DONE)
         self._calls = OrderedCalls("conversation state not shared")
         self._me = uuid.uuid4().hex  # our own announcements come back to us: not a forget
         self._listener: asyncio.Task[None] | None = None
@@ -120,6 +130,40 @@ class ValkeyConversations:
                 pipe.set(named, key, ex=int(KEEP_S)).sadd(keys[1], named)
                 await pipe.expire(keys[1], int(KEEP_S)).execute()
 
+    def receipt(
+        self, user_id: str, project_id: str, receipt_id: str, record: dict[str, Any]
+    ) -> None:
+        entry = orjson.dumps({"project_id": project_id, "receipt": record})
+        user = valkey_user(user_id)
+        self._calls.submit("write", functools.partial(
+            self._write_receipt, f"{user}:x:{receipt_id}", f"{user}:index", entry
+        ))  # fmt: skip
+
+    async def _write_receipt(self, name: str, index: str, entry: bytes) -> None:
+        async with self._client.pipeline(transaction=True) as pipe:
+            pipe.hset(name, "entry", entry).expire(name, int(KEEP_S))
+            await pipe.sadd(index, name).expire(index, int(KEEP_S)).execute()
+
+    def receipts_done(
+        self, user_id: str, receipt_ids: Sequence[str], update: dict[str, Any]
+    ) -> None:
+        """``update`` into each of these receipts still held (not one a forget removed)."""
+        user, done = valkey_user(user_id), orjson.dumps(update)
+        for receipt_id in filter(None, receipt_ids):
+            write = functools.partial(self._done, keys=[f"{user}:x:{receipt_id}"], args=[done])
+            self._calls.submit("write", write)
+
+    async def read_receipt(self, user_id: str, receipt_id: str) -> dict[str, Any] | None:
+        name = f"{valkey_user(user_id)}:x:{receipt_id}"
+        return await self._calls.call("read", lambda: self._read_receipt(name), None)
+
+    async def _read_receipt(self, name: str) -> dict[str, Any] | None:
+        entry, done = await self._client.hmget(name, ["entry", "done"])
+        receipt = _entry(entry).get("receipt")
+        if not isinstance(receipt, dict):
+            return None
+        return receipt | _entry(done)
+
     async def elsewhere(self, reads: Reads) -> Elsewhere:
         """What recording a turn wants to know (``TurnTracker.reads``)."""
         return await self._calls.call("read", lambda: self._elsewhere(reads), Elsewhere())
@@ -158,7 +202,7 @@ class ValkeyConversations:
         if project_id is None:
             await self._client.delete(index, *members)
             return
-        states = [m for m in members if ":c:" in m]
+        states = [m for m in members if ":c:" in m or ":x:" in m]  # a project in each entry
         async with self._client.pipeline(transaction=False) as pipe:
             for name in states:
                 pipe.hget(name, "entry")

@@ -62,6 +62,7 @@ def decode(raw: bytes) -> Batch:
     data["messages"] = tuple(Turn(**m) for m in data["messages"])
     data["recalled"] = tuple(data.get("recalled", ()))
     data["received"] = tuple(data.get("received", ()))  # absent in entries of 0.1.0: unknown
+    data["receipts"] = tuple(data.get("receipts", ()))
     return Batch(**data)
 
 

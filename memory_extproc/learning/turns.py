@@ -41,6 +41,8 @@ class CapturedTurn:
     recalled: tuple[str, ...] = ()  # memories injected into the request: never learned back
     received_ms: int = 0  # wall clock when its request arrived (at_ms may be a replayed date)
     traceparent: str = ""  # its request's span, when traces are on
+    receipt: str = ""  # the receipt its response named (learning/receipts.py)
+    injected: tuple[str, ...] = ()  # the ids of the recalled memories, for the receipt
 
 
 @dataclass
@@ -54,6 +56,7 @@ class _Conversation:
     last_seen: float
     recalled: list[str]  # injected since the last batch, bounded
     received: list[int]  # received_ms of each turn not yet extracted, oldest first (0: unknown)
+    receipts: list[str]  # the receipt of each of them, as ``received`` ("": none)
     traceparent: str = ""  # the latest turn's request span
 
 
@@ -154,6 +157,7 @@ class TurnTracker:
         recalled = state.recalled if state is not None else []
         waiting = turn - extracted - 1  # turns before this one not yet extracted
         earlier = state.received[-waiting:] if state is not None and waiting > 0 else []
+        named = state.receipts[-waiting:] if state is not None and waiting > 0 else []
         conversation = _Conversation(
             captured.user_id,
             captured.project_id,
@@ -164,6 +168,7 @@ class TurnTracker:
             now,
             list(dict.fromkeys([*recalled, *captured.recalled]))[-MAX_RECALLED:],
             [0] * (waiting - len(earlier)) + earlier + [captured.received_ms],
+            [""] * (waiting - len(named)) + named + [captured.receipt],
             captured.traceparent,
         )
         batch = None
@@ -290,6 +295,7 @@ def _shareable(conversation: _Conversation) -> dict[str, Any]:
         "at_ms": conversation.at_ms,
         "recalled": conversation.recalled,
         "received": conversation.received,
+        "receipts": conversation.receipts,
     }
 
 
@@ -318,6 +324,7 @@ def _from_shared(state: dict[str, Any], captured: CapturedTurn, now: float) -> _
         now,
         [str(r) for r in state["recalled"]],
         [int(r) for r in state["received"]],
+        [str(r) for r in state.get("receipts", ())],  # none in a state of 0.1.x
     )
 
 
@@ -325,6 +332,7 @@ def _extracted(conversation: _Conversation) -> None:
     conversation.extracted_upto = conversation.turn
     conversation.recalled = []
     conversation.received = []
+    conversation.receipts = []
 
 
 def _bounded(messages: list[Turn], every: int) -> list[Turn]:
@@ -347,5 +355,6 @@ def _batch(conversation: _Conversation, reason: str) -> Batch:
         reason,
         tuple(conversation.recalled),
         received=tuple(conversation.received[-new_turns:]) if new_turns else (),
+        receipts=tuple(conversation.receipts[-new_turns:]) if new_turns else (),
         traceparent=conversation.traceparent,
     )

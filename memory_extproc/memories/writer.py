@@ -9,10 +9,12 @@ memory's id and creation time and is dated to the statement.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import logging
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextvars import ContextVar
 from enum import StrEnum
 from itertools import chain
 
@@ -64,6 +66,24 @@ log = logging.getLogger(__name__)
 # users this process remembers something of (who writes another language than English, whose
 # held memories were checked against each other), the most recent kept
 _USERS_REMEMBERED = 65536
+_ENDED: ContextVar[list[str] | None] = ContextVar("ended", default=None)
+
+
+@contextlib.contextmanager
+def ended_recorded() -> Iterator[list[str]]:
+    """The ids of the memories the writes inside end as current: retired by a newer one,
+    ended by a move, a copy removed with what it copied. For a turn's receipt."""
+    ended: list[str] = []
+    token = _ENDED.set(ended)
+    try:
+        yield ended
+    finally:
+        _ENDED.reset(token)
+
+
+def _record_ended(memory_id: str) -> None:
+    if (ended := _ENDED.get()) is not None:
+        ended.append(memory_id)
 
 
 def _nearest(vectors: np.ndarray, k: int) -> np.ndarray:
@@ -312,6 +332,7 @@ class MemoryWriter:
             loser, winner = verdict.loser.id, verdict.winner.id
             if await self._store.retire(user_id, loser, winner, verdict.reason):
                 gone.add(loser)
+                _record_ended(loser)
                 retired += 1
                 metrics.MEMORIES_OVERRULED.inc()
                 log.debug(
@@ -518,6 +539,7 @@ class MemoryWriter:
                                          ended, at_ms)  # fmt: skip
             if revised is not None:
                 metrics.MEMORIES_CASCADED.inc()
+                _record_ended(revised.id)
 
     async def _copies_retired(self, revision: Revision, candidates: Sequence[ScoredMemory]) -> None:
         """A copy of what a change or a correction revised goes with it: the 1.5B model wrote
@@ -535,7 +557,8 @@ class MemoryWriter:
                 continue  # not a copy: another fact that happens to hold the same words
             if not (numbers(text) & numbers(before)) - numbers(revision.content):
                 continue  # it holds no value the revision replaced
-            await self._store.forget(memory.user_id, memory.id)
+            if await self._store.forget(memory.user_id, memory.id):
+                _record_ended(memory.id)
             log.debug("Memory: a copy of a revised memory retired")
 
     async def _ended(

@@ -31,7 +31,8 @@ from memory_extproc.memories.preferences import requests_implied
 from memory_extproc.memories.redaction import RedactionPolicy, for_memory, redact
 from memory_extproc.memories.relative_dates import dated
 from memory_extproc.memories.retention import UsageBatch
-from memory_extproc.memories.writer import MemoryWriter, Written
+from memory_extproc.memories.writer import MemoryWriter, Written, ended_recorded
+from memory_extproc.receipts import Learned
 from memory_extproc.store.milvus import MilvusStore
 from memory_extproc.store.model import MemoryType, StoreUnavailableError, content_hash
 from memory_extproc.tracing import linked, traced
@@ -92,12 +93,19 @@ class LearningJobs:
     def forget_cached_texts(self) -> None:
         self._writer.forget_cached_texts()
 
-    def submit(self, batch: Batch, done: Callable[[str, bool], None]) -> bool:
+    def submit(self, batch: Batch, done: Callable[[str, Learned | None], None]) -> bool:
         """False when the pool is full: the batch waits (it is kept in the processor).
-        ``done(entry, failed)`` when it ran: a failed batch is offered again later."""
+        ``done(entry, learned)`` when it ran; None: it failed, and is offered again later."""
+        learned: list[Learned] = []
+
+        async def job() -> bool:
+            result = await self.run(batch)
+            learned.extend([result] if result is not None else [])
+            return result is not None
+
         return self._pool.submit(
-            batch.user_id, lambda: self.run(batch), name=f"{self.mode}:{batch.reason}",
-            on_done=lambda failed: done(batch.entry, failed),
+            batch.user_id, job, name=f"{self.mode}:{batch.reason}",
+            on_done=lambda failed: done(batch.entry, None if failed else learned[0]),
         )  # fmt: skip
 
     async def room(self, timeout_s: float) -> None:
@@ -119,41 +127,42 @@ class LearningJobs:
         if self._store is not None:
             await self._store.close()
 
-    async def run(self, batch: Batch) -> bool:
-        """True when learned; False when it failed (the model or Milvus down, slow or talking
+    async def run(self, batch: Batch) -> Learned | None:
+        """What was learned; None when it failed (the model or Milvus down, slow or talking
         garbage), to be tried again later: nothing half-made is stored either way."""
         with traced("memory.learning", links=linked(batch.traceparent)) as span:
             span.set_attribute("memory.learning.reason", batch.reason)
             span.set_attribute("memory.learning.turns", batch.new_turns)
             learned = await self._run(batch)
-            span.set_attribute("memory.learning.ok", learned)
+            span.set_attribute("memory.learning.ok", learned is not None)
         return learned
 
-    async def _run(self, batch: Batch) -> bool:
+    async def _run(self, batch: Batch) -> Learned | None:
         try:
-            outcomes = await self._learn(batch)
+            learned = await self._learn(batch)
         except LlmError as exc:
             metrics.EXTRACTION_JOBS.labels("llm_error").inc()
             log.warning("Extraction failed: %s", exc)
-            return False
+            return None
         except ExtractionParseError as exc:
             metrics.EXTRACTION_JOBS.labels("parse_error").inc()
             log.warning("Extraction answer unusable: %s", exc)
-            return False
+            return None
         except StoreUnavailableError as exc:
             metrics.EXTRACTION_JOBS.labels("store_error").inc()
             log.warning("Memory store failed during extraction: %s", type(exc.__cause__).__name__)
-            return False
+            return None
         metrics.EXTRACTION_JOBS.labels("ok").inc()
+        outcomes = dict(learned.outcomes)
         for outcome, count in outcomes.items():
             metrics.EXTRACTION_FACTS.labels(outcome).inc(count)
         log.info(
             "Memory: extraction done",
             extra={"mode": self.mode, "reason": batch.reason, "turns": batch.new_turns, **outcomes},
         )
-        return True
+        return learned
 
-    async def _learn(self, batch: Batch) -> Counter[str]:
+    async def _learn(self, batch: Batch) -> Learned:
         """What the user asked to forget is not learned: turns said before a forget of their
         scope are dropped before the model sees them (a cheap read: a forget of the last
         moment is caught after writing), and what was written from turns a forget covers is
@@ -163,7 +172,7 @@ class LearningJobs:
         live = batch.after(await self._writer.forgotten_at(user, project))
         if live is None:
             metrics.TURNS_FORGOTTEN.labels("job").inc(batch.new_turns)
-            return Counter({"skipped_forgotten": batch.new_turns})
+            return Learned(outcomes=(("skipped_forgotten", batch.new_turns),))
         if live.new_turns < batch.new_turns:
             metrics.TURNS_FORGOTTEN.labels("job").inc(batch.new_turns - live.new_turns)
         live = self._redacted(live)
@@ -172,10 +181,11 @@ class LearningJobs:
             log.info("Memory: memories read again by e5", extra={"memories": read})
         if retired := await self._writer.overrule_held(user):
             log.info("Memory: held memories overruled by newer ones", extra={"memories": retired})
-        if self._extractor is None:
-            outcomes, written = await self._notes(live)
-        else:
-            outcomes, written = await self._extract(live, self._extractor)
+        with ended_recorded() as ended:
+            if self._extractor is None:
+                outcomes, written = await self._notes(live)
+            else:
+                outcomes, written = await self._extract(live, self._extractor)
         ids = [memory_id for _, memory_id in written if memory_id]
         # one Strong round: what was written visible to every reader, and the forget records as
         # of now (written before a forget deletes anything)
@@ -183,13 +193,18 @@ class LearningJobs:
         if ids and live.after(forgotten_at) != live:
             await self._writer.take_back(user, ids)
             metrics.TURNS_FORGOTTEN.labels("written").inc(live.new_turns)
-            return Counter({"taken_back_forgotten": len(ids)})
+            return Learned(outcomes=(("taken_back_forgotten", len(ids)),))
         outcomes.update(w.value for w, _ in written)
         learned_ms = now_ms()
         for received in live.received:
             if received:
                 metrics.LEARNING_LAG.observe(max(0, learned_ms - received) / 1000)
-        return outcomes
+        return Learned(
+            added=tuple(i for w, i in written if i and w is not Written.UPDATED),
+            updated=tuple(dict.fromkeys(i for w, i in written if i and w is Written.UPDATED)),
+            ended=tuple(dict.fromkeys(ended)),
+            outcomes=tuple(sorted(outcomes.items())),
+        )
 
     def _redacted(self, batch: Batch) -> Batch:
         """The batch as the model, the notes and the store may see it: every message, the

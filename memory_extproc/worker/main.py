@@ -26,6 +26,7 @@ from memory_extproc import logs, metrics, tracing
 from memory_extproc.config import Config
 from memory_extproc.handoff import Batch, ForgetCachedTexts
 from memory_extproc.memories.retention import UsageBatch
+from memory_extproc.receipts import Learned
 from memory_extproc.wiring import (
     build_embeddings,
     build_store,
@@ -99,13 +100,14 @@ def build_jobs(config: Config) -> LearningJobs:
 async def _serve(config: Config, batches: Any, events: Any, stop: Any, parent: int) -> None:
     """Take batches while the pool has room (the rest wait in the processor's spool) until the
     processor says stop, then drain within the grace period. Each finished batch is reported
-    ("done", entry) so the spool can let it go; an unfinished one is delivered again later."""
+    ("done", (entry, what was learned)) so the spool can let it go and its receipts tell what
+    became of it; an unfinished one ("failed", entry) is delivered again later."""
     jobs = build_jobs(config)
     await jobs.start()
     pump = asyncio.get_running_loop().create_task(_send_metrics(events, parent))
 
-    def done(entry: str, failed: bool) -> None:
-        events.put(("failed" if failed else "done", entry))
+    def done(entry: str, learned: Learned | None) -> None:
+        events.put(("failed", entry) if learned is None else ("done", (entry, learned)))
 
     stopping = False
     while True:

@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-from openai import AsyncOpenAI
+from openai import AsyncOpenAI, NotFoundError
 
 from devstack.milvus import MilvusProcess
 from devstack.mock_llm import MockLLM
@@ -85,10 +85,21 @@ async def test_every_answer_carries_the_receipt_of_what_memory_did(demo: Stack, 
     told = await alice.chat.completions.with_raw_response.create(
         model="demo", messages=[{"role": "user", "content": TOLD}]
     )
-    assert told.headers["x-memory-receipt"] == "outcome=no_results; learning=on"
+    said = dict(f.split("=", 1) for f in told.headers["x-memory-receipt"].split("; "))
+    assert (said["outcome"], said["learning"]) == ("no_results", "on")
+    assert "memories" not in said
+    receipt = f"/memory/receipts/{said['receipt']}"
     await until(lambda: _holding(alice, "$10,000"))
     page: Any = await alice.get("/memory", cast_to=object)
     held = {m["id"]: m["content"] for m in page["data"]}
+    # what became of the turn: the memories it taught, by id, to its user alone
+    learned: Any = await until(lambda: _learned(alice, receipt))
+    assert learned["injected"] == []
+    assert {held[i] for i in learned["learning"]["added"]} >= {
+        c for c in held.values() if "$10,000" in c
+    }
+    with pytest.raises(NotFoundError):
+        await bob.get(receipt, cast_to=object)
 
     asked = await alice.chat.completions.with_raw_response.create(model="demo", messages=ASK)
     fields = dict(f.split("=", 1) for f in asked.headers["x-memory-receipt"].split("; "))
@@ -111,6 +122,13 @@ async def test_every_answer_carries_the_receipt_of_what_memory_did(demo: Stack, 
         assert listed.status == 200
         assert "x-memory-receipt" not in listed.headers
     await alice.delete("/memory", cast_to=object, options={"params": {"scope": "user"}})
+    with pytest.raises(NotFoundError):  # forgotten with the user
+        await alice.get(receipt, cast_to=object)
+
+
+async def _learned(sdk: AsyncOpenAI, receipt: str) -> Any:
+    found: Any = await sdk.get(receipt, cast_to=object)
+    return found if found["status"] == "learned" else None
 
 
 async def _holding(sdk: AsyncOpenAI, text: str) -> list[str]:

@@ -26,6 +26,7 @@ from tests.unit.test_shared_conversations import (  # noqa: F401  (run here on V
     responses_turn,
     test_a_conversation_spread_over_replicas_is_extracted_once,
     test_a_forget_removes_the_users_shared_state_before_it_returns,
+    test_a_receipt_is_its_users_alone_says_what_became_of_the_turn_and_goes_with_a_forget,
     test_a_responses_chain_spread_over_replicas_is_learned_as_on_one,
     test_a_restarted_processor_does_not_extract_again_what_its_predecessor_flushed,
     test_an_idle_flush_leaves_the_turns_to_the_replica_that_saw_a_later_one,

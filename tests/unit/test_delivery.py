@@ -11,6 +11,7 @@ from memory_extproc.handoff import Batch
 from memory_extproc.learning.delivery import RETRY_ATTEMPTS, RETRY_FIRST_S, Delivery
 from memory_extproc.learning.spool import Spool, is_spooled
 from memory_extproc.llm_api.requests import Turn
+from memory_extproc.receipts import NotLearned
 
 
 class Worker:
@@ -49,11 +50,13 @@ def test_a_kept_batch_waits_for_room_and_one_the_spool_could_not_keep_is_dropped
     spool: Spool,
 ) -> None:
     worker = Worker(room=1)
-    delivery = Delivery(worker.offer, spool)
+    lost: list[tuple[str, NotLearned]] = []
+    delivery = Delivery(worker.offer, spool, lambda b, why: lost.append((b.user_id, why)))
     first, second = spool.keep(batch("alice", "one")), spool.keep(batch("alice", "two"))
     delivery.deliver(first)
     delivery.deliver(second)  # no room: it waits
     delivery.deliver(batch("bob", "not kept"))  # neither kept nor room: dropped
+    assert lost == [("bob", NotLearned.DROPPED)]  # its receipts say so
     assert worker.take() == [first]
     delivery.deliver_waiting()
     assert worker.take() == [second]
@@ -64,7 +67,8 @@ def test_a_kept_batch_waits_for_room_and_one_the_spool_could_not_keep_is_dropped
 
 def test_a_failed_batch_is_offered_again_later_then_dropped(spool: Spool) -> None:
     worker = Worker(room=10)
-    delivery = Delivery(worker.offer, spool)
+    lost: list[NotLearned] = []
+    delivery = Delivery(worker.offer, spool, lambda b, why: lost.append(why))
     kept = spool.keep(batch("alice", "one"))
     delivery.deliver(kept)
     worker.take()
@@ -78,8 +82,10 @@ def test_a_failed_batch_is_offered_again_later_then_dropped(spool: Spool) -> Non
         (again,) = worker.take()
         assert isinstance(again, Batch)
         assert again.attempt == attempt
+    assert lost == []  # still to be learned
     delivery.failed(kept.entry, now)
     assert list(delivery.left()) == []  # given up on
+    assert lost == [NotLearned.FAILED]
 
 
 def test_a_new_worker_gets_what_the_old_one_held_first(spool: Spool) -> None:

@@ -20,6 +20,7 @@ from memory_extproc.llm_client import JsonSchema
 from memory_extproc.memories.changes import compare
 from memory_extproc.memories.facts import FactLimits
 from memory_extproc.memories.writer import MemoryWriter
+from memory_extproc.receipts import Learned
 from memory_extproc.store.memory import InMemoryStore
 from memory_extproc.worker.jobs import LearningJobs
 from memory_extproc.worker.pool import WorkerPool
@@ -151,7 +152,8 @@ async def test_a_turn_said_before_a_forget_never_reaches_the_model(
     model = ForgettingModel()
     said_at = T0
     await store.forget_by_scope("alice")  # after the turn was said (now > T0)
-    assert await jobs(store, embeddings, model).run(teal(said_at)) is True  # done: not retried
+    learned = await jobs(store, embeddings, model).run(teal(said_at))  # done: not retried
+    assert learned == Learned(outcomes=(("skipped_forgotten", 1),))  # its receipt says so
     assert model.asked == 0
     assert await store.list("alice") == []
 
@@ -163,7 +165,8 @@ async def test_what_a_job_wrote_while_a_forget_came_in_is_taken_back(
         await store.forget_by_scope("alice")
 
     model = ForgettingModel(during=forget)
-    assert await jobs(store, embeddings, model).run(teal(T0)) is True
+    learned = await jobs(store, embeddings, model).run(teal(T0))
+    assert learned == Learned(outcomes=(("taken_back_forgotten", 1),))  # no id of it is told
     assert model.asked == 1
     assert await store.list("alice") == []
     assert store._rows == {}  # no history row either
@@ -174,8 +177,11 @@ async def test_a_forget_of_another_project_or_user_covers_nothing_here(
 ) -> None:
     await store.forget_by_scope("alice", "other-project")
     await store.forget_by_scope("bob")
-    assert await jobs(store, embeddings, ForgettingModel()).run(teal(T0, project="p1")) is True
-    assert [m.content for m in await store.list("alice")] == ["User's bike is teal"]
+    learned = await jobs(store, embeddings, ForgettingModel()).run(teal(T0, project="p1"))
+    assert learned is not None
+    (memory,) = await store.list("alice")
+    assert memory.content == "User's bike is teal"
+    assert learned.added == (memory.id,)  # what its receipt lists
 
 
 def test_the_worker_is_told_to_empty_its_caches_as_soon_as_it_has_room(tmp_path: Path) -> None:

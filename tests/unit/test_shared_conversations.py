@@ -14,11 +14,13 @@ from pathlib import Path
 
 import pytest
 
+from memory_extproc import receipts
 from memory_extproc.handoff import Batch
 from memory_extproc.learning import shared as shared_module
 from memory_extproc.learning.shared import KEEP_S, Conversations, SharedConversations
 from memory_extproc.learning.turns import CapturedTurn, Reads, TurnTracker
 from memory_extproc.llm_api.requests import Turn
+from memory_extproc.receipts import Learned, NotLearned, new_id
 from tests.unit.test_turns import captured
 
 
@@ -28,6 +30,7 @@ def responses_turn(n: int, user: str = "alice", project: str = "") -> CapturedTu
                         previous_response_id=f"resp-{n - 1}" if n > 1 else "")  # fmt: skip
 
 
+T = 1_796_601_600_000  # 2026-12-07, epoch ms
 Shared = Callable[[], Conversations]  # a new store of the state replicas share, each call
 
 
@@ -134,6 +137,39 @@ async def test_a_forget_removes_the_users_shared_state_before_it_returns(
     await shared.forget("alice", None)
     assert await states() == ["bob"]
     assert await chain_of(shared, "alice", "resp-1") is None
+
+
+async def test_a_receipt_is_its_users_alone_says_what_became_of_the_turn_and_goes_with_a_forget(
+    conversations: Shared,
+) -> None:
+    shared = conversations()
+    ids = {name: new_id() for name in ("p1", "p2", "bob")}
+    shared.receipt("alice", "p1", ids["p1"], receipts.captured(T, ["mem_" + "a" * 32]))
+    shared.receipt("alice", "p2", ids["p2"], receipts.captured(T, []))
+    shared.receipt("bob", "", ids["bob"], receipts.captured(T, []))
+    assert await shared.read_receipt("alice", ids["p1"]) == {
+        "status": "pending", "at": "2026-12-07T00:00:00.000+00:00",
+        "injected": ["mem_" + "a" * 32],
+    }  # fmt: skip
+    assert await shared.read_receipt("alice", ids["bob"]) is None  # bob's, asked as alice
+
+    learned = Learned(added=("mem_" + "b" * 32,), outcomes=(("stored", 1),))
+    shared.receipts_done("alice", ["", ids["p1"]], receipts.learned(learned, turns=2))
+    found = await shared.read_receipt("alice", ids["p1"])
+    assert found is not None
+    assert (found["status"], found["injected"]) == ("learned", ["mem_" + "a" * 32])
+    assert found["learning"] == {"turns": 2, "added": ["mem_" + "b" * 32], "updated": [],
+                                 "ended": [], "outcomes": {"stored": 1}}  # fmt: skip
+
+    await shared.forget("alice", "p1")  # the project's receipts go with it, no other
+    assert await shared.read_receipt("alice", ids["p1"]) is None
+    assert await shared.read_receipt("alice", ids["p2"]) is not None
+    shared.receipts_done("alice", [ids["p1"]], receipts.ended_without(NotLearned.FAILED))
+    await shared.flushed()
+    assert await shared.read_receipt("alice", ids["p1"]) is None  # not brought back
+    await shared.forget("alice", None)
+    assert await shared.read_receipt("alice", ids["p2"]) is None
+    assert await shared.read_receipt("bob", ids["bob"]) is not None
 
 
 async def test_a_restarted_processor_does_not_extract_again_what_its_predecessor_flushed(

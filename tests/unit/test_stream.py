@@ -19,6 +19,7 @@ from memory_extproc.embedding.spaces import Embeddings
 from memory_extproc.extproc import protocol as p
 from memory_extproc.extproc import receipt
 from memory_extproc.extproc.stream import ProcessorDeps, Stream
+from memory_extproc.receipts import NotLearned, is_receipt_id
 from memory_extproc.retrieval.plan import RetrievalPolicy
 from memory_extproc.retrieval.service import MemoryRetrieval
 from memory_extproc.store.memory import InMemoryStore
@@ -243,9 +244,13 @@ def test_header_dict_joins_repeats_and_lowercases() -> None:
 class Captures:
     def __init__(self) -> None:
         self.turns: list = []
+        self.not_learned: list[tuple[str, NotLearned]] = []  # (receipt id, why)
 
     def capture(self, turn) -> None:  # type: ignore[no-untyped-def]
         self.turns.append(turn)
+
+    def not_captured(self, user_id, project_id, receipt_id, at_ms, injected, why) -> None:  # type: ignore[no-untyped-def]
+        self.not_learned.append((receipt_id, why))
 
 
 @pytest.fixture
@@ -318,6 +323,7 @@ async def test_a_json_answer_over_the_bound_is_forwarded_and_not_learned(learnin
     chunks = [huge[i : i + 1024 * 1024] for i in range(0, len(huge), 1024 * 1024)]
     await answered(deps, {":status": "200", "content-type": "application/json"}, chunks)
     assert captures.turns == []
+    assert [why for _, why in captures.not_learned] == [NotLearned.TOO_LARGE]  # its receipt
 
 
 async def test_a_gzipped_answer_is_read(learning) -> None:  # type: ignore[no-untyped-def]
@@ -354,23 +360,26 @@ async def test_an_aborted_stream_captures_nothing(learning) -> None:  # type: ig
     await run(exchange, body_message("response_body", chat_events("partial")[1], end=False))
     exchange.close()  # Envoy ended the stream without end_of_stream
     assert captures.turns == []
+    assert [why for _, why in captures.not_learned] == [NotLearned.CUT_OFF]  # its receipt
 
 
 @pytest.mark.parametrize(
-    ("request_headers", "status", "body"),
+    ("request_headers", "status", "body", "receipt_says"),
     [
-        ({}, "500", ASK),
-        ({}, "429", ASK),
-        ({"x-disable-router-memory": "true"}, "200", ASK),
-        ({"x-authz-user-id": ""}, "200", ASK),
-        ({}, "200", orjson.dumps({**orjson.loads(ASK), "memory_config": {"auto_store": False}})),
+        ({}, "500", ASK, [NotLearned.ERROR_ANSWER]),
+        ({}, "429", ASK, [NotLearned.ERROR_ANSWER]),
+        ({"x-disable-router-memory": "true"}, "200", ASK, []),  # no receipt was named
+        ({"x-authz-user-id": ""}, "200", ASK, []),
+        ({}, "200", orjson.dumps({**orjson.loads(ASK), "memory_config": {"auto_store": False}}),
+         []),
     ],
-)
+)  # fmt: skip
 async def test_no_learning_from_errors_opt_outs_or_anonymous_requests(
     learning,
     request_headers: dict[str, str],
     status: str,
-    body: bytes,  # type: ignore[no-untyped-def]
+    body: bytes,
+    receipt_says: list[NotLearned],  # type: ignore[no-untyped-def]
 ) -> None:
     deps, captures = learning
     answer = orjson.dumps({"choices": [{"message": {"content": "text"}}]})
@@ -383,6 +392,7 @@ async def test_no_learning_from_errors_opt_outs_or_anonymous_requests(
     )
     assert mode == p.RESPONSE_BODY_NONE
     assert captures.turns == []
+    assert [why for _, why in captures.not_learned] == receipt_says
 
 
 NOT_STORED = orjson.dumps({**orjson.loads(ASK), "memory_config": {"auto_store": False}})
@@ -413,7 +423,29 @@ async def test_the_stream_stays_open_for_the_answer_only_when_it_is_read(
     assert not exchange.finished  # a body in pieces: not read until its end
     reply = await run(exchange, body_message("request_body", body))
     assert exchange.finished is not reads_answer
-    assert receipted(reply)[1].endswith("learning=on" if reads_answer else "learning=off")
+    told = dict(field.split("=", 1) for field in receipted(reply)[1].split("; "))
+    assert told["learning"] == ("on" if reads_answer else "off")
+    assert is_receipt_id(told.get("receipt", "")) is reads_answer  # where to ask what became of it
+
+
+async def test_the_captured_turn_carries_the_receipt_its_answer_named(learning) -> None:  # type: ignore[no-untyped-def]
+    deps, captures = learning
+    exchange = Stream(deps)
+    await run(exchange, headers_message("request_headers", {**CHAT, "x-authz-user-id": "alice"}))
+    told = dict(
+        field.split("=", 1)
+        for field in receipted(await run(exchange, body_message("request_body", ASK)))[1].split(
+            "; "
+        )
+    )
+    await run(exchange, headers_message("response_headers", {":status": "200"}))
+    answer = orjson.dumps({"choices": [{"message": {"content": "About $10,000."}}]})
+    await run(exchange, body_message("response_body", answer))
+    exchange.close()
+    (turn,) = captures.turns
+    assert turn.receipt == told["receipt"]
+    assert turn.injected == tuple(told["memories"].split(","))  # what the receipt will list
+    assert captures.not_learned == []  # captured: not also told it was not
 
 
 async def test_without_learning_an_llm_request_is_finished_with_its_body(
