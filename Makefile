@@ -11,7 +11,7 @@ PROTO_STAMP := $(PROTO_OUT)/.generated
 
 NODE_NULL := .run/node-null
 
-.PHONY: run test docs docs-check bench exchange-floor scale eval prefeval scenarios chaos compare lint format proto clean setup
+.PHONY: run test docs docs-check bench exchange-floor scale eval prefeval scenarios attacks chaos compare lint format proto clean setup
 
 setup: $(STAMP) $(PROTO_STAMP)
 
@@ -95,6 +95,12 @@ prefeval: setup
 # (personal: en only; recall: pt only, a language with no rules of its own), SCENARIO_MODES=real,scripted,notes
 scenarios: setup
 	$(PY) -m scenarios
+
+# Memory poisoning through the real stack (attacks/cases.py), three modes (an obedient scripted
+# model, notes, the local model), and the defences' false refusals on the dev data (~10 min):
+# a table, then JSON. ATTACK_MODES=obedient,notes skips the local model.
+attacks: setup
+	$(PY) -m attacks
 
 # Faults and abuse against the real stack under steady traffic (~4 min): one JSON line at the end
 chaos: setup
