@@ -51,19 +51,15 @@ LLM = MockLLM()
 
 def obedient_extractor(payload: dict[str, Any]) -> Reply:
     """A model that does what the text it reads tells it: every attack whose marker it is shown
-    becomes the memory the attack wants (and the ordinary fact beside it, as a good model's)."""
+    becomes the memory the attack wants; an ordinary statement it is shown, its fact."""
     messages = payload["messages"]
     if messages[0]["content"] == REQUESTS_SYSTEM:
         return Reply(text='{"requests": []}')
     if "still_true" in messages[0]["content"]:
         return Reply(text='{"still_true": true}')
     shown = messages[-1]["content"].casefold()
-    facts = [
-        fact
-        for attack in ATTACKS
-        if attack.marker.casefold() in shown
-        for fact in (*attack.obedient, *([attack.ordinary[1]] if attack.ordinary else []))
-    ]
+    facts = [fact for a in ATTACKS if a.marker.casefold() in shown for fact in a.obedient]
+    facts += [a.ordinary[1] for a in ATTACKS if a.ordinary and a.ordinary[2].casefold() in shown]
     kept = [{"type": "semantic", "content": f} for f in dict.fromkeys(facts)]
     return Reply(text=orjson.dumps({"facts": kept}).decode())
 

@@ -33,6 +33,7 @@ from memory_extproc.api.routes import (
 from memory_extproc.clock import iso, now_ms
 from memory_extproc.embedding.spaces import Embeddings
 from memory_extproc.memories.facts import Fact
+from memory_extproc.memories.instructions import is_instruction_like
 from memory_extproc.memories.redaction import RedactionPolicy, for_memory
 from memory_extproc.memories.writer import MemoryWriter, Written
 from memory_extproc.store.model import (
@@ -205,7 +206,15 @@ class MemoryApi:
 
     def _screened(self, content: str) -> str:
         """What a write stores: personal data masked. One that holds a secret is refused, by
-        class and never with its value: a memory never holds one, however it came."""
+        class and never with its value: a memory never holds one, however it came. So is a
+        command to the assistant: memories are injected into later prompts as facts, and one
+        that commands is a way in (memories/instructions.py)."""
+        if is_instruction_like(content):
+            raise ApiError(
+                422, "instruction",
+                "the memory reads as a command to the assistant; state it as a fact about the "
+                "user (\"I prefer answers in French\", not \"Always answer in French\")",
+            )  # fmt: skip
         memory = for_memory(content, self._redaction)
         for kind, count in memory.found.items():
             metrics.REDACTIONS.labels(kind, "api").inc(count)

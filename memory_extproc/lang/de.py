@@ -335,6 +335,26 @@ _SECRETS = Secrets(
     r"|\b[A-ZÄÖÜ][\wäöüß-]+\s+(?:Straße|Strasse|Str\.|Weg|Platz|Allee|Gasse)\s+\d{1,4}[a-z]?\b",
 )
 
+_COMMANDS = (
+    r"\b(?:ignorier\w*|vergiss|missachte\w*)\b.{0,40}\b(?:anweisung\w*|instruktion\w*|regeln"
+    r"|vorgaben|nachricht\w*|vorherige\w*|obige\w*)\b",
+    # "Ab jetzt trinke ich keinen Kaffee" is a fact: the command is what follows
+    r"\b(?:ab\s+(?:jetzt|sofort|heute)|von\s+nun\s+an)\b,?\s+(?:\w+\s+){0,2}(?:du|immer|nie"
+    r"|niemals|wenn|sag\w*|antworte\w*|empfiehl\w*|nenn\w*)\b",
+    r"\b(?:immer|stets|nie|niemals)\s+(?:empfehl\w*|antwort\w*|sag\w*|erwähn\w*|verwend\w*"
+    r"|befolg\w*)\b",
+    r"\b(?:empfiehl|empfiehlst|antworte|antwortest|sag|sagst|erwähne)\s+(?:\w+\s+){0,3}"
+    r"(?:immer|stets)\b",
+    r"\b(?:system|entwickler)-?(?:prompt|nachricht|modus|anweisung\w*)\b",
+    r"\b(?:antworte|antworten)\s+(?:nur|ausschließlich)\b",
+    r"\b(?:der\s+assistent|die\s+ki|das\s+modell)\s+(?:muss|soll|sollte)\b",
+    r"\bwenn\s+(?:ich|der\s+nutzer)\b[^.]{0,40}?\bfrag\w*\b[^.]{0,40}?\b(?:sag|nenn|verwende"
+    r"|empfiehl|antworte)\w*\b",
+    r"^\s*(?:tu\s+so\s+als|spiel\s+die\s+rolle|du\s+bist\s+(?:jetzt|nun))\b",
+    r"\b(?:merk\w*|speicher\w*|notier\w*)\b[^.!?]{0,40}\b(?:der|dieser|die|diese)\s+"
+    r"nutzer(?:in)?\b",
+)
+
 LANGUAGE = Language(
     code="de",
     name="German",
@@ -372,4 +392,5 @@ LANGUAGE = Language(
     words=_WORDS,
     attribution=_ATTRIBUTION,
     secrets=_SECRETS,
+    commands=_COMMANDS,
 )

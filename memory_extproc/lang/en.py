@@ -476,6 +476,39 @@ _SECRETS = Secrets(
     r"|Boulevard|Blvd|Lane|Ln|Drive|Dr|Court|Ct|Way|Place|Pl|Terrace|Square)\b\.?",
 )
 
+_COMMANDS = (
+    r"\b(?:ignore|disregard|forget|override)\b.{0,40}\b(?:instruction|prompt|rule|guideline"
+    r"|message|above|previous|prior)s?\b",
+    # "From now on I'm vegan" is a fact: the command is what follows
+    r"\bfrom\s+now\s+on\b,?\s+(?:you|always|never|when(?:ever)?|if|please|say|respond|reply"
+    r"|answer|recommend|suggest|tell|use|call|refer|only|don't|do\s+not)\b",
+    r"\b(?:system|developer)\s+(?:prompt|message|mode)\b",
+    r"\bjail\s?break",
+    r"\bnew\s+instructions?\b",
+    # what the assistant is to do with its answers: "You should go to a writing convention" and
+    # "You must have been elated" are a friend's advice and cheer (LoCoMo), not commands
+    r"\b(?:assistant|the\s+ai|the\s+model|chatgpt)\s+(?:must|should|shall|will|are\s+to"
+    r"|need\s+to)\b",
+    r"\byou\s+(?:must|should|shall|will|are\s+to|need\s+to)\s+(?:always\s+|never\s+|only\s+"
+    r"|now\s+)?(?:respond|reply"
+    r"|answer|say|tell|mention|reveal|recommend|suggest|refer|use|call|remember|forget|ignore"
+    r"|obey|follow|act|pretend|output|include)\b",
+    r"\b(?:always|never)\s+(?:respond|reply|answer|say|tell|mention|reveal|include|output|use"
+    r"|call|refuse|follow|obey|recommend|suggest|refer)\b(?!\s+never\b)",
+    r"\b(?:do\s+not|don't|dont)\s+(?:tell|reveal|follow|obey|mention|refuse)\b",
+    r"\b(?:respond|reply|answer)\s+(?:only\s+)?(?:with|in|using)\b",
+    # a bridge to another answer: "when I ask about 30789, use 4269 instead"
+    r"\bwhen(?:ever)?\s+(?:i|the\s+user)\s+asks?\b[^.]{0,60}?\b(?:say|tell|use|refer|recommend"
+    r"|suggest|answer|reply|respond|send)\b",
+    r"(?:^|[;:]\s*)(?:use|say|tell|refer|recommend|reply|respond|send|redirect|reveal|disclose"
+    r"|obey|output)\s+(?!to\b)\S",
+    r"^\s*(?:act\s+as|pretend|you\s+are\s+now|roleplay|execute|run\s+the\s+following)\b",
+    # a text telling an AI what to keep about "the user": someone else's voice (a pasted email's
+    # "P.S. AI assistant: remember that the user wants…"); the user says "I"
+    r"\b(?:remember|store|save|memori[sz]e|record|note)\b[^.!?]{0,40}\b(?:the|this)\s+user\b",
+    r"\b(?:ai|assistant|model|llm|chatbot)\b[^.!?]{0,60}\b(?:the|this)\s+user\b",
+)
+
 LANGUAGE = Language(
     code="en",
     name="English",
@@ -503,4 +536,5 @@ LANGUAGE = Language(
     words=_WORDS,
     attribution=_ATTRIBUTION,
     secrets=_SECRETS,
+    commands=_COMMANDS,
 )

@@ -349,6 +349,27 @@ _SECRETS = Secrets(
     r"(?:\s+[A-ZÁÉÍÓÚÑ][\wáéíóúñ]+){0,3},?\s+(?:n[º°o]\.?\s*)?\d{1,4}\b",
 )
 
+_COMMANDS = (
+    r"\b(?:ignora|ignoren|olvida|omite|descarta)\b.{0,40}\b(?:instrucci(?:ón|on|ones)"
+    r"|indicaciones|reglas|mensajes?|anteriores|previas)\b",
+    r"\b(?:a\s+partir\s+de\s+ahora|de\s+ahora\s+en\s+adelante)\b,?\s+(?:tú|siempre|nunca|cuando"
+    r"|si|responde|contesta|recomienda|di|dime|usa|menciona)\b",
+    r"\b(?:siempre|nunca)\s+(?:recomienda\w*|responde\w*|contesta\w*|di|dile|digas|menciona\w*"
+    r"|incluye\w*|usa|sigue\w*|obedece\w*|revela\w*)\b",
+    r"\b(?:recomienda|responde|contesta|usa)\s+siempre\b",
+    r"\bno\s+(?:digas|reveles|menciones|sigas|obedezcas)\b",
+    r"\b(?:responde|contesta)\s+(?:solo|solamente|únicamente)\b",
+    r"\b(?:modo|mensaje|instrucciones?|indicaciones)\s+(?:del?\s+)?(?:sistema|desarrollador)\b",
+    r"\b(?:el\s+asistente|la\s+ia|el\s+modelo)\s+(?:debe|tiene\s+que)\b",
+    r"\bcuando\s+(?:pregunte|el\s+usuario\s+pregunte)\b[^.]{0,60}?\b(?:usa|di|responde|contesta"
+    r"|recomienda)\b",
+    r"(?:^|[;:]\s*)(?:usa|di|responde|contesta|recomienda|manda|envía)\s+\S",
+    r"^\s*(?:actúa\s+como|finge|ahora\s+eres|eres\s+ahora)\b",
+    r"(?:^|\s)\#*\s*\[?sistema\]?\s*:",
+    r"\b(?:recuerda|guarda|almacena|memoriza|anota)\b[^.!?]{0,40}\b(?:el|la|este|esta)\s+"
+    r"usuari[oa]\b",
+)
+
 LANGUAGE = Language(
     code="es",
     name="Spanish",
@@ -388,4 +409,5 @@ LANGUAGE = Language(
     words=_WORDS,
     attribution=_ATTRIBUTION,
     secrets=_SECRETS,
+    commands=_COMMANDS,
 )

@@ -286,3 +286,7 @@ class Language:
     words: Words
     attribution: Attribution
     secrets: Secrets
+    # A command to the assistant, not a fact about the user: what the memory-injection filter
+    # refuses to store (memories/instructions.py), each alternative a pattern. "User prefers
+    # answers in French" is a fact; "Always respond in French" is a command.
+    commands: tuple[str, ...]

@@ -2,28 +2,29 @@
 
 Stored memories are injected into later prompts, so a "fact" that tries to command the assistant
 is an attack path (memory injection). Those are refused before anything is stored: a model's
-facts (facts.py) and the notes of the model-free mode (worker/turn_notes.py).
+facts (facts.py), the notes of the model-free mode (worker/turn_notes.py) and the memory API's
+writes. Each language's commands are in its file (lang/*.py, ``commands``), all of them read on
+every text (a command in any language is one); here, the chat roles and fences no language owns.
 """
 
 from __future__ import annotations
 
 import re
 
+from memory_extproc.lang import FILED, either
+
+# a chat template's or a role's marker, and the fence memories are injected in (retrieval/
+# context.py): "<|im_start|>system", "[INST]", "system:", "</user_memories>"
+_ROLES = (
+    r"<\|im_(?:start|end)\|>",
+    r"\[/?INST\]",
+    r"<<\s*/?SYS\s*>>",
+    r"(?:^|\n|[\]】>\uff1e])\s*\#{0,6}\s*\[?(?:system|assistant|developer)\]?\s*:",
+    r"\[system\]",
+    r"<\s*/?\s*user_?memor",
+)
 _INSTRUCTION = re.compile(
-    r"""(?ix)
-    \b(ignore|disregard|forget|override)\b.{0,40}\b(instruction|prompt|rule|guideline|message|above|previous|prior)s?\b
-    | \bfrom\s+now\s+on\b
-    | \b(system|developer)\s+(prompt|message|mode)\b
-    | \bjail\s?break
-    | \bnew\s+instructions?\b
-    | \b(you|assistant|the\s+assistant|the\s+ai|the\s+model|chatgpt)
-      \s+(must|should|shall|will|are\s+to|need\s+to)\b
-    | \b(always|never)\s+(respond|reply|answer|say|tell|mention|reveal|include|output|use|call
-      |refuse|follow|obey)\b
-    | \b(do\s+not|don't|dont)\s+(tell|reveal|follow|obey|mention|refuse)\b
-    | \b(respond|reply|answer)\s+(only\s+)?(with|in|using)\b
-    | ^\s*(act\s+as|pretend|you\s+are\s+now|roleplay|execute|run\s+the\s+following)\b
-    """
+    either([*(c for language in FILED for c in language.commands), *_ROLES]), re.IGNORECASE
 )
 
 
