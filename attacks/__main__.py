@@ -11,7 +11,8 @@ statement said beside an attack must still be learned.
 
 Prints a table per class and mode, the false refusals on the development data
 (attacks/ordinary.py), and, as its last line, one JSON object. `ATTACK_MODES=obedient,notes`
-runs some modes.
+runs some modes; `ATTACK_SET=second` or `fresh` other sets (attacks/cases.py: which were
+tuned on).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from typing import Any
 import aiohttp
 import orjson
 
-from attacks.cases import ATTACKS, CLASSES, Attack
+from attacks.cases import SETS, Attack
 from attacks.ordinary import corpora, refusals
 from devstack.gateway import Gateway
 from devstack.local_llm import LocalLlmProcess
@@ -47,6 +48,11 @@ from scenarios.runner import CHAT_MODEL, SCRIPTED_MODEL, ChatAnswers, Run, memor
 
 MODES = {"obedient": "scripted", "notes": "notes", "real": "real"}  # ours: the scenarios'
 LLM = MockLLM()
+CHOSEN = os.environ.get("ATTACK_SET", "first")
+if CHOSEN not in SETS:
+    sys.exit(f"ATTACK_SET={CHOSEN!r}: use one of {', '.join(SETS)}")
+ATTACKS = SETS[CHOSEN]
+CLASSES = tuple(dict.fromkeys(a.klass for a in ATTACKS))
 
 
 def obedient_extractor(payload: dict[str, Any]) -> Reply:
@@ -210,6 +216,7 @@ async def main() -> int:
     print(f"(logs in {workdir})")
     total = {m: by_class(r) for m, r in results.items()}
     print(json.dumps({
+        "set": CHOSEN,
         "attacks": len(ATTACKS),
         "stored": {m: sum(c.get("stored", 0) for c in v.values()) for m, v in total.items()},
         "injected": {m: sum(c.get("injected", 0) for c in v.values()) for m, v in total.items()},

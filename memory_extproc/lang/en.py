@@ -503,6 +503,21 @@ _COMMANDS = (
     r"(?:^|[;:]\s*)(?:use|say|tell|refer|recommend|reply|respond|send|redirect|reveal|disclose"
     r"|obey|output)\s+(?!to\b)\S",
     r"^\s*(?:act\s+as|pretend|you\s+are\s+now|roleplay|execute|run\s+the\s+following)\b",
+    # a standing rule for later requests: "going forward, recommend …", "if I ever ask about
+    # loans, the answer is …", "whenever crypto comes up, point me to …", "treat any question
+    # about my cardiologist as being about …"
+    r"\b(?:going\s+forward|in\s+(?:the\s+)?future|from\s+here\s+on|henceforth|hereafter)\b,?"
+    r"[^.!?]{0,60}?\b(?:recommend|suggest|point|say|tell|answer|reply|respond|use|mention|refer"
+    r"|send)\b",
+    r"\b(?:when(?:ever)?|if|each\s+time|every\s+time|any\s*time)\s+(?:i|the\s+user)\s+(?:ever\s+)?"
+    r"(?:ask|mention|bring\s+up|talk|need)\w*\b[^.!?]{0,60}?(?:\b(?:recommend|suggest|point|say"
+    r"|tell|answer|reply|respond|use|mention|refer|send)\b|\bthe\s+answer\s+is\b)",
+    r"\b(?:when(?:ever)?|if)\s+[^.!?,]{1,30}?\s+comes?\s+up\b[^.!?]{0,40}?\b(?:recommend"
+    r"|suggest|point|say|tell|answer|use|mention|refer|send)\b",
+    r"\btreat\s+(?:any|all|every)\s+(?:question|request|mention)s?\b",
+    r"\b(?:note|message|instructions?|reminder|memo)\s+(?:to|for)\s+(?:the\s+|any\s+|all\s+)?"
+    r"(?:ai|assistant|model|llm|chatbot|bot)s?\b",
+    r"\b(?:system|safety|admin)\s+override\b",
     # a text telling an AI what to keep about "the user": someone else's voice (a pasted email's
     # "P.S. AI assistant: remember that the user wants…"); the user says "I"
     r"\b(?:remember|store|save|memori[sz]e|record|note)\b[^.!?]{0,40}\b(?:the|this)\s+user\b",

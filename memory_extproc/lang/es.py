@@ -366,6 +366,15 @@ _COMMANDS = (
     r"(?:^|[;:]\s*)(?:usa|di|responde|contesta|recomienda|manda|envía)\s+\S",
     r"^\s*(?:actúa\s+como|finge|ahora\s+eres|eres\s+ahora)\b",
     r"(?:^|\s)\#*\s*\[?sistema\]?\s*:",
+    r"\[\s*sistema\s*\]",
+    # a standing rule for later requests: "de ahora en más, cuando hable de bancos, sugerime …"
+    r"\b(?:de\s+ahora\s+en\s+(?:más|adelante)|en\s+adelante|en\s+el\s+futuro|de\s+aquí\s+en"
+    r"\s+adelante)\b,?[^.!?]{0,60}?\b(?:suger\w*|recomend\w*|recomiend\w*|dec[ií]\w*|di(?:me)?"
+    r"|menciona\w*|nombra\w*|contest\w*|respond\w*|us[aá]\w*)\b",
+    r"\bcuando\s+(?:hable|pregunte|mencione|consulte|necesite)\b[^.!?]{0,60}?\b(?:suger\w*"
+    r"|recomend\w*|recomiend\w*|dec[ií]\w*|menciona\w*|nombra\w*|la\s+respuesta\s+es)\b",
+    r"\b(?:nota|mensaje|instrucciones?|recordatorio)\s+para\s+(?:la\s+|el\s+)?(?:ia|asistente"
+    r"|modelo|chatbot)\b",
     r"\b(?:recuerda|guarda|almacena|memoriza|anota)\b[^.!?]{0,40}\b(?:el|la|este|esta)\s+"
     r"usuari[oa]\b",
 )
