@@ -35,7 +35,7 @@ from memory_extproc.embedding.spaces import Embeddings
 from memory_extproc.memories.facts import Fact
 from memory_extproc.memories.instructions import is_instruction_like
 from memory_extproc.memories.redaction import RedactionPolicy, for_memory
-from memory_extproc.memories.writer import MemoryWriter, Written
+from memory_extproc.memories.writer import DirectiveRefused, MemoryWriter, Written
 from memory_extproc.store.model import (
     Memory,
     SearchRequest,
@@ -161,9 +161,12 @@ class MemoryApi:
             case AddMemory():
                 project = project_id if call.project_id is None else call.project_id
                 content = self._screened(call.content)
-                written, memory = await self._writer.add(
-                    user_id, project, Fact(call.type, content), now_ms(), source=self._source
-                )
+                try:
+                    written, memory = await self._writer.add(
+                        user_id, project, Fact(call.type, content), now_ms(), source=self._source
+                    )
+                except DirectiveRefused:
+                    raise _instruction() from None
                 status = 201 if written is Written.STORED else 200
                 return _json(status, {**memory_json(memory), "result": written.value})
             case SearchMemories():
@@ -210,11 +213,7 @@ class MemoryApi:
         command to the assistant: memories are injected into later prompts as facts, and one
         that commands is a way in (memories/instructions.py)."""
         if is_instruction_like(content):
-            raise ApiError(
-                422, "instruction",
-                "the memory reads as a command to the assistant; state it as a fact about the "
-                "user (\"I prefer answers in French\", not \"Always answer in French\")",
-            )  # fmt: skip
+            raise _instruction()
         memory = for_memory(content, self._redaction)
         for kind, count in memory.found.items():
             metrics.REDACTIONS.labels(kind, "api").inc(count)
@@ -252,6 +251,14 @@ class MemoryApi:
 
 
 _METHODS = frozenset({"GET", "POST", "PUT", "PATCH", "DELETE"})
+
+
+def _instruction() -> ApiError:
+    return ApiError(
+        422, "instruction",
+        "the memory reads as a command to the assistant; state it as a fact about the user "
+        "(\"I prefer answers in French\", not \"Always answer in French\")",
+    )  # fmt: skip
 
 
 def _not_found() -> ApiError:

@@ -399,4 +399,6 @@ LANGUAGE = Language(
     attribution=_ATTRIBUTION,
     secrets=_SECRETS,
     commands=_COMMANDS,
+    recurring=r"\b(?:immer|nie|niemals|stets|jedes\s+mal|wann\s+immer|wenn|künftig|zukünftig|in\s+zukunft"
+    r"|ab\s+(?:jetzt|sofort|heute)|fortan|standardmäßig|bei\s+\w*fragen|wenn\s+es\s+um)\b",
 )

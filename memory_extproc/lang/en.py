@@ -552,4 +552,10 @@ LANGUAGE = Language(
     attribution=_ATTRIBUTION,
     secrets=_SECRETS,
     commands=_COMMANDS,
+    recurring=r"\b(?:whenever|when|if|any\s*time|every\s+time|each\s+time|always|never|from\s+now"
+    r"|going\s+forward|(?:comes?|came)\s+up|for\s+(?:\w+\s+){0,2}(?:questions?|requests?|topics?)"
+    r"|all\s+(?:\w+\s+){0,2}(?:answers|replies|questions)"
+    r"|moving\s+forward|in\s+(?:the\s+)?future|from\s+(?:here|today)\s+on|henceforth|by\s+default"
+    r"|default\s+to|every\s+(?:answer|reply|question|request)|(?:any|all|every)\s+(?:future\s+)?"
+    r"(?:answers?|replies|repl(?:y|ies)|questions?|requests?))\b",
 )

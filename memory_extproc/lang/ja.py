@@ -333,4 +333,5 @@ LANGUAGE = Language(
     attribution=_ATTRIBUTION,
     secrets=_SECRETS,
     commands=_COMMANDS,
+    recurring=r"今後|これから|毎回|いつも|常に|必ず|たら|ときは|時は|際は",
 )

@@ -290,3 +290,6 @@ class Language:
     # refuses to store (memories/instructions.py), each alternative a pattern. "User prefers
     # answers in French" is a fact; "Always respond in French" is a command.
     commands: tuple[str, ...]
+    # A rule for every later time ("whenever", "from now on", "以后", "jedes Mal"): a command in
+    # other words than ``commands`` says one, read by meaning (memories/directives.py)
+    recurring: str

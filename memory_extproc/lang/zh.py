@@ -397,4 +397,5 @@ LANGUAGE = Language(
     attribution=_ATTRIBUTION,
     secrets=_SECRETS,
     commands=_COMMANDS,
+    recurring=r"以后|今后|每次|每当|总是|一律|永远|只要|从现在|默认|所有的?(?:回答|问题)",
 )

@@ -16,7 +16,7 @@ from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from contextvars import ContextVar
 from enum import StrEnum
-from itertools import chain
+from itertools import chain, compress
 
 import numpy as np
 
@@ -34,6 +34,7 @@ from memory_extproc.llm_client import ChatClient, LlmError
 from memory_extproc.memories import changes, retention
 from memory_extproc.memories.cascades import ends_with_move, left_place, said_beside, until_moved
 from memory_extproc.memories.changes import Change, same_amount, says_change, says_switch
+from memory_extproc.memories.directives import is_directive
 from memory_extproc.memories.facts import Fact
 from memory_extproc.memories.judge import JUDGE_SCHEMA, judge_messages, parse_judgment
 from memory_extproc.memories.model_json import ExtractionParseError
@@ -111,6 +112,11 @@ class Written(StrEnum):
     DEDUPED = "deduped"
     NOOP = "noop"  # a restatement of what is already held
     STORED_UNRECONCILED = "stored_unreconciled"  # the model's judgment was unusable: kept as new
+    DIRECTIVE = "rejected_directive"  # a standing rule for the assistant, read by meaning
+
+
+class DirectiveRefused(Exception):
+    """An explicit add that reads as a standing rule for the assistant (directives.py)."""
 
 
 class MemoryWriter:
@@ -241,6 +247,13 @@ class MemoryWriter:
             self._embedder.memory(t, by_e5=self._by_e5(user_id, facts[i].type))
             for i, t in zip(todo, texts, strict=True)
         ))  # fmt: skip
+        # a command in words no rule knows reads as one by meaning, on the vector just made
+        rules = [is_directive(t, v) for t, v in zip(texts, vectors, strict=True)]
+        for i in compress(todo, rules):
+            results[i] = (Written.DIRECTIVE, "")
+        kept_ones = [not rule for rule in rules]
+        todo, texts = list(compress(todo, kept_ones)), list(compress(texts, kept_ones))
+        vectors = list(compress(vectors, kept_ones))
         queries = await self._embedder.statements(texts)
         keys = dict(zip(todo, await self._keys([facts[i] for i in todo], vectors), strict=True))
         kept: list[tuple[int, np.ndarray]] = []
@@ -405,6 +418,8 @@ class MemoryWriter:
         changed value, correction or ending revises the memory it concerns; anything else is
         stored as said. No model is asked: an API call does not wait on an LLM."""
         vector = await self._embedder.memory(unframed(fact.content))
+        if is_directive(unframed(fact.content), vector):
+            raise DirectiveRefused
         asked = await self._embedder.statement(unframed(fact.content))
         candidates = await self._store.retrieve(
             SearchRequest(
