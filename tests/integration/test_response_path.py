@@ -424,6 +424,40 @@ async def test_instruction_like_facts_are_refused(
     assert await learning.metric("memory_extraction_facts_total", labels) == rejected + 1
 
 
+CARD = "4111 1111 1111 1111"
+
+
+async def test_a_card_number_said_in_chat_is_never_in_milvus_nor_in_the_extraction_prompt(
+    learning: Stack, extractor: Extractor, memories: MilvusStore, user: str, llm: MockLLM
+) -> None:
+    # a model that writes the card anyway (it never sees it: the memory is refused all the same)
+    extractor.facts = {"Lisbon": ["User lives in Lisbon", f"User's card number is {CARD}"]}
+    said = f"My card is {CARD}, and I live in Lisbon."
+    await chat(learning, user, [{"role": "user", "content": said}])
+    (stored,) = await until(lambda: active(memories, user))
+    assert stored.content == "User lives in Lisbon"
+    digits = CARD.replace(" ", "")
+    prompts = [orjson.dumps(r.json).decode() for r in llm.for_model(EXTRACTOR)]
+    assert any("Lisbon" in p for p in prompts)  # the turn was read…
+    assert not [p for p in prompts if digits in p.replace(" ", "")]  # …never its card
+    rows = await _rows(memories, user)  # every row, its history and context included
+    assert rows
+    assert digits not in orjson.dumps(rows).decode().replace(" ", "")
+
+
+async def _rows(store: MilvusStore, user: str) -> list[dict[str, Any]]:
+    from pymilvus import MilvusClient
+
+    client = MilvusClient(uri=store.connection.uri)
+    try:
+        return client.query(
+            COLLECTION, filter=f'user_id == "{user}"', output_fields=["*"],
+            consistency_level="Strong",
+        )  # fmt: skip
+    finally:
+        client.close()
+
+
 async def test_re_extracting_the_same_fact_is_idempotent(
     learning: Stack, extractor: Extractor, memories: MilvusStore, user: str
 ) -> None:
