@@ -11,7 +11,7 @@ the request body, and Envoy adds it to the response (envoy/envoy.yaml: `metadata
   each), absent when none was;
 * ``learning``: ``on`` when this turn's answer is read and handed to the worker to learn from;
 * ``receipt``: with learning on, where to ask what became of the turn,
-  ``GET /v1/memory/receipts/{id}`` (learning/receipts.py).
+  ``GET /v1/memory/receipts/{id}`` (memory_extproc/receipts.py).
 
 Ids and outcomes only, never a memory's words: the header may be logged by anything between
 the gateway and the client.

@@ -9,7 +9,7 @@ earlier turns, and an idle flush leaves a conversation to the replica holding a 
 
 * ``c-<conversation>.json``: the state (bounded messages, turn count, what is extracted);
 * ``r-<response id digest>.json``: the conversation a Responses API answer belongs to;
-* ``x-<receipt id>.json``: what became of a turn (learning/receipts.py).
+* ``x-<receipt id>.json``: what became of a turn (memory_extproc/receipts.py).
 
 A forget of a user removes their directory (of a project: its conversations); what nobody
 touched for ``KEEP_S`` is removed. Reads and writes go through one thread, in order (a read sees

@@ -8,7 +8,7 @@ Per user (``u``, a digest of the user id; braces keep a user's keys in one clust
 * ``memory-extproc:{u}:r:<response id digest>``: the conversation a Responses API answer
   belongs to;
 * ``memory-extproc:{u}:x:<receipt id>``: a hash, ``entry`` (the receipt as the turn was
-  captured, and its project, JSON) and ``done`` (what became of it, JSON: learning/receipts.py);
+  captured, and its project, JSON) and ``done`` (what became of it, JSON: receipts.py);
 * ``memory-extproc:{u}:index``: the set of the user's keys, for a forget.
 
 And a channel, ``memory-extproc:forgotten``: a replica that forgot memories says so there, and

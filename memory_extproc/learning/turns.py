@@ -41,7 +41,7 @@ class CapturedTurn:
     recalled: tuple[str, ...] = ()  # memories injected into the request: never learned back
     received_ms: int = 0  # wall clock when its request arrived (at_ms may be a replayed date)
     traceparent: str = ""  # its request's span, when traces are on
-    receipt: str = ""  # the receipt its response named (learning/receipts.py)
+    receipt: str = ""  # the receipt its response named (memory_extproc/receipts.py)
     injected: tuple[str, ...] = ()  # the ids of the recalled memories, for the receipt
 
 
