@@ -91,6 +91,12 @@ MEMORIES_CASCADED = Counter(
     "memory_cascaded_total",
     "Memories a move ended with it: the user's local life in the place they left",
 )
+MEMORIES_REVIEWED = Counter(
+    "memory_review_total",
+    "Learned memories under the confidence bar: held for review, confirmed by a second "
+    "observation or by the user, rejected by the user",
+    ["event"],  # held, observed_again, confirmed, rejected
+)
 MEMORIES_OVERRULED = Counter(
     "memory_overruled_total",
     "Memories retired into a newer one's history when it was written: it changed, corrected or "

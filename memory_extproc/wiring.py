@@ -24,6 +24,7 @@ from memory_extproc.retrieval.rewrite import QueryRewriter
 from memory_extproc.store.locks import FileLocks, ProcessLocks
 from memory_extproc.store.locks_valkey import ValkeyLocks
 from memory_extproc.store.milvus import MilvusStore
+from memory_extproc.store.model import Confidence
 
 STORE_LOCKS = ".store-locks"  # without Valkey, in the spool_dir all processes share; spools skip it
 
@@ -109,13 +110,15 @@ def redaction_policy(config: Config) -> RedactionPolicy:
 def build_writer(
     config: Config, store: MilvusStore, embedder: Embeddings, judge: ChatClient | None
 ) -> MemoryWriter:
-    retention = config.memory.retention
+    retention, review = config.memory.retention, config.memory.review
     return MemoryWriter(
         store,
         embedder,
         judge,
         ttl_ms=retention.ttl_ms,
         max_per_user=retention.max_memories_per_user,
+        hold_below=None if review.hold_below == "none" else Confidence(review.hold_below),
+        pending_ms=review.pending_ms,
     )
 
 

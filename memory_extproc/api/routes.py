@@ -77,6 +77,7 @@ class ListMemories:
     cursor: Cursor | None = None
     types: tuple[MemoryType, ...] = ()
     project_id: str | None = None
+    pending: bool = False  # ?status=pending: those held for review
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,6 +121,14 @@ class DeleteMemory:
 
 
 @dataclass(frozen=True, slots=True)
+class Review:
+    """A memory held for review, confirmed (it becomes current) or rejected (it is deleted)."""
+
+    memory_id: str
+    confirmed: bool
+
+
+@dataclass(frozen=True, slots=True)
 class DeleteScope:
     project_id: str | None  # None: everything of the user
 
@@ -137,6 +146,7 @@ Call = (
     | SearchMemories
     | UpdateMemory
     | DeleteMemory
+    | Review
     | DeleteScope
     | GetReceipt
 )
@@ -153,6 +163,8 @@ ROUTES = frozenset(
         ("PATCH", PREFIX + "/{id}"),
         ("DELETE", PREFIX + "/{id}"),
         ("GET", PREFIX + "/{id}/history"),
+        ("POST", PREFIX + "/{id}/confirm"),
+        ("POST", PREFIX + "/{id}/reject"),
         ("GET", PREFIX + "/receipts/{id}"),
     }
 )
@@ -198,6 +210,8 @@ def parse_call(method: str, path: str, query: str, body: bytes) -> Call:
         raise bad_request("memory id must look like mem_ followed by 32 hex digits")
     if template.endswith("/history"):
         return GetHistory(memory_id)
+    if template.endswith(("/confirm", "/reject")):
+        return Review(memory_id, confirmed=template.endswith("/confirm"))
     if method == "GET":
         return GetMemory(memory_id)
     if method == "DELETE":
@@ -217,6 +231,8 @@ _OPERATIONS = {
     ("PATCH", PREFIX + "/{id}"): tracing.UPDATE_MEMORY,
     ("DELETE", PREFIX + "/{id}"): tracing.DELETE_MEMORY,
     ("GET", PREFIX + "/{id}/history"): tracing.SEARCH_MEMORY,
+    ("POST", PREFIX + "/{id}/confirm"): tracing.UPDATE_MEMORY,
+    ("POST", PREFIX + "/{id}/reject"): tracing.DELETE_MEMORY,
 }
 
 
@@ -245,8 +261,8 @@ def _template(path: str) -> tuple[str | None, str | None]:
         return PREFIX + "/receipts/{id}", sub
     if not sub:
         return PREFIX + "/{id}", memory_id
-    if sub == "history":
-        return PREFIX + "/{id}/history", memory_id
+    if sub in ("history", "confirm", "reject"):
+        return PREFIX + "/{id}/" + sub, memory_id
     return None, None
 
 
@@ -273,7 +289,9 @@ def _check_keys(params: dict[str, Any], allowed: set[str], where: str) -> None:
 
 
 def _list(params: dict[str, str]) -> ListMemories:
-    _check_keys(params, {"limit", "cursor", "type", "project_id"}, "query parameter")
+    _check_keys(params, {"limit", "cursor", "type", "project_id", "status"}, "query parameter")
+    if params.get("status", "active") not in ("active", "pending"):
+        raise bad_request("status must be active (the default) or pending (held for review)")
     limit = DEFAULT_PAGE
     if "limit" in params:
         raw = params["limit"]  # isdigit alone accepts "²", which int() refuses
@@ -283,7 +301,10 @@ def _list(params: dict[str, str]) -> ListMemories:
     types = _types(params["type"].split(",")) if "type" in params else ()
     cursor = Cursor.decode(params["cursor"]) if params.get("cursor") else None
     project = _project(params["project_id"]) if "project_id" in params else None
-    return ListMemories(limit=limit, cursor=cursor, types=types, project_id=project)
+    pending = params.get("status") == "pending"
+    return ListMemories(
+        limit=limit, cursor=cursor, types=types, project_id=project, pending=pending
+    )
 
 
 def _delete_scope(params: dict[str, str]) -> DeleteScope:

@@ -26,6 +26,7 @@ from memory_extproc.api.routes import (
     GetMemory,
     GetReceipt,
     ListMemories,
+    Review,
     SearchMemories,
     UpdateMemory,
     parse_call,
@@ -41,7 +42,8 @@ from memory_extproc.store.model import (
     SearchRequest,
     Store,
     StoreUnavailableError,
-    get_live,
+    confidence_of,
+    is_alive,
     replaced_at,
 )
 
@@ -77,6 +79,8 @@ def memory_json(memory: Memory) -> dict[str, Any]:
         "updated_at": iso(memory.updated_at),
         "expires_at": iso(memory.expires_at),
         "access_count": memory.access_count,
+        "confidence": confidence_of(memory).value,
+        "status": "pending" if memory.pending else "active",
     }
 
 
@@ -145,7 +149,7 @@ class MemoryApi:
                 before = (call.cursor.created_at, call.cursor.memory_id) if call.cursor else None
                 page = await store.list(
                     user_id, limit=call.limit + 1, types=call.types,
-                    project_id=call.project_id, before=before,
+                    project_id=call.project_id, before=before, pending=call.pending,
                 )  # fmt: skip
                 more = len(page) > call.limit
                 page = page[: call.limit]
@@ -153,7 +157,7 @@ class MemoryApi:
                 cursor = Cursor(last.created_at, last.id).encode() if last else None
                 return _json(200, {"data": [memory_json(m) for m in page], "next_cursor": cursor})
             case GetMemory():
-                return _json(200, memory_json(await self._active(user_id, call.memory_id)))
+                return _json(200, memory_json(await self._shown(user_id, call.memory_id)))
             case GetHistory():
                 await self._active(user_id, call.memory_id)
                 versions = await store.history(user_id, call.memory_id)
@@ -184,8 +188,22 @@ class MemoryApi:
                 text = None if call.content is None else self._screened(call.content)
                 edited = await self._writer.edit(user_id, call.memory_id, text, call.type)
                 if edited is None:
+                    await self._active(user_id, call.memory_id)  # 409 if held for review
                     raise _not_found()
                 return _json(200, memory_json(edited))
+            case Review():
+                if call.confirmed:
+                    confirmed = await self._writer.confirm(user_id, call.memory_id)
+                    if confirmed is None:
+                        raise _not_pending()
+                    metrics.MEMORIES_REVIEWED.labels("confirmed").inc()
+                    return _json(200, memory_json(confirmed))
+                held = await store.get(user_id, call.memory_id)
+                if held is None or not held.pending or not await store.forget(user_id, held.id):
+                    raise _not_pending()
+                metrics.MEMORIES_REVIEWED.labels("rejected").inc()
+                self._forget_cached_texts()
+                return ApiReply(204, b"")
             case DeleteMemory():
                 if not await store.forget(user_id, call.memory_id):
                     raise _not_found()
@@ -244,10 +262,31 @@ class MemoryApi:
         self._writer.forget_cached_texts()
 
     async def _active(self, user_id: str, memory_id: str) -> Memory:
-        memory = await get_live(self._store, user_id, memory_id)
-        if memory is None:
+        """A current memory; one held for review is a 409 (confirm or reject it first)."""
+        memory = await self._store.get(user_id, memory_id)
+        if memory is not None and is_alive(memory, now_ms()):
+            return memory
+        if memory is not None and _held(memory):
+            raise ApiError(
+                409, "pending",
+                "the memory is held for review: confirm it (POST …/confirm) or reject it first",
+            )  # fmt: skip
+        raise _not_found()
+
+    async def _shown(self, user_id: str, memory_id: str) -> Memory:
+        """A memory the user can see: current, or held for review."""
+        memory = await self._store.get(user_id, memory_id)
+        if memory is None or not (is_alive(memory, now_ms()) or _held(memory)):
             raise _not_found()
         return memory
+
+
+def _held(memory: Memory) -> bool:
+    return memory.pending and memory.expires_at > now_ms()
+
+
+def _not_pending() -> ApiError:
+    return ApiError(404, "not_found", "no memory held for review with this id")
 
 
 _METHODS = frozenset({"GET", "POST", "PUT", "PATCH", "DELETE"})

@@ -296,6 +296,29 @@ class RetentionConfig:
         return int(self.ttl_days * 86_400_000)
 
 
+@dataclass(frozen=True)
+class ReviewConfig:
+    """Learned memories below a confidence, held for the user to confirm (docs/concepts/
+    confidence.md): kept, never injected, listed by the memory API."""
+
+    hold_below: str = field(
+        default="implied",
+        metadata=_key(
+            "Hold what is less sure than this: implied (default) holds uncertain memories, "
+            "stated holds implied ones too, none holds nothing.",
+            choices=("none", "implied", "stated"),
+        ),
+    )
+    pending_days: float = field(
+        default=30.0,
+        metadata=_key("A held memory neither confirmed nor seen again is gone after.", 0.01, 3650),
+    )
+
+    @property
+    def pending_ms(self) -> int:
+        return int(self.pending_days * 86_400_000)
+
+
 _ACTIONS = ("drop", "mask", "keep")  # memories/redaction.py's, which config does not import
 _SECRET = "A secret: mask (default) puts a marker in its place and refuses any memory holding it; "
 _PERSONAL = "Personal data: mask (default) stores it as a placeholder"
@@ -375,6 +398,10 @@ class MemoryConfig:
     redaction: RedactionConfig = field(
         default_factory=RedactionConfig,
         metadata=_key("Secrets and personal data kept out of memory, by class."),
+    )
+    review: ReviewConfig = field(
+        default_factory=ReviewConfig,
+        metadata=_key("Doubtful learned memories held for the user to confirm."),
     )
 
     def model(self, role: str) -> ExternalModel | None:

@@ -401,4 +401,5 @@ LANGUAGE = Language(
     commands=_COMMANDS,
     recurring=r"\b(?:immer|nie|niemals|stets|jedes\s+mal|wann\s+immer|wenn|künftig|zukünftig|in\s+zukunft"
     r"|ab\s+(?:jetzt|sofort|heute)|fortan|standardmäßig|bei\s+\w*fragen|wenn\s+es\s+um)\b",
+    hedges=r"\b(?:vielleicht|wahrscheinlich|möglicherweise|eventuell|vermutlich|nicht\s+sicher)\b",
 )

@@ -558,4 +558,5 @@ LANGUAGE = Language(
     r"|moving\s+forward|in\s+(?:the\s+)?future|from\s+(?:here|today)\s+on|henceforth|by\s+default"
     r"|default\s+to|every\s+(?:answer|reply|question|request)|(?:any|all|every)\s+(?:future\s+)?"
     r"(?:answers?|replies|repl(?:y|ies)|questions?|requests?))\b",
+    hedges=r"\b(?:maybe|perhaps|probably|possibly|might|not\s+(?:sure|certain)|unsure)\b",
 )

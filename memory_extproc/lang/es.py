@@ -422,4 +422,6 @@ LANGUAGE = Language(
     recurring=r"\b(?:siempre|nunca|cada\s+vez|cuando|a\s+partir\s+de\s+ahora|de\s+ahora\s+en|en\s+adelante"
     r"|en\s+lo\s+sucesivo|en\s+el\s+futuro|por\s+defecto|para\s+(?:cualquier|toda|todas)"
     r"|(?:para|en)\s+(?:las\s+)?preguntas|sale\s+el\s+tema|si\s+(?:pregunto|hablo|sale))\b",
+    hedges=r"\b(?:quizás?|tal\s+vez|a\s+lo\s+mejor|probablemente|posiblemente|puede\s+que"
+    r"|no\s+estoy\s+segur[oa])\b",
 )

@@ -334,4 +334,5 @@ LANGUAGE = Language(
     secrets=_SECRETS,
     commands=_COMMANDS,
     recurring=r"今後|これから|毎回|いつも|常に|必ず|たら|ときは|時は|際は",
+    hedges=r"かもしれ|たぶん|多分|おそらく|恐らく|はっきりしない",
 )

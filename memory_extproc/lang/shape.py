@@ -293,3 +293,6 @@ class Language:
     # A rule for every later time ("whenever", "from now on", "以后", "jedes Mal"): a command in
     # other words than ``commands`` says one, read by meaning (memories/directives.py)
     recurring: str
+    # The speaker unsure of what they say ("maybe", "probably", "可能", "vielleicht"): a fact
+    # learned from such a sentence is uncertain, held for review (memories/confidence.py)
+    hedges: str

@@ -398,4 +398,5 @@ LANGUAGE = Language(
     secrets=_SECRETS,
     commands=_COMMANDS,
     recurring=r"以后|今后|每次|每当|总是|一律|永远|只要|从现在|默认|所有的?(?:回答|问题)",
+    hedges=r"(?<![尽不])可能|也许|大概|好像|似乎|说不定|不确定|或许",
 )

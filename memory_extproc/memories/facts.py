@@ -18,7 +18,7 @@ from typing import Any
 from memory_extproc.memories.instructions import is_instruction_like
 from memory_extproc.memories.kinds import kind_of
 from memory_extproc.memories.model_json import ExtractionParseError, Reading, read_json
-from memory_extproc.store.model import MemoryType, content_hash
+from memory_extproc.store.model import Confidence, MemoryType, content_hash
 from memory_extproc.words import width
 
 
@@ -32,6 +32,8 @@ class Fact:
     # for a preference, the kinds of request it bears on ("recipes, restaurants, meal plans" for
     # a vegetarian), written by the model: its key leans toward them too
     requests: tuple[str, ...] = ()
+    # how surely it is the user's, read from the words it came from (confidence.py)
+    confidence: Confidence = Confidence.STATED
 
 
 _LEANING_CHARS = 600  # a longer message is mostly what was pasted into it

@@ -128,6 +128,14 @@ def picked(fact: Fact) -> Fact:
     return dataclasses.replace(fact, type=MemoryType.PREFERENCE)
 
 
+def said_by(fact: str, said: str, others: str) -> tuple[int, int]:
+    """How many of the fact's words the user said (with what they picked from, in a pick), and
+    how many the assistant alone."""
+    words = terms(fact) - {"user"}
+    heard = terms(said) | (terms(others) if chooses(said) else frozenset())
+    return len(words & heard), len(words & (terms(others) - heard))
+
+
 def ungrounded(fact: str, said: str, known: Sequence[str], others: str = "") -> str | None:
     """Why a fact was not said by the user (None: it was). ``said``: the user's words, without
     their questions; ``known``: the known facts the model was shown; ``others``: the
@@ -169,12 +177,9 @@ def ungrounded(fact: str, said: str, known: Sequence[str], others: str = "") -> 
     if _ADVICE.search(fact) or _STEPS.search(fact):
         return "advice"
     words = terms(fact) - {"user"}
-    own = terms(said)
-    if words and not words & own:  # a pick too is said in the user's own words
+    if words and not words & terms(said):  # a pick too is said in the user's own words
         return "assistant_said" if words & terms(others) else "ungrounded"
-    heard = own | (terms(others) if chooses(said) else frozenset())
-    theirs = terms(others) - heard
-    mine, its = len(words & heard), len(words & theirs)
+    mine, its = said_by(fact, said, others)
     if its > 2 * mine or (its and its >= mine and "user" not in terms(fact)):
         return "assistant_said"
     if others and not chooses(said) and _their_life(words, said, others):
@@ -185,6 +190,7 @@ def ungrounded(fact: str, said: str, known: Sequence[str], others: str = "") -> 
     if stale and any(stale & numbers(k) for k in known):
         return "stale_value"
     told = set().union(*(terms(k) for k in known)) - {"user"}
+    heard = terms(said) | (terms(others) if chooses(said) else frozenset())
     if known and not words & (heard - told):
         return "echo"
     return None

@@ -31,7 +31,7 @@ from memory_extproc.embedding.spaces import (
 )
 from memory_extproc.languages import is_english
 from memory_extproc.llm_client import ChatClient, LlmError
-from memory_extproc.memories import changes, retention
+from memory_extproc.memories import changes, confidence, retention
 from memory_extproc.memories.cascades import ends_with_move, left_place, said_beside, until_moved
 from memory_extproc.memories.changes import Change, same_amount, says_change, says_switch
 from memory_extproc.memories.directives import is_directive
@@ -53,11 +53,14 @@ from memory_extproc.memories.reconcile import (
 )
 from memory_extproc.memories.topics import topic_words
 from memory_extproc.store.model import (
+    PENDING,
+    Confidence,
     Memory,
     MemoryType,
     ScoredMemory,
     SearchRequest,
     Store,
+    confidence_of,
     content_hash,
     get_live,
 )
@@ -113,6 +116,8 @@ class Written(StrEnum):
     NOOP = "noop"  # a restatement of what is already held
     STORED_UNRECONCILED = "stored_unreconciled"  # the model's judgment was unusable: kept as new
     DIRECTIVE = "rejected_directive"  # a standing rule for the assistant, read by meaning
+    PENDING = "held_for_review"  # under the confidence bar: kept for the user to confirm
+    CONFIRMED = "confirmed_by_observation"  # what was held, observed again: current now
 
 
 class DirectiveRefused(Exception):
@@ -128,7 +133,11 @@ class MemoryWriter:
         *,
         ttl_ms: int = 0,
         max_per_user: int = 0,
+        hold_below: Confidence | None = Confidence.IMPLIED,
+        pending_ms: int = 30 * 86_400_000,
     ) -> None:
+        self._hold_below = hold_below
+        self._pending_ms = pending_ms
         self._store = store
         self._embedder = embedder
         self._judge = judge
@@ -234,6 +243,7 @@ class MemoryWriter:
         another ("I quit last month, and now I teach …": the model's "User teaches at a primary
         school" shares no word with the nurse it replaces). None said: all False. Without
         ``wait_visible`` the caller waits (``settled``)."""
+        facts = list(facts)  # a held fact observed again is surer (_reviewed)
         changed = list(changes) or [False] * len(facts)
         switched = list(switches) or [False] * len(facts)
         digests = [content_hash(f.content) for f in facts]
@@ -263,6 +273,7 @@ class MemoryWriter:
             if not any(score(query, o) >= same for _, o in kept):
                 kept.append((i, vector))
         asked = dict(zip(todo, queries, strict=True))
+        kept, held = await self._reviewed(user_id, project_id, facts, kept, results, at_ms)
         similar = await self._store.retrieve_many(
             [
                 SearchRequest(
@@ -307,11 +318,50 @@ class MemoryWriter:
                 checked.append((memory, asked[i]))
                 written = memory.id
             results[i] = (outcome, written)
-        await self._store.store_many(new, wait_visible=wait_visible)
+        await self._store.store_many([*new, *held], wait_visible=wait_visible)
         await self._overrule(user_id, project_id, checked)
         if new:
             await retention.enforce_cap(self._store, user_id, self._max_per_user)
         return results
+
+    async def _reviewed(
+        self,
+        user_id: str,
+        project_id: str,
+        facts: list[Fact],
+        kept: list[tuple[int, np.ndarray]],
+        results: list[tuple[Written, str]],
+        at_ms: int,
+    ) -> tuple[list[tuple[int, np.ndarray]], list[tuple[Memory, np.ndarray]]]:
+        """The job's facts under the confidence bar, held for review (stored out of every
+        search, changing nothing held); the rest go on to be placed. A fact that restates one
+        held is its second observation: the held one goes, and the fact comes a level surer
+        (``facts`` is updated in place), current if that clears the bar."""
+        if self._hold_below is None or not kept:
+            return kept, []
+        waiting = await self._store.list(user_id, project_id=project_id, pending=True)
+        placed, held = [], []
+        for i, vector in kept:
+            fact = facts[i]
+            seen = next((p for p in waiting if confidence.restates(fact.content, p.content)), None)
+            if seen is not None and await self._store.forget(user_id, seen.id):
+                waiting.remove(seen)
+                surer = max(confidence.raised(confidence_of(seen)), fact.confidence,
+                            key=confidence.LEVELS.index)  # fmt: skip
+                facts[i] = fact = dataclasses.replace(fact, confidence=surer)
+                metrics.MEMORIES_REVIEWED.labels("observed_again").inc()
+            if not confidence.held_back(fact.confidence, self._hold_below):
+                placed.append((i, vector))
+                continue
+            memory = dataclasses.replace(
+                self._new(user_id, project_id, fact, at_ms, "conversation"),
+                superseded_by=PENDING,
+                expires_at=now_ms() + self._pending_ms,
+            )
+            held.append((memory, vector))
+            results[i] = (Written.PENDING, memory.id)
+            metrics.MEMORIES_REVIEWED.labels("held").inc()
+        return placed, held
 
     async def _overrule(
         self, user_id: str, project_id: str, written: Sequence[tuple[Memory, np.ndarray]]
@@ -449,6 +499,24 @@ class MemoryWriter:
         await self._overrule(user_id, project_id, [(memory, asked)])
         await retention.enforce_cap(self._store, user_id, self._max_per_user)
         return Written.STORED, memory
+
+    async def confirm(self, user_id: str, memory_id: str) -> Memory | None:
+        """A memory held for review, confirmed by its user: current, stated, and checked
+        against what is held as a new memory is (``_overrule``). None: no such held memory."""
+        held = await self._store.get(user_id, memory_id)
+        if held is None or not held.pending or held.expires_at <= now_ms():
+            return None
+        current = dataclasses.replace(
+            held,
+            superseded_by="",
+            expires_at=retention.expires_at(self._ttl_ms),
+            meta={**held.meta, "confidence": Confidence.STATED.value, "confirmed_at": now_ms()},
+        )
+        if not await self._store.amend(current):
+            return None
+        asked = await self._embedder.statement(unframed(current.content))
+        await self._overrule(user_id, current.project_id, [(current, asked)])
+        return current
 
     async def edit(
         self, user_id: str, memory_id: str, content: str | None, kind: MemoryType | None
@@ -594,6 +662,7 @@ class MemoryWriter:
         return Memory.new(
             user_id, fact.content, fact.type, project_id=project_id, source=source,
             created_at=at_ms, expires_at=retention.expires_at(self._ttl_ms),
+            meta={"confidence": fact.confidence.value},
         )  # fmt: skip
 
     async def _revise(

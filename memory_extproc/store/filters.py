@@ -11,6 +11,7 @@ import hashlib
 from collections.abc import Sequence
 
 from memory_extproc.store.model import (
+    PENDING,
     MemoryType,
     is_memory_id,
     validate_scope_value,
@@ -28,15 +29,20 @@ def user_scope(
     project_id: str | None = None,
     types: Sequence[MemoryType] = (),
     active_only: bool = True,
+    pending: bool = False,
     alive_at: int | None = None,
 ) -> str:
+    """The user's rows: active ones (``active_only``), or those held for review (``pending``),
+    or every row, history included."""
     clauses = [f"user_id == {quote(validate_scope_value(user_id))}"]
     if project_id is not None:
         project = validate_scope_value(project_id, "project id") if project_id else ""
         clauses.append(f"project_id == {quote(project)}")
     if types:
         clauses.append(f"type in [{', '.join(quote(MemoryType(t).value) for t in types)}]")
-    if active_only:
+    if pending:
+        clauses.append(f'superseded_by == "{PENDING}"')
+    elif active_only:
         clauses.append('superseded_by == ""')
     if alive_at is not None:
         clauses.append(not_expired(alive_at))

@@ -81,9 +81,21 @@ class InMemoryStore:
         types: Sequence[MemoryType] = (),
         project_id: str | None = None,
         before: tuple[int, str] | None = None,
+        pending: bool = False,
     ) -> list[Memory]:
-        rows = [m for m, _ in self._rows.values() if self._in_scope(m, user_id, project_id, types)]
+        rows = [
+            m
+            for m, _ in self._rows.values()
+            if self._in_scope(m, user_id, project_id, types, pending=pending)
+        ]
         return newest_first(rows, limit, before)
+
+    async def amend(self, memory: Memory) -> bool:
+        current = await self.get(memory.user_id, memory.id)
+        if current is None or not same_version(current, memory):
+            return False
+        await self.store(memory, self._rows[memory.id][1])
+        return True
 
     async def existing_hashes(self, user_id: str, digests: Sequence[str]) -> set[str]:
         wanted = set(digests)
@@ -176,8 +188,17 @@ class InMemoryStore:
 
     @staticmethod
     def _in_scope(
-        memory: Memory, user_id: str, project_id: str | None, types: Sequence[MemoryType]
+        memory: Memory,
+        user_id: str,
+        project_id: str | None,
+        types: Sequence[MemoryType],
+        *,
+        pending: bool = False,
     ) -> bool:
+        if memory.pending != pending:
+            return False
+        if pending:  # held for review: alive but for that
+            memory = dataclasses.replace(memory, superseded_by="")
         return (
             memory.user_id == user_id
             and is_alive(memory, now_ms())

@@ -238,6 +238,17 @@ class MilvusStore:
 
         return await self._write(memory.user_id, "rekey", op, [memory.id])
 
+    async def amend(self, memory: Memory) -> bool:
+        async def op(client: AsyncMilvusClient) -> bool:
+            current = await self._with_vector(client, memory.user_id, memory.id)
+            if current is None or not same_version(current[0], memory):
+                return False
+            await self._replace(client, schema.row(memory, np.asarray(current[1])))
+            await self._visible(client, memory.id)
+            return True
+
+        return await self._write(memory.user_id, "amend", op, [memory.id])
+
     async def retrieve(self, request: SearchRequest) -> list[ScoredMemory]:
         return (await self.retrieve_many([request]))[0]
 
@@ -299,6 +310,7 @@ class MilvusStore:
         types: Sequence[MemoryType] = (),
         project_id: str | None = None,
         before: tuple[int, str] | None = None,
+        pending: bool = False,
     ) -> list[Memory]:
         """Milvus cannot sort a query: read the keys of the user's rows (bounded by the per-user
         cap, at most LIST_SCAN_LIMIT), pick the page here, then fetch just that page.
@@ -307,7 +319,9 @@ class MilvusStore:
         the second: it is read again behind its writers. One forgotten meanwhile is replaced by
         the next key, so a page is short only at the end (a short page read as the last one
         ended listings at 15 of 30 memories while one was being edited)."""
-        expr = filters.user_scope(user_id, project_id=project_id, types=types, alive_at=now_ms())
+        expr = filters.user_scope(
+            user_id, project_id=project_id, types=types, pending=pending, alive_at=now_ms()
+        )
 
         async def fetch(
             client: AsyncMilvusClient, ids: list[str], consistency: str

@@ -26,6 +26,25 @@ class MemoryType(StrEnum):
     EPISODIC = "episodic"  # past events, conversation snippets
 
 
+class Confidence(StrEnum):
+    """How surely a memory is the user's (memories/confidence.py); lowest first."""
+
+    UNCERTAIN = "uncertain"
+    IMPLIED = "implied"
+    STATED = "stated"
+
+
+def confidence_of(memory: Memory) -> Confidence:
+    """Its recorded confidence; one learned before confidences were, or added through the API
+    (the user saying it), is stated."""
+    value = memory.meta.get("confidence")
+    return Confidence(value) if value in _CONFIDENCES else Confidence.STATED
+
+
+_CONFIDENCES = frozenset(c.value for c in Confidence)
+# superseded_by of a memory held for review: out of every search, as a replaced one is, until
+# the user confirms it or it is observed again (memories/confidence.py)
+PENDING = "pending"
 MAX_CONTENT_CHARS = 2000
 MAX_SCOPE_BYTES = 256  # user_id / project_id, as stored in Milvus VARCHAR(256)
 _MEMORY_ID = re.compile(r"mem_[0-9a-f]{32}")  # whole: fullmatch ("$" passes a final "\n")
@@ -82,6 +101,11 @@ class Memory:
     superseded_by: str = ""  # set when a newer memory replaced this one; excluded from search
     expires_at: int = 0  # epoch milliseconds; 0 = never
     meta: Mapping[str, Any] = field(default_factory=dict)  # provenance, audit trail
+
+    @property
+    def pending(self) -> bool:
+        """Held for review: neither injected nor searched until confirmed."""
+        return self.superseded_by == PENDING
 
     @property
     def recorded_at(self) -> int:
@@ -247,8 +271,15 @@ class Store(Protocol):
         types: Sequence[MemoryType] = (),
         project_id: str | None = None,
         before: tuple[int, str] | None = None,
+        pending: bool = False,
     ) -> list[Memory]:
-        """Active memories, newest first (``newest_first``), after the ``before`` position."""
+        """Active memories (or, ``pending``, those held for review), newest first
+        (``newest_first``), after the ``before`` position."""
+        ...
+
+    async def amend(self, memory: Memory) -> bool:
+        """A memory's record changed where no revision is (its review, its confidence), still
+        under its vector; no audit row. False if it was revised or forgotten since read."""
         ...
 
     async def existing_hashes(self, user_id: str, digests: Sequence[str]) -> set[str]:

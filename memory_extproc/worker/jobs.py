@@ -23,6 +23,7 @@ from memory_extproc.llm_client import ChatClient, LlmError
 from memory_extproc.memories import retention
 from memory_extproc.memories.attribution import given_back, in_third_person, own_clause
 from memory_extproc.memories.changes import kept_wrong, read_before, says_change, says_switch
+from memory_extproc.memories.confidence import of_fact
 from memory_extproc.memories.facts import Fact, FactLimits, parse_facts, parse_requests, said_in
 from memory_extproc.memories.grounding import chooses, picked, ungrounded
 from memory_extproc.memories.model_json import ExtractionParseError
@@ -399,8 +400,10 @@ class LearningJobs:
             reason = ungrounded(fact.content, heard, shown, others)
             if reason is None:
                 content = in_third_person(dated(fact.content, heard, said_on))
-                fact = dataclasses.replace(fact, content=content)
-                facts.append(said_in(picked(fact) if chooses(heard) else fact, heard))
+                fact = picked(fact) if chooses(heard) else fact
+                sure = of_fact(content, fact.type, heard, others)
+                fact = dataclasses.replace(fact, content=content, confidence=sure)
+                facts.append(said_in(fact, heard))
             else:
                 outcomes[f"rejected_{reason}"] += 1
         return facts, outcomes

@@ -15,6 +15,7 @@ import re
 from collections.abc import Sequence
 
 from memory_extproc.lang import FILED, either
+from memory_extproc.memories.confidence import of_words
 from memory_extproc.memories.facts import Fact
 from memory_extproc.memories.instructions import is_instruction_like
 from memory_extproc.memories.notes import note, note_kind, statement
@@ -58,7 +59,12 @@ def turn_notes(message: str, answer: str, date: str, recalled: Sequence[str] = (
         return []
     if stated := _stated(message):
         return [
-            Fact(note_kind(s), note(s, "", date), context=message[:_CONTEXT_CHARS])
+            Fact(
+                note_kind(s),
+                note(s, "", date),
+                context=message[:_CONTEXT_CHARS],
+                confidence=of_words(s),
+            )
             for s in stated[:_MOST_NOTES]
         ]
     if not answer or _REFUSAL.match(answer):
@@ -104,7 +110,12 @@ def preferences_missed(message: str, learned: Sequence[Fact], date: str) -> list
     message = _CODE.sub(" ", message)
     kept = [f for f in learned if f.type is MemoryType.PREFERENCE]
     return [
-        Fact(MemoryType.PREFERENCE, note(s, "", date), context=message[:_CONTEXT_CHARS])
+        Fact(
+            MemoryType.PREFERENCE,
+            note(s, "", date),
+            context=message[:_CONTEXT_CHARS],
+            confidence=of_words(s),
+        )
         for s in _stated(message)
         if states_preference(s)
         and not is_instruction_like(s)

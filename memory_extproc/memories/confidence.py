@@ -1,0 +1,80 @@
+"""How surely a learned memory is the user's: stated, implied or uncertain. Pure.
+
+The design's Phase-3 engine has the model give each memory a confidence (1.0 stated, 0.7
+implied, 0.5 uncertain). Here it is read from the words the memory came from, which the
+grounding check already holds: no model is asked (a 1.5B model's confidence is its
+wording's, and each token of an extraction answer costs time).
+
+* ``stated``: the user said it, of themselves.
+* ``implied``: read from what they did rather than said: a pick among the assistant's options
+  ("I'll go with the basil" → "User prefers basil over tomatoes"), or a preference the model
+  read into a message that states none. A preference said in passing ("I usually prefer
+  in-person classes, can't stand online courses") is said: stated.
+* ``uncertain``: the user hedged ("maybe", "probably", "可能"), or a third of its words are the
+  assistant's alone ("User's best way to promote the event is to approach them with a brief
+  proposal"), or it is not of the user at all ("Libraries often handle book donations …").
+
+Below the configured bar (``memory.review``) a memory is held as pending: kept for the user to
+confirm or reject, never injected, and raised a level when it is observed again.
+"""
+
+from __future__ import annotations
+
+import re
+
+from memory_extproc.lang import FILED, either
+from memory_extproc.memories import changes
+from memory_extproc.memories.changes import Change
+from memory_extproc.memories.grounding import chooses, said_by
+from memory_extproc.memories.notes import statement
+from memory_extproc.memories.preferences import states_preference
+from memory_extproc.store.model import Confidence, MemoryType, content_hash
+from memory_extproc.words import sentences, terms
+
+LEVELS = tuple(Confidence)  # lowest first
+WEIGHTS = {Confidence.STATED: 1.0, Confidence.IMPLIED: 0.7, Confidence.UNCERTAIN: 0.5}
+_HEDGES = re.compile(either([language.hedges for language in FILED]), re.I)
+
+
+def of_fact(fact: str, kind: MemoryType, said: str, others: str) -> Confidence:
+    """A model's fact, by the user's words it came from (``said``) and the assistant's around
+    them (``others``), as grounding.ungrounded reads them."""
+    if chooses(said):
+        return Confidence.IMPLIED
+    mine, its = said_by(fact, said, others)
+    if "user" not in terms(fact) or 2 * its >= mine or hedged(fact, said):
+        return Confidence.UNCERTAIN
+    if kind is MemoryType.PREFERENCE and not states_preference(said):
+        return Confidence.IMPLIED
+    return Confidence.STATED
+
+
+def of_words(said: str) -> Confidence:
+    """A note of the user's own words (notes mode, a preference the model missed)."""
+    if chooses(said):
+        return Confidence.IMPLIED
+    return Confidence.UNCERTAIN if _HEDGES.search(said) else Confidence.STATED
+
+
+def hedged(fact: str, said: str) -> bool:
+    """Is the user's sentence the fact shares most words with one they hedged?"""
+    words = terms(fact) - {"user"}
+    best = max(sentences(said), key=lambda s: len(words & terms(s)), default="")
+    return bool(_HEDGES.search(best))
+
+
+def raised(confidence: Confidence) -> Confidence:
+    """Observed again: one level up."""
+    return LEVELS[min(LEVELS.index(confidence) + 1, len(LEVELS) - 1)]
+
+
+def held_back(confidence: Confidence, bar: Confidence | None) -> bool:
+    """Under the bar: pending review (None: nothing is held)."""
+    return bar is not None and LEVELS.index(confidence) < LEVELS.index(bar)
+
+
+def restates(new: str, held: str) -> bool:
+    """The same fact again: the same words, or a restatement of them (memories/changes.py)."""
+    if content_hash(new) == content_hash(held):
+        return True
+    return changes.compare(statement(new), statement(held)) is Change.RESTATED
