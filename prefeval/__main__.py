@@ -73,18 +73,21 @@ class UserRun:
 
     asked: list[score.Asked] = field(default_factory=list)
     learned: dict[str, list[str]] = field(default_factory=dict)  # item → its memories' texts
+    held: dict[str, list[str]] = field(default_factory=dict)  # item → those held for review
     owners: dict[str, frozenset[str]] = field(default_factory=dict)  # memory id → items
     learning_s: float = 0.0
     generic_given: int = 0
 
 
-async def listing(run: Run, user: str) -> dict[str, tuple[str, str]]:
-    """The user's active memories: id → (content, updated_at)."""
+async def listing(run: Run, user: str, status: str = "active") -> dict[str, tuple[str, str]]:
+    """The user's active memories (or those held for review): id → (content, updated_at)."""
     found: dict[str, tuple[str, str]] = {}
     cursor = ""
     headers = {"authorization": f"Bearer {run.identity.token(user)}"}
     while True:
-        url = f"{run.gateway.url}/v1/memory?limit=100" + (f"&cursor={cursor}" if cursor else "")
+        url = f"{run.gateway.url}/v1/memory?limit=100&status={status}" + (
+            f"&cursor={cursor}" if cursor else ""
+        )
         async with run.http.get(url, headers=headers) as response:
             page = orjson.loads(await response.read())
         found |= {m["id"]: (m["content"], m["updated_at"]) for m in page["data"]}
@@ -114,6 +117,7 @@ async def play_user(run: Run, llm: MockLLM, user: User, inter: int, tokens: Any)
     result = UserRun()
     owners: dict[str, set[str]] = defaultdict(set)
     seen: dict[str, str] = {}
+    reviewed: set[str] = set()
     started = time.monotonic()
     for item in user.items:
         await play(run, user.name, item.conversation)
@@ -123,6 +127,9 @@ async def play_user(run: Run, llm: MockLLM, user: User, inter: int, tokens: Any)
             owners[memory_id].add(item.key)
         result.learned[item.key] = [held[i][0] for i in touched]
         seen = {i: updated for i, (_, updated) in held.items()}
+        pending = await listing(run, user.name, "pending")
+        result.held[item.key] = [text for i, (text, _) in pending.items() if i not in reviewed]
+        reviewed |= set(pending)
     result.learning_s = time.monotonic() - started
     result.owners = {i: frozenset(items) for i, items in owners.items()}
     for turns in (0, inter):
@@ -216,6 +223,14 @@ def report(results: dict[str, list[UserRun]], inter: int) -> dict[str, Any]:
             t for r in runs for texts in r.learned.values() for t in texts if score.dangling(t)
         ]
         summary[f"{prefix}dangling_memories"] = len(dangling)
+        for form in FORMS:  # learned, and held for review (memory.review)
+            theirs = [r for r in runs if any(a.form == form for a in r.asked)]
+            if theirs:
+                learned_n = sum(len(t) for r in theirs for t in r.learned.values())
+                held_n = sum(len(t) for r in theirs for t in r.held.values())
+                summary[f"{prefix}{form}_memories"] = learned_n
+                summary[f"{prefix}{form}_held_for_review"] = held_n
+                print(f"{mode:<6} {form}: {learned_n} memories learned, {held_n} held for review")
         given = sum(r.generic_given for r in runs) / max(len(runs) * len(GENERIC_REQUESTS), 1)
         summary[f"{prefix}generic_given_memory"] = round(given, 3)
         print(f"{mode:<6} generic requests given a memory: {given:.3f}; learned memories that "

@@ -9,6 +9,8 @@ from typing import Any
 import jsonschema
 import yaml
 
+from memory_extproc.api.routes import route_of
+
 DOCUMENT = Path(__file__).resolve().parents[1] / "openapi" / "memory-api.yaml"
 
 
@@ -26,18 +28,11 @@ def operations() -> set[tuple[str, str]]:
     }
 
 
-def template_of(path: str) -> str:
-    """/v1/memory/mem_… → /v1/memory/{id}, /v1/memory/mem_…/history → /v1/memory/{id}/history"""
-    if path.startswith("/v1/memory/") and path != "/v1/memory/search":
-        return "/v1/memory/{id}/history" if path.endswith("/history") else "/v1/memory/{id}"
-    return path
-
-
 def check_response(method: str, path: str, status: int, body: Any) -> None:
     """Raises AssertionError unless the status is documented for the operation and the body
     validates against its schema."""
     doc = document()
-    operation = doc["paths"][template_of(path)][method.lower()]
+    operation = doc["paths"][route_of(path)][method.lower()]
     responses = operation["responses"]
     assert str(status) in responses, f"{method} {path}: status {status} is not documented"
     response = responses[str(status)]
@@ -56,7 +51,7 @@ def check_response(method: str, path: str, status: int, body: Any) -> None:
 def check_request(method: str, path: str, body: Any) -> None:
     """The documented request schema accepts ``body`` (used for the valid requests we send)."""
     doc = document()
-    request = doc["paths"][template_of(path)][method.lower()].get("requestBody")
+    request = doc["paths"][route_of(path)][method.lower()].get("requestBody")
     assert request is not None, f"{method} {path}: no request body documented"
     schema = {**request["content"]["application/json"]["schema"], "components": doc["components"]}
     jsonschema.Draft202012Validator(schema).validate(body)

@@ -424,6 +424,32 @@ async def test_instruction_like_facts_are_refused(
     assert await learning.metric("memory_extraction_facts_total", labels) == rejected + 1
 
 
+async def test_a_doubtful_fact_is_held_for_review_never_injected_until_confirmed(
+    learning: Stack, extractor: Extractor, memories: MilvusStore, user: str
+) -> None:
+    """What the user hedged is held, listed apart, and never given to a later request until
+    the user confirms it; what they stated beside it is learned as ever."""
+    extractor.facts = {"book drive": [
+        "User is organizing a book drive for their library",
+        "User might start a reading club for teens",
+    ]}  # fmt: skip
+    said = "I'm organizing a book drive for my library. I might start a reading club for teens."
+    await chat(learning, user, [{"role": "user", "content": said}])
+    (stored,) = await until(lambda: active(memories, user))
+    assert stored.content == "User is organizing a book drive for their library"
+    status, page = await learning.api("GET", "/v1/memory?status=pending", user=user)
+    assert status == 200
+    (held,) = page["data"]
+    assert (held["content"], held["status"], held["confidence"]) == (
+        "User might start a reading club for teens", "pending", "uncertain",
+    )  # fmt: skip
+    asked = "Any tips for running a reading club for teens?"
+    assert not [line for line in await learning.ask(asked, user) if "reading club" in line]
+    status, confirmed = await learning.api("POST", f"/v1/memory/{held['id']}/confirm", user=user)
+    assert (status, confirmed["confidence"]) == (200, "stated")
+    assert [line for line in await learning.ask(asked, user) if "reading club" in line]
+
+
 CARD = "4111 1111 1111 1111"
 
 

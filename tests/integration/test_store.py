@@ -26,6 +26,7 @@ from memory_extproc.store.memory import InMemoryStore
 from memory_extproc.store.milvus import MilvusStore
 from memory_extproc.store.milvus_schema import SchemaMismatchError
 from memory_extproc.store.model import (
+    PENDING,
     Memory,
     MemoryType,
     SearchRequest,
@@ -182,6 +183,42 @@ async def test_a_memory_is_rekeyed_only_as_it_was_read(store: Store, vectors: Ve
     await store.forget(user, gone.id)
     assert not await store.rekey(gone, stamps)  # forgotten meanwhile
     assert await store.get(user, gone.id) is None
+
+
+async def test_a_memory_held_for_review_is_listed_apart_never_searched_and_amended_in_place(
+    store: Store, vectors: Vectors
+) -> None:
+    """What the confidence bar holds (memories/confidence.py): out of every search and of the
+    active listing and hashes, listed with ``pending``; confirmed by an amend that keeps its
+    vector and writes no audit row; forgotten with its user."""
+    user = f"u-{uuid.uuid4().hex[:6]}"
+    text = "User is allergic to shellfish"
+    held = Memory.new(user, text, meta={"confidence": "uncertain"})
+    held = dataclasses.replace(held, superseded_by=PENDING, expires_at=now_ms() + 60_000)
+    await store.store(held, vectors.stored(text))
+    asked = search(vectors, user, "Am I allergic to anything?", limit=5, threshold=0.0)
+    assert await store.retrieve(asked) == []
+    assert await store.list(user) == []
+    assert await store.existing_hashes(user, [held.content_hash]) == set()
+    assert [m.id for m in await store.list(user, pending=True)] == [held.id]
+    assert await store.list(f"x{user}", pending=True) == []
+    confirmed = dataclasses.replace(held, superseded_by="", expires_at=0,
+                                    meta={"confidence": "stated"})  # fmt: skip
+    assert await store.amend(confirmed)
+    (found,) = await store.retrieve(asked)
+    assert (found.memory.id, found.memory.content) == (held.id, text)
+    assert await store.list(user, pending=True) == []
+    current = await store.get(user, held.id)
+    assert current is not None
+    assert current.meta == {"confidence": "stated"}
+    assert await store.history(user, held.id) == []
+    edited = dataclasses.replace(held, content="User is allergic to shrimp", updated_at=1)
+    assert not await store.amend(edited)  # not the memory as read: amend is no revision
+    again = dataclasses.replace(Memory.new(user, "User might move to Oslo"),
+                                superseded_by=PENDING)  # fmt: skip
+    await store.store(again, vectors.stored(again.content))
+    assert await store.forget_by_scope(user) == 2
+    assert await store.list(user, pending=True) == []
 
 
 async def test_many_at_once(store: Store, vectors: Vectors) -> None:
