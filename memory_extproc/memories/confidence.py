@@ -10,8 +10,8 @@ wording's, and each token of an extraction answer costs time).
   ("I'll go with the basil" → "User prefers basil over tomatoes"), or a preference the model
   read into a message that states none. A preference said in passing ("I usually prefer
   in-person classes, can't stand online courses") is said: stated.
-* ``uncertain``: the user hedged ("maybe", "probably", "可能"), or a third of its words are the
-  assistant's alone ("User's best way to promote the event is to approach them with a brief
+* ``uncertain``: the user hedged ("maybe", "probably", "可能") what it states as sure, or a
+  third of its words are the assistant's alone ("User's best way to promote the event is to approach them with a brief
   proposal"), or it is not of the user at all ("Libraries often handle book donations …").
 
 Below the configured bar (``memory.review``) a memory is held as pending: kept for the user to
@@ -50,14 +50,18 @@ def of_fact(fact: str, kind: MemoryType, said: str, others: str) -> Confidence:
 
 
 def of_words(said: str) -> Confidence:
-    """A note of the user's own words (notes mode, a preference the model missed)."""
-    if chooses(said):
-        return Confidence.IMPLIED
-    return Confidence.UNCERTAIN if _HEDGES.search(said) else Confidence.STATED
+    """A note of the user's own words (notes mode, a preference the model missed): what they
+    said, hedge and all ("On … the user said: 'Maybe I'm allergic to shellfish'"), so stated,
+    but for a pick."""
+    return Confidence.IMPLIED if chooses(said) else Confidence.STATED
 
 
 def hedged(fact: str, said: str) -> bool:
-    """Is the user's sentence the fact shares most words with one they hedged?"""
+    """Did the user hedge what the fact states without a hedge? The sentence it shares most
+    words with is the one it came from: "Maybe I'm allergic to shellfish" written as "User is
+    allergic to shellfish" is not what was said; "User might start a reading club" is."""
+    if _HEDGES.search(fact):
+        return False
     words = terms(fact) - {"user"}
     best = max(sentences(said), key=lambda s: len(words & terms(s)), default="")
     return bool(_HEDGES.search(best))

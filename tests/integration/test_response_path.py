@@ -427,11 +427,11 @@ async def test_instruction_like_facts_are_refused(
 async def test_a_doubtful_fact_is_held_for_review_never_injected_until_confirmed(
     learning: Stack, extractor: Extractor, memories: MilvusStore, user: str
 ) -> None:
-    """What the user hedged is held, listed apart, and never given to a later request until
-    the user confirms it; what they stated beside it is learned as ever."""
+    """What the user hedged, written as sure, is held, listed apart, and never given to a later
+    request until the user confirms it; what they stated beside it is learned as ever."""
     extractor.facts = {"book drive": [
         "User is organizing a book drive for their library",
-        "User might start a reading club for teens",
+        "User will start a reading club for teens",  # the hedge dropped: not what was said
     ]}  # fmt: skip
     said = "I'm organizing a book drive for my library. I might start a reading club for teens."
     await chat(learning, user, [{"role": "user", "content": said}])
@@ -441,7 +441,7 @@ async def test_a_doubtful_fact_is_held_for_review_never_injected_until_confirmed
     assert status == 200
     (held,) = page["data"]
     assert (held["content"], held["status"], held["confidence"]) == (
-        "User might start a reading club for teens", "pending", "uncertain",
+        "User will start a reading club for teens", "pending", "uncertain",
     )  # fmt: skip
     asked = "Any tips for running a reading club for teens?"
     assert not [line for line in await learning.ask(asked, user) if "reading club" in line]

@@ -53,6 +53,13 @@ STATED, IMPLIED, UNCERTAIN = Confidence.STATED, Confidence.IMPLIED, Confidence.U
         ("El usuario es alérgico al marisco", FACT, "Quizás soy alérgico al marisco.", "",
          UNCERTAIN),
         ("用户对海鲜过敏", FACT, "我可能对海鲜过敏。", "", UNCERTAIN),
+        ("Der Nutzer zieht nach Hamburg", FACT, "Vielleicht ziehe ich nach Hamburg.", "",
+         UNCERTAIN),
+        ("ユーザーは来年東京に引っ越す", FACT, "たぶん来年東京に引っ越します。", "", UNCERTAIN),
+        ("用户每天跑步", FACT, "我尽可能每天跑步。", "", STATED),  # 尽可能: "as much as possible"
+        # the hedge kept: what was said
+        ("User might move to Berlin next year", FACT, "I might move to Berlin next year.", "",
+         STATED),
         # the assistant's words as the user's (PrefEval persona talks, the 1.5B model)
         ("User's best way to promote the event is to approach businesses with a brief proposal "
          "outlining the event's goals", FACT, "How should I promote the event to businesses?",
@@ -74,10 +81,7 @@ def test_a_facts_confidence_is_read_from_the_words_it_came_from(
     ("said", "expected"),
     [
         ("I live in Porto.", STATED),
-        ("I might move to Berlin next year.", UNCERTAIN),
-        ("Vielleicht ziehe ich nach Hamburg.", UNCERTAIN),
-        ("たぶん来年東京に引っ越します。", UNCERTAIN),
-        ("我尽可能每天跑步。", STATED),  # 尽可能, "as much as possible", is no hedge
+        ("I might move to Berlin next year.", STATED),  # a note quotes the hedge with the rest
         ("I'll go with option 2. The other options are too pricey.", IMPLIED),
     ],
 )
