@@ -11,8 +11,9 @@ wording's, and each token of an extraction answer costs time).
   read into a message that states none. A preference said in passing ("I usually prefer
   in-person classes, can't stand online courses") is said: stated.
 * ``uncertain``: the user hedged ("maybe", "probably", "可能") what it states as sure, or a
-  third of its words are the assistant's alone ("User's best way to promote the event is to approach them with a brief
-  proposal"), or it is not of the user at all ("Libraries often handle book donations …").
+  third of its words are the assistant's alone ("User's best way to promote the event is to
+  approach them with a brief proposal"), or it is not of the user at all ("Libraries often
+  handle book donations …").
 
 Below the configured bar (``memory.review``) a memory is held as pending: kept for the user to
 confirm or reject, never injected, and raised a level when it is observed again.

@@ -249,6 +249,9 @@ class MemoryWriter:
         digests = [content_hash(f.content) for f in facts]
         existing = await self._store.existing_hashes(user_id, digests)
         results: list[tuple[Written, str]] = [(Written.DEDUPED, "")] * len(facts)
+        for fact, digest in zip(facts, digests, strict=True):
+            if digest in existing:
+                existing[digest] = await self._seen_again(existing[digest], fact)
         todo = [i for i, d in enumerate(digests) if d not in existing]
         texts = [unframed(facts[i].content) for i in todo]
         if user_id not in self._other_languages:
@@ -323,6 +326,16 @@ class MemoryWriter:
         if new:
             await retention.enforce_cap(self._store, user_id, self._max_per_user)
         return results
+
+    async def _seen_again(self, held: Memory, fact: Fact) -> Memory:
+        """A current memory said again, word for word: a level surer (an implied preference,
+        a pick, seen a second time is stated), or as sure as the new words if surer still."""
+        surer = max(confidence.raised(confidence_of(held)), fact.confidence,
+                    key=confidence.LEVELS.index)  # fmt: skip
+        if surer is confidence_of(held):
+            return held
+        now = dataclasses.replace(held, meta={**held.meta, "confidence": surer.value})
+        return now if await self._store.amend(now) else held
 
     async def _reviewed(
         self,
@@ -446,7 +459,7 @@ class MemoryWriter:
 
     async def held(self, user_id: str, contents: Sequence[str]) -> set[str]:
         """The normalized hashes of these texts that the user's active memories already hold."""
-        return await self._store.existing_hashes(user_id, [content_hash(c) for c in contents])
+        return set(await self._store.existing_hashes(user_id, [content_hash(c) for c in contents]))
 
     async def forgotten_at(self, user_id: str, project_id: str) -> int:
         """As of a moment ago (cheap): a forget of the last moment is seen by ``settled``."""

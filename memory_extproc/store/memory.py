@@ -97,10 +97,10 @@ class InMemoryStore:
         await self.store(memory, self._rows[memory.id][1])
         return True
 
-    async def existing_hashes(self, user_id: str, digests: Sequence[str]) -> set[str]:
+    async def existing_hashes(self, user_id: str, digests: Sequence[str]) -> dict[str, Memory]:
         wanted = set(digests)
         return {
-            m.content_hash
+            m.content_hash: m
             for m, _ in self._rows.values()
             if m.user_id == user_id and m.content_hash in wanted and is_alive(m, now_ms())
         }

@@ -356,19 +356,19 @@ class MilvusStore:
         rows = await self._call("list", op)
         return newest_first([schema.memory_of(r) for r in schema.one_per_id(rows, user_id)], limit)
 
-    async def existing_hashes(self, user_id: str, digests: Sequence[str]) -> set[str]:
+    async def existing_hashes(self, user_id: str, digests: Sequence[str]) -> dict[str, Memory]:
         if not digests:
-            return set()
+            return {}
         if not all(_HEX.fullmatch(d) for d in digests):
             raise ValueError("not a content hash")
         listed = ", ".join(filters.quote(d) for d in digests)
         expr = f"{filters.user_scope(user_id, alive_at=now_ms())} and content_hash in [{listed}]"
 
         async def op(client: AsyncMilvusClient) -> list[dict[str, Any]]:
-            return await self._query(client, expr, ["user_id", "content_hash"], limit=len(digests))
+            return await self._query(client, expr, OUTPUT_FIELDS, limit=_COPIES * len(digests))
 
-        rows = await self._call("existing_hashes", op)
-        return {r["content_hash"] for r in rows if r["user_id"] == user_id}
+        rows = schema.one_per_id(await self._call("existing_hashes", op), user_id)
+        return {r["content_hash"]: schema.memory_of(r) for r in rows}
 
     async def _with_vector(
         self, client: AsyncMilvusClient, user_id: str, memory_id: str

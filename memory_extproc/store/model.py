@@ -282,8 +282,8 @@ class Store(Protocol):
         under its vector; no audit row. False if it was revised or forgotten since read."""
         ...
 
-    async def existing_hashes(self, user_id: str, digests: Sequence[str]) -> set[str]:
-        """Which of these normalized content hashes the user's active memories already have."""
+    async def existing_hashes(self, user_id: str, digests: Sequence[str]) -> dict[str, Memory]:
+        """The user's active memories that have these normalized content hashes, by hash."""
         ...
 
     async def revise(

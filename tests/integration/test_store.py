@@ -117,7 +117,9 @@ async def test_revise_keeps_id_and_creation_and_leaves_an_audit_row(
     (active,) = await store.list(user)
     assert (active.id, active.content, active.created_at) == (old.id, new_text, old.created_at)
     digests = [content_hash(new_text), content_hash(old.content)]
-    assert await store.existing_hashes(user, digests) == {digests[0]}  # the audit row is inactive
+    assert (await store.existing_hashes(user, digests)).keys() == {
+        digests[0]
+    }  # the audit row is inactive
     hits = await store.retrieve(search(vectors, user, "Hawaii trip budget", threshold=0.0))
     assert [h.memory.content for h in hits] == [new_text]
 
@@ -199,7 +201,7 @@ async def test_a_memory_held_for_review_is_listed_apart_never_searched_and_amend
     asked = search(vectors, user, "Am I allergic to anything?", limit=5, threshold=0.0)
     assert await store.retrieve(asked) == []
     assert await store.list(user) == []
-    assert await store.existing_hashes(user, [held.content_hash]) == set()
+    assert await store.existing_hashes(user, [held.content_hash]) == {}
     assert [m.id for m in await store.list(user, pending=True)] == [held.id]
     assert await store.list(f"x{user}", pending=True) == []
     confirmed = dataclasses.replace(held, superseded_by="", expires_at=0,
@@ -231,10 +233,10 @@ async def test_many_at_once(store: Store, vectors: Vectors) -> None:
          for q in ("Where does the user live?", "Which instrument?", "Any allergies?")]
     )  # fmt: skip
     assert [hits[0].memory.content for hits in found] == texts
-    assert await store.existing_hashes(user, [content_hash(t) for t in texts]) == {
+    assert (await store.existing_hashes(user, [content_hash(t) for t in texts])).keys() == {
         content_hash(t) for t in texts
     }
-    assert await store.existing_hashes("someone-else", [content_hash(texts[0])]) == set()
+    assert await store.existing_hashes("someone-else", [content_hash(texts[0])]) == {}
 
 
 async def test_forget_one_and_forget_a_scope(store: Store, vectors: Vectors) -> None:
@@ -307,7 +309,7 @@ async def test_expired_memories_are_not_found_and_get_pruned(
     found = await store.retrieve(search(vectors, user, "what colour is my vehicle", threshold=0))
     assert [f.memory.id for f in found] == [alive.id]
     assert [m.id for m in await store.list(user)] == [alive.id]
-    assert await store.existing_hashes(user, [gone.content_hash]) == set()  # re-learnable
+    assert await store.existing_hashes(user, [gone.content_hash]) == {}  # re-learnable
     assert await store.prune_expired(now) >= 1
     assert await store.get(user, gone.id) is None
     assert await store.get(user, alive.id) == alive

@@ -162,6 +162,19 @@ async def test_observed_again_a_held_fact_comes_a_level_surer(embeddings: Embedd
     assert await store.list("alice", pending=True) == []  # the held one went
 
 
+async def test_a_current_implied_memory_said_again_is_stated(embeddings: Embeddings) -> None:
+    store = InMemoryStore()
+    writer = MemoryWriter(store, embeddings, None)
+    pick = sure("User prefers basil over tomatoes", IMPLIED, PREF)
+    assert (await writer.write_batch("alice", "", [pick], T0, source="c"))[0][0] is Written.STORED
+    [memory] = await store.list("alice")
+    assert confidence_of(memory) is IMPLIED
+    again = await writer.write_batch("alice", "", [pick], T0, source="c")
+    assert again[0][0] is Written.DEDUPED
+    [memory] = await store.list("alice")
+    assert confidence_of(memory) is STATED
+
+
 async def test_a_stricter_bar_holds_implied_facts_and_none_holds_nothing(
     embeddings: Embeddings,
 ) -> None:
