@@ -32,6 +32,7 @@ class Learned:
     added: tuple[str, ...] = ()
     updated: tuple[str, ...] = ()  # revised in place (a change, a correction), history kept
     ended: tuple[str, ...] = ()  # no longer current: overruled, ended by a move, a copy gone
+    held: tuple[str, ...] = ()  # held for review: under the confidence bar, never injected
     # each fact's outcome, as memory_extraction_facts_total counts them ("rejected_secret"…)
     outcomes: tuple[tuple[str, int], ...] = ()
 
@@ -84,6 +85,7 @@ def learned(learned: Learned, turns: int) -> dict[str, Any]:
             "added": list(learned.added),
             "updated": list(learned.updated),
             "ended": list(learned.ended),
+            "held": list(learned.held),
             "outcomes": dict(learned.outcomes),
         },
     }

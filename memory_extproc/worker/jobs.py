@@ -201,7 +201,8 @@ class LearningJobs:
             if received:
                 metrics.LEARNING_LAG.observe(max(0, learned_ms - received) / 1000)
         return Learned(
-            added=tuple(i for w, i in written if i and w is not Written.UPDATED),
+            added=tuple(i for w, i in written if i and w not in (Written.UPDATED, Written.PENDING)),
+            held=tuple(i for w, i in written if i and w is Written.PENDING),
             updated=tuple(dict.fromkeys(i for w, i in written if i and w is Written.UPDATED)),
             ended=tuple(dict.fromkeys(ended)),
             outcomes=tuple(sorted(outcomes.items())),

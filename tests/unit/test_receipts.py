@@ -10,6 +10,7 @@ from typing import Any
 import orjson
 import pytest
 
+from memory_extproc import receipts
 from memory_extproc.api.service import MemoryApi
 from memory_extproc.config import parse
 from memory_extproc.embedding.spaces import Embeddings
@@ -183,3 +184,9 @@ def test_receipt_ids_are_unguessable_and_checked_whole() -> None:
     assert len(made) == 1000
     assert all(is_receipt_id(r) for r in made)
     assert not is_receipt_id(next(iter(made)) + "\n")
+
+
+def test_a_receipt_names_what_its_learning_held_for_review_apart_from_what_it_added() -> None:
+    held, added = "mem_" + "c" * 32, "mem_" + "d" * 32
+    learning = receipts.learned(Learned(added=(added,), held=(held,)), turns=1)["learning"]
+    assert (learning["added"], learning["held"]) == ([added], [held])
