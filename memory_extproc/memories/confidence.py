@@ -7,8 +7,9 @@ wording's, and each token of an extraction answer costs time).
 
 * ``stated``: the user said it, of themselves.
 * ``implied``: read from what they did rather than said: a pick among the assistant's options
-  ("I'll go with the basil" → "User prefers basil over tomatoes"), or a preference the model
-  read into a message that states none. A preference said in passing ("I usually prefer
+  ("I'll go with the basil" → "User prefers basil over tomatoes"), an answer to what the
+  assistant asked, in its words, or a preference the model read into a message that states
+  none. A preference said in passing ("I usually prefer
   in-person classes, can't stand online courses") is said: stated.
 * ``uncertain``: the user hedged ("maybe", "probably", "可能") what it states as sure, or a
   third of its words are the assistant's alone ("User's best way to promote the event is to
@@ -43,8 +44,14 @@ def of_fact(fact: str, kind: MemoryType, said: str, others: str) -> Confidence:
     if chooses(said):
         return Confidence.IMPLIED
     mine, its = said_by(fact, said, others)
-    if "user" not in terms(fact) or 2 * its >= mine or hedged(fact, said):
+    if "user" not in terms(fact) or hedged(fact, said):
         return Confidence.UNCERTAIN
+    if 2 * its >= mine:
+        # the assistant's words: an answer to what it asked is the user's ("Have you been to a
+        # food truck event yet?" / "Not yet!"), its advice or remarks are not
+        asked = " ".join(s for s in sentences(others) if s.rstrip().endswith(("?", "？")))
+        _, told = said_by(fact, said, others.replace(asked, " ") if asked else others)
+        return Confidence.IMPLIED if 2 * told < mine else Confidence.UNCERTAIN
     if kind is MemoryType.PREFERENCE and not states_preference(said):
         return Confidence.IMPLIED
     return Confidence.STATED

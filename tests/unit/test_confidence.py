@@ -65,6 +65,9 @@ STATED, IMPLIED, UNCERTAIN = Confidence.STATED, Confidence.IMPLIED, Confidence.U
          "outlining the event's goals", FACT, "How should I promote the event to businesses?",
          "The best way is to approach them with a brief proposal outlining the event's goals "
          "and potential benefits.", UNCERTAIN),
+        # an answer to what the assistant asked, in its words
+        ("User has not attended any local food truck events yet", FACT, "Not yet, sadly.",
+         "Great menu! Have you attended any local food truck events yet?", IMPLIED),
         # not of the user at all
         ("Libraries often handle book donations with a donation box", FACT,
          "I'm organizing a book drive for my local library.",
