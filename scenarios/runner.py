@@ -95,6 +95,12 @@ class Run:
                 raise RuntimeError(f"chat: HTTP {response.status}: {answer[:200]!r}")
         return str(orjson.loads(answer)["choices"][0]["message"]["content"])
 
+    async def held_for_review(self, user: str) -> list[str]:
+        """What learning held under the confidence bar (docs/concepts/confidence.md)."""
+        url = f"{self.gateway.url}/v1/memory?limit=100&status=pending"
+        async with self.http.get(url, headers=self._headers(user)) as response:
+            return [m["content"] for m in orjson.loads(await response.read())["data"]]
+
     async def memories(self, user: str) -> list[Held]:
         headers = self._headers(user)
         async with self.http.get(
