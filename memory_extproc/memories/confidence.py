@@ -80,6 +80,11 @@ def raised(confidence: Confidence) -> Confidence:
     return LEVELS[min(LEVELS.index(confidence) + 1, len(LEVELS) - 1)]
 
 
+def observed_again(held: Confidence, said: Confidence) -> Confidence:
+    """A memory said again: a level surer, or as sure as the new words if surer still."""
+    return max(raised(held), said, key=LEVELS.index)
+
+
 def held_back(confidence: Confidence, bar: Confidence | None) -> bool:
     """Under the bar: pending review (None: nothing is held)."""
     return bar is not None and LEVELS.index(confidence) < LEVELS.index(bar)

@@ -117,7 +117,6 @@ class Written(StrEnum):
     STORED_UNRECONCILED = "stored_unreconciled"  # the model's judgment was unusable: kept as new
     DIRECTIVE = "rejected_directive"  # a standing rule for the assistant, read by meaning
     PENDING = "held_for_review"  # under the confidence bar: kept for the user to confirm
-    CONFIRMED = "confirmed_by_observation"  # what was held, observed again: current now
 
 
 class DirectiveRefused(Exception):
@@ -276,7 +275,7 @@ class MemoryWriter:
             if not any(score(query, o) >= same for _, o in kept):
                 kept.append((i, vector))
         asked = dict(zip(todo, queries, strict=True))
-        kept, held = await self._reviewed(user_id, project_id, facts, kept, results, at_ms)
+        kept, held = await self._reviewed(user_id, project_id, facts, kept, results, at_ms, source)
         similar = await self._store.retrieve_many(
             [
                 SearchRequest(
@@ -330,8 +329,7 @@ class MemoryWriter:
     async def _seen_again(self, held: Memory, fact: Fact) -> Memory:
         """A current memory said again, word for word: a level surer (an implied preference,
         a pick, seen a second time is stated), or as sure as the new words if surer still."""
-        surer = max(confidence.raised(confidence_of(held)), fact.confidence,
-                    key=confidence.LEVELS.index)  # fmt: skip
+        surer = confidence.observed_again(confidence_of(held), fact.confidence)
         if surer is confidence_of(held):
             return held
         now = dataclasses.replace(held, meta={**held.meta, "confidence": surer.value})
@@ -345,6 +343,7 @@ class MemoryWriter:
         kept: list[tuple[int, np.ndarray]],
         results: list[tuple[Written, str]],
         at_ms: int,
+        source: str,
     ) -> tuple[list[tuple[int, np.ndarray]], list[tuple[Memory, np.ndarray]]]:
         """The job's facts under the confidence bar, held for review (stored out of every
         search, changing nothing held); the rest go on to be placed. A fact that restates one
@@ -359,15 +358,14 @@ class MemoryWriter:
             seen = next((p for p in waiting if confidence.restates(fact.content, p.content)), None)
             if seen is not None and await self._store.forget(user_id, seen.id):
                 waiting.remove(seen)
-                surer = max(confidence.raised(confidence_of(seen)), fact.confidence,
-                            key=confidence.LEVELS.index)  # fmt: skip
+                surer = confidence.observed_again(confidence_of(seen), fact.confidence)
                 facts[i] = fact = dataclasses.replace(fact, confidence=surer)
                 metrics.MEMORIES_REVIEWED.labels("observed_again").inc()
             if not confidence.held_back(fact.confidence, self._hold_below):
                 placed.append((i, vector))
                 continue
             memory = dataclasses.replace(
-                self._new(user_id, project_id, fact, at_ms, "conversation"),
+                self._new(user_id, project_id, fact, at_ms, source),
                 superseded_by=PENDING,
                 expires_at=now_ms() + self._pending_ms,
             )

@@ -15,6 +15,7 @@ from memory_extproc.memories.confidence import (
     LEVELS,
     WEIGHTS,
     held_back,
+    observed_again,
     of_fact,
     of_words,
     raised,
@@ -98,6 +99,8 @@ def test_levels_weights_and_the_bar() -> None:
     assert LEVELS == (UNCERTAIN, IMPLIED, STATED)
     assert [WEIGHTS[c] for c in LEVELS] == [0.5, 0.7, 1.0]  # the design's Phase-3 engine
     assert (raised(UNCERTAIN), raised(IMPLIED), raised(STATED)) == (IMPLIED, STATED, STATED)
+    assert observed_again(UNCERTAIN, STATED) is STATED  # as sure as the new words
+    assert observed_again(UNCERTAIN, UNCERTAIN) is IMPLIED
     assert held_back(UNCERTAIN, IMPLIED)
     assert not held_back(IMPLIED, IMPLIED)
     assert held_back(IMPLIED, STATED)
