@@ -159,7 +159,7 @@ async def test_a_receipt_is_its_users_alone_says_what_became_of_the_turn_and_goe
     assert found is not None
     assert (found["status"], found["injected"]) == ("learned", ["mem_" + "a" * 32])
     assert found["learning"] == {"turns": 2, "added": ["mem_" + "b" * 32], "updated": [],
-                                 "ended": [], "outcomes": {"stored": 1}}  # fmt: skip
+                                 "ended": [], "held": [], "outcomes": {"stored": 1}}  # fmt: skip
 
     await shared.forget("alice", "p1")  # the project's receipts go with it, no other
     assert await shared.read_receipt("alice", ids["p1"]) is None
