@@ -297,6 +297,7 @@ _GROUNDING = Grounding(
     pointer="",
     choice_talk="",
     demonstrative="",
+    suggests=r"\b(?:könnte|könnten|sollte|sollten)\b",
     advice="",
     # "Ich nehme die zweite Option", "Das klingt gut", "Die anderen Vorschläge sagen mir nicht zu";
     # not "ich nehme an" (I suppose)

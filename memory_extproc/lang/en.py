@@ -408,6 +408,7 @@ _GROUNDING = Grounding(
     demonstrative=r"\b(?:this|these)\b"
     r"(?=\s*(?:$|[.,;!]|\s(?:up|out|over|at|to|soon|later|next|again|too)\b))",
     # "User could consider adding a digital cataloging system"; not what the user could not do
+    suggests=r"\b(?:could|should|ought\s+to)\b",
     advice=r"^\s*user\s+(?:could|should|would\s+benefit)\b(?!\s+not)"
     r"|\b(?:is|are)\s+(?:advised|encouraged|recommended)\s+to\b",
     # a pick: "I'll go with", "sounds perfect", "doesn't appeal"…

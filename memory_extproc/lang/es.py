@@ -303,6 +303,7 @@ _GROUNDING = Grounding(
     pointer="",
     choice_talk="",
     demonstrative="",
+    suggests=r"\b(?:podría|podrían|debería|deberían)\b",
     advice="",
     picks="",
     options="",

@@ -255,6 +255,7 @@ _GROUNDING = Grounding(
     pointer="",
     choice_talk="",
     demonstrative="",
+    suggests=r"ほうがいい|方がいい|てもいい|べき",
     advice="",
     picks="",
     options="",

@@ -294,6 +294,7 @@ _GROUNDING = Grounding(
     pointer="",
     choice_talk="",
     demonstrative="",
+    suggests=r"可以考虑|不妨|应该",
     advice="",
     picks="",
     options="",

@@ -11,8 +11,9 @@ wording's, and each token of an extraction answer costs time).
   assistant asked, in its words, or a preference the model read into a message that states
   none. A preference said in passing ("I usually prefer
   in-person classes, can't stand online courses") is said: stated.
-* ``uncertain``: the user hedged ("maybe", "probably", "可能") what it states as sure, or a
-  third of its words are the assistant's alone ("User's best way to promote the event is to
+* ``uncertain``: the user hedged ("maybe", "probably", "可能") what it states as sure, or it
+  says "could" or "should" where the user did not, or a third of its words are the assistant's
+  alone ("User's best way to promote the event is to
   approach them with a brief proposal"), or it is not of the user at all ("Libraries often
   handle book donations …").
 
@@ -36,6 +37,7 @@ from memory_extproc.words import sentences, terms
 LEVELS = tuple(Confidence)  # lowest first
 WEIGHTS = {Confidence.STATED: 1.0, Confidence.IMPLIED: 0.7, Confidence.UNCERTAIN: 0.5}
 _HEDGES = re.compile(either([language.hedges for language in FILED]), re.I)
+_SUGGESTS = re.compile(either([language.grounding.suggests for language in FILED]), re.I)
 
 
 def of_fact(fact: str, kind: MemoryType, said: str, others: str) -> Confidence:
@@ -44,7 +46,7 @@ def of_fact(fact: str, kind: MemoryType, said: str, others: str) -> Confidence:
     if chooses(said):
         return Confidence.IMPLIED
     mine, its = said_by(fact, said, others)
-    if "user" not in terms(fact) or hedged(fact, said):
+    if "user" not in terms(fact) or hedged(fact, said) or suggested(fact, said):
         return Confidence.UNCERTAIN
     if 2 * its >= mine:
         # the assistant's words: an answer to what it asked is the user's ("Have you been to a
@@ -65,14 +67,20 @@ def of_words(said: str) -> Confidence:
 
 
 def hedged(fact: str, said: str) -> bool:
-    """Did the user hedge what the fact states without a hedge? The sentence it shares most
-    words with is the one it came from: "Maybe I'm allergic to shellfish" written as "User is
-    allergic to shellfish" is not what was said; "User might start a reading club" is."""
-    if _HEDGES.search(fact):
-        return False
+    """Is the fact surer, or less sure, than the user's sentence it came from (the one it
+    shares most words with)? "Maybe I'm allergic to shellfish" written as "User is allergic to
+    shellfish" is not what was said, nor "User probably prefers tea" for "I drink tea"; "User
+    might start a reading club" for "I might start a reading club" is."""
     words = terms(fact) - {"user"}
     best = max(sentences(said), key=lambda s: len(words & terms(s)), default="")
-    return bool(_HEDGES.search(best))
+    return bool(_HEDGES.search(best)) != bool(_HEDGES.search(fact))
+
+
+def suggested(fact: str, said: str) -> bool:
+    """Does the fact say what the user could or should do where they said nothing of the
+    kind? "User's fundraiser could involve a bake sale" for "I'm organizing a fundraiser" is
+    the assistant's suggestion, whoever's words it holds."""
+    return bool(_SUGGESTS.search(fact)) and not _SUGGESTS.search(said)
 
 
 def raised(confidence: Confidence) -> Confidence:

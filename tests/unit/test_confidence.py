@@ -66,6 +66,13 @@ STATED, IMPLIED, UNCERTAIN = Confidence.STATED, Confidence.IMPLIED, Confidence.U
          "outlining the event's goals", FACT, "How should I promote the event to businesses?",
          "The best way is to approach them with a brief proposal outlining the event's goals "
          "and potential benefits.", UNCERTAIN),
+        # a possibility the user did not voice: the assistant's suggestion
+        ("User's fundraiser could involve a bake sale or a raffle", FACT,
+         "I'm organizing a fundraiser for new equipment.",
+         "A fundraiser could involve a bake sale or a raffle.", UNCERTAIN),
+        ("User should stretch before climbing", FACT, "I climb twice a week.",
+         "You should stretch before climbing.", UNCERTAIN),
+        ("User should stretch more", FACT, "I know I should stretch more.", "", STATED),
         # an answer to what the assistant asked, in its words
         ("User has not attended any local food truck events yet", FACT, "Not yet, sadly.",
          "Great menu! Have you attended any local food truck events yet?", IMPLIED),
