@@ -40,19 +40,25 @@ _HEDGES = re.compile(either([language.hedges for language in FILED]), re.I)
 _SUGGESTS = re.compile(either([language.grounding.suggests for language in FILED]), re.I)
 
 
-def of_fact(fact: str, kind: MemoryType, said: str, others: str) -> Confidence:
+def of_fact(
+    fact: str, kind: MemoryType, said: str, others: str, *, earlier: str = ""
+) -> Confidence:
     """A model's fact, by the user's words it came from (``said``) and the assistant's around
-    them (``others``), as grounding.ungrounded reads them."""
+    them (``others``), as grounding.ungrounded reads them. ``earlier``: what the user said
+    before in the conversation, whose words are theirs too when the assistant repeats them
+    ("Since you're using Bootstrap, …" after "I'm using Bootstrap")."""
     if chooses(said):
         return Confidence.IMPLIED
-    mine, its = said_by(fact, said, others)
+    mine, its = said_by(fact, f"{earlier}\n{said}", others)
     if "user" not in terms(fact) or hedged(fact, said) or suggested(fact, said):
         return Confidence.UNCERTAIN
     if 2 * its >= mine:
         # the assistant's words: an answer to what it asked is the user's ("Have you been to a
         # food truck event yet?" / "Not yet!"), its advice or remarks are not
         asked = " ".join(s for s in sentences(others) if s.rstrip().endswith(("?", "？")))
-        _, told = said_by(fact, said, others.replace(asked, " ") if asked else others)
+        _, told = said_by(
+            fact, f"{earlier}\n{said}", others.replace(asked, " ") if asked else others
+        )
         return Confidence.IMPLIED if 2 * told < mine else Confidence.UNCERTAIN
     if kind is MemoryType.PREFERENCE and not states_preference(said):
         return Confidence.IMPLIED

@@ -370,6 +370,7 @@ class LearningJobs:
         it may change; ``known``: those of the window, shown or not), and what was refused."""
         heard = "\n".join(t.text for t in turns if t.role == "user")
         others = "\n".join(t.text for t in turns if t.role != "user")
+        earlier = "\n".join(t.text for t in batch.messages if t.role == "user")
         lines = transcript(turns)
         conversation = "\n".join(t.text for t in batch.messages)
         with traced("memory.extraction"):
@@ -402,7 +403,7 @@ class LearningJobs:
             if reason is None:
                 content = in_third_person(dated(fact.content, heard, said_on))
                 fact = picked(fact) if chooses(heard) else fact
-                sure = of_fact(content, fact.type, heard, others)
+                sure = of_fact(content, fact.type, heard, others, earlier=earlier)
                 fact = dataclasses.replace(fact, content=content, confidence=sure)
                 facts.append(said_in(fact, heard))
             else:

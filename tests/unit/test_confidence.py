@@ -88,6 +88,14 @@ def test_a_facts_confidence_is_read_from_the_words_it_came_from(
     assert of_fact(fact, kind, said, others) is expected
 
 
+def test_the_users_earlier_words_are_theirs_when_the_assistant_repeats_them() -> None:
+    fact, said = "User is using Bootstrap for responsive design", "Any tips on breakpoints?"
+    others = "Since you're using Bootstrap for responsive design, start with its grid."
+    assert of_fact(fact, FACT, said, others) is Confidence.UNCERTAIN
+    earlier = "I'm using Bootstrap for responsive design."
+    assert of_fact(fact, FACT, said, others, earlier=earlier) is Confidence.STATED
+
+
 @pytest.mark.parametrize(
     ("said", "expected"),
     [
