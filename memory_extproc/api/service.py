@@ -44,6 +44,7 @@ from memory_extproc.store.model import (
     StoreUnavailableError,
     confidence_of,
     is_alive,
+    is_held,
     replaced_at,
 )
 
@@ -266,7 +267,7 @@ class MemoryApi:
         memory = await self._store.get(user_id, memory_id)
         if memory is not None and is_alive(memory, now_ms()):
             return memory
-        if memory is not None and _held(memory):
+        if memory is not None and is_held(memory, now_ms()):
             raise ApiError(
                 409, "pending",
                 "the memory is held for review: confirm it (POST …/confirm) or reject it first",
@@ -276,13 +277,9 @@ class MemoryApi:
     async def _shown(self, user_id: str, memory_id: str) -> Memory:
         """A memory the user can see: current, or held for review."""
         memory = await self._store.get(user_id, memory_id)
-        if memory is None or not (is_alive(memory, now_ms()) or _held(memory)):
+        if memory is None or not (is_alive(memory, now_ms()) or is_held(memory, now_ms())):
             raise _not_found()
         return memory
-
-
-def _held(memory: Memory) -> bool:
-    return memory.pending and memory.expires_at > now_ms()
 
 
 def _not_pending() -> ApiError:

@@ -63,6 +63,7 @@ from memory_extproc.store.model import (
     confidence_of,
     content_hash,
     get_live,
+    is_held,
 )
 from memory_extproc.words import numbers
 
@@ -515,7 +516,7 @@ class MemoryWriter:
         """A memory held for review, confirmed by its user: current, stated, and checked
         against what is held as a new memory is (``_overrule``). None: no such held memory."""
         held = await self._store.get(user_id, memory_id)
-        if held is None or not held.pending or held.expires_at <= now_ms():
+        if held is None or not is_held(held, now_ms()):
             return None
         current = dataclasses.replace(
             held,

@@ -158,6 +158,11 @@ def is_alive(memory: Memory, at_ms: int) -> bool:
     return not memory.superseded_by and (memory.expires_at == 0 or memory.expires_at > at_ms)
 
 
+def is_held(memory: Memory, at_ms: int) -> bool:
+    """Held for review and not past its review time: the user may still confirm it."""
+    return memory.pending and memory.expires_at > at_ms
+
+
 def same_version(current: Memory, read: Memory) -> bool:
     """Not revised since ``read`` was read (a renewal of its use is not a revision)."""
     return current.content == read.content and current.updated_at == read.updated_at

@@ -4,6 +4,7 @@ memory API listing, confirming and rejecting what is held."""
 
 from __future__ import annotations
 
+import numpy as np
 import orjson
 import pytest
 
@@ -287,3 +288,17 @@ def test_review_routes_and_the_status_parameter_parse() -> None:
     with pytest.raises(ApiError) as wrong:
         parse_call("GET", f"/v1/memory/{mid}/confirm", "", b"")
     assert wrong.value.status == 405
+
+
+async def test_a_held_memory_past_its_review_time_can_no_longer_be_confirmed(
+    reviewed: tuple[InMemoryStore, MemoryWriter, MemoryApi],
+) -> None:
+    import dataclasses
+
+    store, writer, api = reviewed
+    memory_id = await held_one(writer, "User is allergic to shellfish")
+    held = await store.get("alice", memory_id)
+    assert held is not None
+    await store.store(dataclasses.replace(held, expires_at=now_ms() - 1), np.zeros(1))
+    assert (await call(api, "POST", f"/v1/memory/{memory_id}/confirm"))[0] == 404
+    assert (await call(api, "GET", f"/v1/memory/{memory_id}"))[0] == 404
