@@ -28,6 +28,7 @@ class HeaderSignals:
     fact_signal: bool = False
     tool_signal: bool = False
     at_ms: int | None = None  # the turn's date when the client says (replayed history)
+    compress: bool | None = None  # the compression header, when it says true or false
 
 
 def read_headers(
@@ -48,7 +49,13 @@ def read_headers(
         fact_signal=bool(headers.get(signals.fact_check_header, "").strip()),
         tool_signal=bool(headers.get(signals.tool_header, "").strip()),
         at_ms=_date(headers.get(date_header, "")) if date_header else None,
+        compress=_said(headers.get(signals.compress_header, "")),
     )
+
+
+def _said(value: str) -> bool | None:
+    said = value.strip().lower()
+    return True if said in _TRUE else False if said in ("false", "0", "no", "off") else None
 
 
 _DAY_MS = 86_400_000

@@ -30,6 +30,17 @@ RETRIEVAL_OUTCOMES = Counter(
     "What memory did for each LLM request: injected, no_results, a skip reason, timeout or error",
     ["outcome"],
 )
+COMPRESSION = Counter(
+    "memory_compression_total",
+    "Requests that asked for compression, by outcome: compressed, or why they went as sent "
+    "(short, no_state, diverged, nothing_old, not_editable, unavailable)",
+    ["outcome"],
+)
+COMPRESSION_TOKENS_SAVED = Counter(
+    "memory_compression_tokens_saved_total",
+    "Tokens of conversation compressed requests did not send (estimated: characters / 4, a "
+    "CJK character one)",
+)
 RETRIEVAL_SECONDS = Histogram(
     "memory_retrieval_seconds",
     "Time spent on retrieval for requests that searched (decision, embedding, search, injection)",

@@ -21,6 +21,7 @@ from enum import StrEnum
 from typing import Any
 
 from memory_extproc.clock import iso
+from memory_extproc.compression.state import Chunk
 
 _ID = re.compile(r"rcpt_[0-9a-f]{32}")
 
@@ -35,6 +36,7 @@ class Learned:
     held: tuple[str, ...] = ()  # held for review: under the confidence bar, never injected
     # each fact's outcome, as memory_extraction_facts_total counts them ("rejected_secret"…)
     outcomes: tuple[tuple[str, int], ...] = ()
+    chunk: Chunk | None = None  # the new messages' vectors, for compression (not a receipt's)
 
 
 class Status(StrEnum):

@@ -23,6 +23,7 @@ from memory_extproc.extproc.servicer import SERVICE_NAME, ExternalProcessor
 from memory_extproc.extproc.stream import ProcessorDeps
 from memory_extproc.learning.service import LearningService
 from memory_extproc.memories.retention import UsageTracker
+from memory_extproc.retrieval.compression import RequestCompression
 from memory_extproc.retrieval.service import MemoryRetrieval
 from memory_extproc.store.milvus import MilvusStore
 from memory_extproc.wiring import (
@@ -71,6 +72,9 @@ class Processor:
             store = build_store(config)
             ttl_ms = memory.retention.ttl_ms
             usage = UsageTracker(ttl_ms) if ttl_ms else None
+            # The worker process also renews used memories and prunes expired ones: it runs
+            # even when nothing is learned from answers (auto_store: false).
+            supervisor = build_learning(config, usage)
             retrieval = MemoryRetrieval(
                 embeddings,
                 store,
@@ -78,10 +82,9 @@ class Processor:
                 budget_s=memory.retrieval.time_budget_ms / 1000,
                 usage=usage,
                 rewriter=query_rewriter(config),
+                # what the worker read of each conversation, kept where replicas share it
+                compression=RequestCompression(supervisor.chunks, memory.compression),
             )
-            # The worker process also renews used memories and prunes expired ones: it runs
-            # even when nothing is learned from answers (auto_store: false).
-            supervisor = build_learning(config, usage)
             memory_api = build_api(
                 config,
                 store,

@@ -165,6 +165,11 @@ class SignalsConfig:
         default="x-vsr-matched-tools",
         metadata=_key("A tool signal: no fixed name in semantic-router, set your chain's."),
     )
+    compress_header: str = field(
+        default="x-memory-compress",
+        metadata=_key('Value "true" compresses the request, "false" never (docs/concepts/'
+                      "compression.md)."),
+    )  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -319,6 +324,39 @@ class ReviewConfig:
         return int(self.pending_days * 86_400_000)
 
 
+@dataclass(frozen=True)
+class CompressionConfig:
+    """Long conversations sent shorter (docs/concepts/compression.md): older turns replaced by
+    the few of them that bear on the new message. Asked per request with
+    ``"memory_config": {"compress": true}``; here, for every request to some models."""
+
+    models: list[str] = field(
+        default_factory=list,
+        metadata=_key('Compress every request to these models ("*": any); none by default.'),
+    )
+    min_turns: int = field(
+        default=20, metadata=_key("A conversation is compressed from this many turns.", 2, 100_000)
+    )
+    keep_turns: int = field(default=4, metadata=_key("The last turns, sent as they are.", 1, 1000))
+    quote_tokens: int = field(
+        default=400,
+        metadata=_key("Older messages quoted, nearest to the new message first (tokens).", 0,
+                      100_000),
+    )  # fmt: skip
+    quote_floor: float = field(
+        default=0.2,
+        metadata=_key("An older message is quoted from this score (the memories' scale).", -1, 1),
+    )
+    ttl_hours: float = field(
+        default=24.0,
+        metadata=_key("What a conversation's compression reads is kept this long after its "
+                      "last turn.", 0.01, 8760),
+    )  # fmt: skip
+
+    def for_model(self, model: str) -> bool:
+        return "*" in self.models or model in self.models
+
+
 _ACTIONS = ("drop", "mask", "keep")  # memories/redaction.py's, which config does not import
 _SECRET = "A secret: mask (default) puts a marker in its place and refuses any memory holding it; "
 _PERSONAL = "Personal data: mask (default) stores it as a placeholder"
@@ -402,6 +440,10 @@ class MemoryConfig:
     review: ReviewConfig = field(
         default_factory=ReviewConfig,
         metadata=_key("Doubtful learned memories held for the user to confirm."),
+    )
+    compression: CompressionConfig = field(
+        default_factory=CompressionConfig,
+        metadata=_key("Long conversations sent shorter, when asked (off by default)."),
     )
 
     def model(self, role: str) -> ExternalModel | None:

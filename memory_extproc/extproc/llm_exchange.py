@@ -10,6 +10,7 @@ import logging
 
 from memory_extproc import metrics, receipts
 from memory_extproc.clock import now_ms
+from memory_extproc.compression.plan import NotCompressed
 from memory_extproc.extproc import protocol as p
 from memory_extproc.extproc.receipt import KEY as RECEIPT_KEY
 from memory_extproc.extproc.receipt import NAMESPACE as RECEIPT_NAMESPACE
@@ -28,7 +29,7 @@ from memory_extproc.llm_api.answers import (
 from memory_extproc.llm_api.requests import Api, ChatRequest, InvalidRequestBody, parse_request
 from memory_extproc.receipts import NotLearned
 from memory_extproc.retrieval.decision import Skip, learns_from_answer
-from memory_extproc.retrieval.service import MemoryRetrieval, Outcome
+from memory_extproc.retrieval.service import Compressed, MemoryRetrieval, Outcome
 from memory_extproc.tracing import Context, current_traceparent, traced
 
 log = logging.getLogger(__name__)
@@ -67,6 +68,7 @@ class LlmExchange:
         self._recalled: tuple[str, ...] = ()  # memories injected into this request
         self._injected: tuple[str, ...] = ()  # …their ids
         self._outcome = ""  # what memory did to the request, for its receipt
+        self._compression: Compressed | NotCompressed | None = None  # …and compression
         self._receipt = ""  # named to the client, until the turn is captured or cannot be
         self._received_ms = now_ms()  # a forget after this moment does not cover the turn
 
@@ -106,7 +108,7 @@ class LlmExchange:
             )
             self.finished = not self._reads_answer
         self._receipt = receipts.new_id() if self._reads_answer else ""
-        told = receipt(self._outcome, self._injected, self._receipt)
+        told = receipt(self._outcome, self._injected, self._receipt, self._compression)
         return p.with_metadata(reply, RECEIPT_NAMESPACE, {RECEIPT_KEY: told})
 
     async def _request_read(self, message: p.pb.HttpBody) -> p.ProcessingResponse:
@@ -127,9 +129,13 @@ class LlmExchange:
             result = await retrieval.process(request, self.headers)
             span.set_attribute("memory.outcome", result.outcome.value)
             span.set_attribute("memory.injected", len(result.recalled))
+            if result.compression is not None:
+                span.set_attribute("memory.compression", getattr(
+                    result.compression, "value", "compressed"
+                ))  # fmt: skip
             self._traceparent = current_traceparent()
         self._recalled, self._injected = result.recalled, result.ids
-        self._outcome = result.outcome.value
+        self._outcome, self._compression = result.outcome.value, result.compression
         if result.outcome not in (Skip.NO_USER, Skip.GREETING):
             log.info(
                 "Memory %s",

@@ -24,6 +24,8 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from memory_extproc import metrics, receipts
+from memory_extproc.clock import now_ms
+from memory_extproc.compression.state import Chunk
 from memory_extproc.config import Config
 from memory_extproc.handoff import Batch
 from memory_extproc.learning.delivery import Delivery
@@ -31,7 +33,7 @@ from memory_extproc.learning.shared import Conversations, SharedConversations
 from memory_extproc.learning.shared_valkey import ValkeyConversations
 from memory_extproc.learning.spool import Spool, TurnSpool, is_spooled
 from memory_extproc.learning.spool_valkey import ValkeySpool
-from memory_extproc.learning.turns import CapturedTurn, TurnTracker
+from memory_extproc.learning.turns import CapturedTurn, TurnTracker, as_sent
 from memory_extproc.learning.worker_process import WorkerProcess
 from memory_extproc.llm_api.requests import Turn
 from memory_extproc.memories.redaction import RedactionPolicy, redact
@@ -39,6 +41,7 @@ from memory_extproc.memories.retention import UsageTracker
 
 log = logging.getLogger(__name__)
 ADOPT_EVERY_S = 5.0  # how often what dead siblings left is looked for
+MAX_FORGOTTEN = 10_000  # users whose latest forget is remembered (for chunks, ``_keep_chunk``)
 PRUNE_EVERY = 720  # adoption rounds between prunes of the shared conversation state (1 h)
 
 
@@ -57,10 +60,11 @@ class LearningService:
         self._config = config
         extraction = config.memory.extraction
         valkey = config.memory.valkey
+        keep_chunks_s = config.memory.compression.ttl_hours * 3600
         self._shared: Conversations = (
-            ValkeyConversations(valkey.url, valkey.timeout_seconds)
+            ValkeyConversations(valkey.url, valkey.timeout_seconds, keep_chunks_s)
             if valkey.url
-            else SharedConversations(extraction.spool_path)
+            else SharedConversations(extraction.spool_path, keep_chunks_s)
         )
         self._tracker = TurnTracker(
             tracker_every,
@@ -89,6 +93,7 @@ class LearningService:
         self._steps: asyncio.Queue[Callable[[], Awaitable[None]]] = asyncio.Queue()
         self._recorder: asyncio.Task[None] | None = None  # takes them
         self._clear_here: Callable[[], None] = lambda: None
+        self._forgotten: dict[str, int] = {}  # user → when they last had something forgotten
 
     async def start(self) -> None:
         self._spawn()
@@ -103,6 +108,10 @@ class LearningService:
             loop.create_task(self._flush_usage()),
             loop.create_task(self._adopt_abandoned()),
         ]
+
+    async def chunks(self, user_id: str, key: str) -> list[bytes]:
+        """What compressing a conversation reads (compression/state.py), as replicas share it."""
+        return await self._shared.chunks(user_id, key)
 
     def capture(self, turn: CapturedTurn) -> None:
         metrics.TURNS.labels("captured").inc()
@@ -176,7 +185,9 @@ class LearningService:
             Turn(t.role, self._kept(t.text)) if t.role in ("user", "assistant") else t
             for t in turn.turns
         )
-        return dataclasses.replace(turn, turns=said, answer=self._kept(turn.answer))
+        return dataclasses.replace(
+            turn, turns=said, answer=self._kept(turn.answer), **as_sent(turn)
+        )
 
     def forget_cached_texts(self) -> None:
         """A memory was forgotten: the worker empties its caches of memory texts too, and so do
@@ -209,6 +220,9 @@ class LearningService:
 
         async def drop() -> None:  # in the recorder: carried through if our caller gives up
             self._kept.cache_clear()  # their words, as said, leave this process too
+            self._forgotten[user_id] = now_ms()
+            while len(self._forgotten) > MAX_FORGOTTEN:
+                self._forgotten.pop(next(iter(self._forgotten)))
             dropped = self._tracker.forget(user_id, project_id)
             self._send([])  # their pending entries leave the spool
             dropped += self._delivery.drop(covered)
@@ -310,6 +324,15 @@ class LearningService:
                 metrics.EXTRACTION_WORKER_RESTARTS.inc()
                 self._spawn()
 
+    def _keep_chunk(self, batch: Batch, chunk: Chunk | None) -> None:
+        """What a compressed request of its conversation reads: not when a forget here came
+        after its turns (the worker checked the forgets it had heard of when it began)."""
+        forgotten = self._forgotten.get(batch.user_id, 0)
+        if chunk is None or (forgotten and min(batch.received, default=0) <= forgotten):
+            return
+        self._shared.save_chunk(batch.user_id, batch.project_id, batch.conversation,
+                                chunk.first, chunk.encode())  # fmt: skip
+
     def _room(self) -> int:
         """Batches this processor's worker should be given now, from the Valkey stream: none
         once stopping (what is left there is for the others)."""
@@ -332,6 +355,7 @@ class LearningService:
                 if batch is not None:
                     update = receipts.learned(learned, batch.new_turns)
                     self._shared.receipts_done(batch.user_id, batch.receipts, update)
+                    self._keep_chunk(batch, learned.chunk)
             elif kind == "failed":
                 self._delivery.failed(payload, time.monotonic())
 

@@ -9,7 +9,9 @@ earlier turns, and an idle flush leaves a conversation to the replica holding a 
 
 * ``c-<conversation>.json``: the state (bounded messages, turn count, what is extracted);
 * ``r-<response id digest>.json``: the conversation a Responses API answer belongs to;
-* ``x-<receipt id>.json``: what became of a turn (memory_extproc/receipts.py).
+* ``x-<receipt id>.json``: what became of a turn (memory_extproc/receipts.py);
+* ``s-<conversation>/<first>.json``: what compressing it reads, a chunk per batch
+  (compression/state.py), kept ``memory.compression.ttl_hours``.
 
 A forget of a user removes their directory (of a project: its conversations); what nobody
 touched for ``KEEP_S`` is removed. Reads and writes go through one thread, in order (a read sees
@@ -53,6 +55,12 @@ class Conversations(Protocol):
 
     async def states(self, wanted: Iterable[tuple[str, str]]) -> dict[str, dict[str, Any]]: ...
 
+    def save_chunk(
+        self, user_id: str, project_id: str, key: str, first: int, chunk: bytes
+    ) -> None: ...
+
+    async def chunks(self, user_id: str, key: str) -> list[bytes]: ...
+
     async def forget(self, user_id: str, project_id: str | None) -> None: ...
 
     def receipt(
@@ -77,9 +85,12 @@ class Conversations(Protocol):
 
 
 class SharedConversations:
-    def __init__(self, spool_root: Path) -> None:
+    def __init__(self, spool_root: Path, chunks_keep_s: float = KEEP_S) -> None:
         self._root = spool_root / DIRECTORY
         self._io = ThreadPoolExecutor(max_workers=1, thread_name_prefix="conversations")
+        # the request path's reads: never queued behind the writes
+        self._reads = ThreadPoolExecutor(max_workers=1, thread_name_prefix="compression")
+        self._chunks_keep_s = chunks_keep_s
 
     def save(
         self, user_id: str, project_id: str, key: str, state: dict[str, Any], response_id: str
@@ -103,6 +114,17 @@ class SharedConversations:
         folder = self._root / digest(user_id)
         for receipt_id in filter(None, receipt_ids):
             self._io.submit(_update_receipt, folder / f"x-{receipt_id}.json", update)
+
+    def save_chunk(self, user_id: str, project_id: str, key: str, first: int, chunk: bytes) -> None:
+        folder = self._root / digest(user_id)
+        self._io.submit(_write, folder / f"s-{key}", f"{first}.json", chunk)
+        # its project, for a forget of one (the conversation's state may not be written yet)
+        entry = orjson.dumps({"project_id": project_id})
+        self._io.submit(_write, folder / f"s-{key}", "project", entry)
+
+    async def chunks(self, user_id: str, key: str) -> list[bytes]:
+        folder = self._root / digest(user_id) / f"s-{key}"
+        return await asyncio.wrap_future(self._reads.submit(_read_chunks, folder))
 
     async def read_receipt(self, user_id: str, receipt_id: str) -> dict[str, Any] | None:
         path = self._root / digest(user_id) / f"x-{receipt_id}.json"
@@ -146,13 +168,15 @@ class SharedConversations:
 
     def prune(self, now: float | None = None) -> None:
         """Remove what nobody touched for ``KEEP_S`` (on the writer thread, in order)."""
-        self._io.submit(_prune, self._root, (now or time.time()) - KEEP_S)
+        now = now or time.time()
+        self._io.submit(_prune, self._root, now - KEEP_S, now - self._chunks_keep_s)
 
     def flush(self) -> None:
         self._io.submit(lambda: None).result()
 
     def close(self) -> None:
         self._io.shutdown(wait=True)
+        self._reads.shutdown(wait=True)
 
     async def aclose(self) -> None:
         await asyncio.to_thread(self.close)
@@ -217,15 +241,38 @@ def _forget(folder: Path, project_id: str | None) -> None:
             if isinstance(entry, dict) and entry.get("project_id") == project_id:
                 with contextlib.suppress(FileNotFoundError):
                     path.unlink()
+        for chunks in folder.glob("s-*"):
+            entry = _read(chunks / "project")
+            if isinstance(entry, dict) and entry.get("project_id") == project_id:
+                shutil.rmtree(chunks, ignore_errors=True)
     except OSError as exc:  # the memories are forgotten already: say so, do not fail the call
         log.error("Shared conversation state of a forgotten user not removed: %s", exc)
 
 
-def _prune(root: Path, before: float) -> None:
+def _prune(root: Path, before: float, chunks_before: float) -> None:
     for path in [*root.glob("*/*.json"), *root.glob("*/.*.tmp")]:
         with contextlib.suppress(FileNotFoundError):
             if path.stat().st_mtime < before:
                 path.unlink()
+    for chunks in root.glob("*/s-*"):
+        newest = max((p.stat().st_mtime for p in chunks.iterdir()), default=0.0)
+        if newest < chunks_before:
+            shutil.rmtree(chunks, ignore_errors=True)
     for folder in root.glob("*"):
         with contextlib.suppress(OSError):
             folder.rmdir()  # only when empty
+
+
+def _read_chunks(folder: Path) -> list[bytes]:
+    try:
+        names = [p for p in folder.iterdir() if p.suffix == ".json"]
+    except FileNotFoundError:
+        return []
+    except OSError as exc:
+        log.error("Compression state unreadable: %s", exc)
+        return []
+    found = []
+    for path in names:
+        with contextlib.suppress(FileNotFoundError):  # a forget, meanwhile
+            found.append(path.read_bytes())
+    return found

@@ -9,6 +9,8 @@ Per user (``u``, a digest of the user id; braces keep a user's keys in one clust
   belongs to;
 * ``memory-extproc:{u}:x:<receipt id>``: a hash, ``entry`` (the receipt as the turn was
   captured, and its project, JSON) and ``done`` (what became of it, JSON: receipts.py);
+* ``memory-extproc:{u}:s:<conversation>``: a hash, what compressing it reads: a chunk per
+  batch (compression/state.py) by its first message, and ``entry`` (its project);
 * ``memory-extproc:{u}:index``: the set of the user's keys, for a forget.
 
 And a channel, ``memory-extproc:forgotten``: a replica that forgot memories says so there, and
@@ -70,7 +72,8 @@ def _response(user_id: str, response_id: str) -> str:
 
 
 class ValkeyConversations:
-    def __init__(self, url: str, timeout_s: float) -> None:
+    def __init__(self, url: str, timeout_s: float, chunks_keep_s: float = KEEP_S) -> None:
+        self._chunks_keep_s = int(chunks_keep_s)
         self._client = valkey.Valkey.from_url(
             url, socket_timeout=timeout_s, socket_connect_timeout=timeout_s
         )
@@ -129,6 +132,31 @@ class ValkeyConversations:
             async with self._client.pipeline(transaction=True) as pipe:
                 pipe.set(named, key, ex=int(KEEP_S)).sadd(keys[1], named)
                 await pipe.expire(keys[1], int(KEEP_S)).execute()
+
+    def save_chunk(self, user_id: str, project_id: str, key: str, first: int, chunk: bytes) -> None:
+        user = valkey_user(user_id)
+        name, index = f"{user}:s:{key}", f"{user}:index"
+        entry = orjson.dumps({"project_id": project_id})
+        self._calls.submit("write", functools.partial(
+            self._write_chunk, name, index, {str(first): chunk, "entry": entry}
+        ))  # fmt: skip
+
+    async def _write_chunk(self, name: str, index: str, fields: dict[str, bytes]) -> None:
+        keep = max(self._chunks_keep_s, 1)
+        async with self._client.pipeline(transaction=True) as pipe:
+            pipe.hset(name, mapping=fields).expire(name, keep)
+            await pipe.sadd(index, name).expire(index, max(keep, int(KEEP_S))).execute()
+
+    async def chunks(self, user_id: str, key: str) -> list[bytes]:
+        """Read straight away, not behind this process's writes: the request path waits."""
+        name = f"{valkey_user(user_id)}:s:{key}"
+        try:
+            held = await self._client.hgetall(name)
+        except (ValkeyError, OSError) as exc:
+            metrics.SHARED_STATE_ERRORS.labels("read").inc()
+            log.warning("Compression state unreadable: %s", type(exc).__name__)
+            return []
+        return [value for field, value in held.items() if field != b"entry"]
 
     def receipt(
         self, user_id: str, project_id: str, receipt_id: str, record: dict[str, Any]
@@ -202,7 +230,8 @@ class ValkeyConversations:
         if project_id is None:
             await self._client.delete(index, *members)
             return
-        states = [m for m in members if ":c:" in m or ":x:" in m]  # a project in each entry
+        # a project in each entry
+        states = [m for m in members if any(f":{kind}:" in m for kind in "cxs")]
         async with self._client.pipeline(transaction=False) as pipe:
             for name in states:
                 pipe.hget(name, "entry")

@@ -14,12 +14,12 @@ learns of a conversation goes out through ``SharedState.save``.
 
 from __future__ import annotations
 
-import hashlib
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from memory_extproc.compression.state import conversation_key, fingerprint
 from memory_extproc.handoff import Batch
 from memory_extproc.llm_api.requests import Turn
 
@@ -43,6 +43,12 @@ class CapturedTurn:
     traceparent: str = ""  # its request's span, when traces are on
     receipt: str = ""  # the receipt its response named (memory_extproc/receipts.py)
     injected: tuple[str, ...] = ()  # the ids of the recalled memories, for the receipt
+    # As the client sent them (before anything is masked), for compression/state.py: its
+    # conversation's key, its dialogue messages with text (the answer too), the last one's
+    # fingerprint.
+    opening: str = ""
+    said: int = 0
+    tail: str = ""
 
 
 @dataclass
@@ -58,19 +64,14 @@ class _Conversation:
     received: list[int]  # received_ms of each turn not yet extracted, oldest first (0: unknown)
     receipts: list[str]  # the receipt of each of them, as ``received`` ("": none)
     traceparent: str = ""  # the latest turn's request span
+    size: int = 0  # dialogue messages so far, as the client sent them (0: not known)
+    tail: str = ""  # fingerprint of the last one
 
 
 def _dialogue(turns: tuple[Turn, ...]) -> list[Turn]:
     """What extraction reads: the user's and the assistant's words (not system prompts or tool
     output, which are not the user speaking)."""
     return [t for t in turns if t.role in ("user", "assistant") and t.text.strip()]
-
-
-def _key(user_id: str, project_id: str, first_user: str, first_answer: str) -> str:
-    digest = hashlib.sha256()
-    for part in (user_id, project_id, first_user, first_answer):
-        digest.update(part.encode("utf-8", "surrogateescape") + b"\x00")
-    return digest.hexdigest()[:32]
 
 
 PendingHook = Callable[[str, "Batch | None"], None]
@@ -140,10 +141,12 @@ class TurnTracker:
         previous = self._known_chain(captured) or elsewhere.chain
         state = self._newest(captured, previous, now, elsewhere) if previous else None
         dialogue = [*_dialogue(captured.turns), Turn("assistant", captured.answer)]
+        size = captured.said
         if previous is not None and state is not None:  # a Responses chain we followed
             key = previous
             messages = state.messages + dialogue
             turn = state.turn + sum(1 for t in dialogue if t.role == "user")
+            size = state.size + captured.said if state.size else 0
         else:
             key = _opening(captured)
             messages = dialogue
@@ -170,16 +173,18 @@ class TurnTracker:
             [0] * (waiting - len(earlier)) + earlier + [captured.received_ms],
             [""] * (waiting - len(named)) + named + [captured.receipt],
             captured.traceparent,
+            size,
+            captured.tail,
         )
         batch = None
         if turn % self._every == 0 and turn > extracted:
-            batch = _batch(conversation, "every_n")
+            batch = _batch(key, conversation, "every_n")
             _extracted(conversation)
         self._remember(key, conversation)
         self._share(key, conversation, captured.response_id)
         if self._on_pending is not None:
             pending = conversation.turn > conversation.extracted_upto
-            self._on_pending(key, _batch(conversation, "idle") if pending else None)
+            self._on_pending(key, _batch(key, conversation, "idle") if pending else None)
         if captured.response_id:
             chain = (captured.user_id, captured.project_id, captured.response_id)
             self._chains[chain] = key
@@ -204,7 +209,7 @@ class TurnTracker:
             if _idle(conversation, now, idle_s):
                 later = _later((elsewhere or {}).get(key), conversation)
                 if not later:
-                    batches.append(_batch(conversation, "idle"))
+                    batches.append(_batch(key, conversation, "idle"))
                 _extracted(conversation)
                 if not later:  # what is extracted now, for whoever sees its next turn
                     self._share(key, conversation, "")
@@ -267,11 +272,28 @@ class TurnTracker:
 
 def _opening(captured: CapturedTurn) -> str:
     """A conversation's key: who, and how it began (its first question and answer)."""
+    if captured.opening:
+        return captured.opening
     dialogue = [*_dialogue(captured.turns), Turn("assistant", captured.answer)]
     users = [t.text for t in dialogue if t.role == "user"]
     answers = [t.text for t in dialogue if t.role == "assistant"]
-    return _key(captured.user_id, captured.project_id, users[0] if users else "",
+    return conversation_key(captured.user_id, captured.project_id, users[0] if users else "",
                 answers[0] if answers else "")  # fmt: skip
+
+
+def as_sent(turn: CapturedTurn) -> dict[str, Any]:
+    """What compression names the turn by (compression/state.py), read before any masking:
+    a request is matched against the conversation as the client sends it."""
+    dialogue = [t for t in turn.turns if t.role in ("user", "assistant") and t.text.strip()]
+    texts = [t.text for t in dialogue] + ([turn.answer] if turn.answer.strip() else [])
+    users = [t.text for t in dialogue if t.role == "user"]
+    answers = [t.text for t in dialogue if t.role == "assistant"] + [turn.answer]
+    opening = (
+        ""
+        if turn.previous_response_id
+        else conversation_key(turn.user_id, turn.project_id, users[0] if users else "", answers[0])
+    )
+    return {"opening": opening, "said": len(texts), "tail": fingerprint(texts[-1]) if texts else ""}
 
 
 def _idle(conversation: _Conversation, now: float, idle_s: float) -> bool:
@@ -296,6 +318,8 @@ def _shareable(conversation: _Conversation) -> dict[str, Any]:
         "recalled": conversation.recalled,
         "received": conversation.received,
         "receipts": conversation.receipts,
+        "size": conversation.size,
+        "tail": conversation.tail,
     }
 
 
@@ -325,6 +349,8 @@ def _from_shared(state: dict[str, Any], captured: CapturedTurn, now: float) -> _
         [str(r) for r in state["recalled"]],
         [int(r) for r in state["received"]],
         [str(r) for r in state.get("receipts", ())],  # none in a state of 0.1.x
+        size=int(state.get("size", 0)),
+        tail=str(state.get("tail", "")),
     )
 
 
@@ -340,7 +366,7 @@ def _bounded(messages: list[Turn], every: int) -> list[Turn]:
     return messages[-(2 * every + CONTEXT_MESSAGES + 2) :]
 
 
-def _batch(conversation: _Conversation, reason: str) -> Batch:
+def _batch(key: str, conversation: _Conversation, reason: str) -> Batch:
     new_turns = conversation.turn - conversation.extracted_upto
     messages = conversation.messages
     user_positions = [i for i, t in enumerate(messages) if t.role == "user"]
@@ -357,4 +383,7 @@ def _batch(conversation: _Conversation, reason: str) -> Batch:
         received=tuple(conversation.received[-new_turns:]) if new_turns else (),
         receipts=tuple(conversation.receipts[-new_turns:]) if new_turns else (),
         traceparent=conversation.traceparent,
+        conversation=key,
+        size=conversation.size,
+        tail=conversation.tail,
     )

@@ -7,6 +7,7 @@ Pure functions on bytes and plain data. Identity is never read from the body: th
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, TypeGuard
@@ -43,6 +44,7 @@ class MemoryOptions:
     retrieval_limit: int | None = None
     similarity_threshold: float | None = None
     memory_types: tuple[MemoryType, ...] | None = None
+    compress: bool | None = None  # a long conversation sent shorter (compression/plan.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,11 +105,19 @@ def parse_request(api: Api, raw: bytes) -> ChatRequest:
     )
 
 
-def with_memory_context(request: ChatRequest, context: str) -> bytes:
-    """The body with the memory context added (one system message, or Responses instructions)
-    and the memory fields removed; every other byte as the client sent it.
+def with_memory_context(
+    request: ChatRequest,
+    context: str,
+    *,
+    replaced: Sequence[tuple[int, int]] = (),
+    summary: str = "",
+) -> bytes:
+    """The body with the memory context added (one system message, or Responses instructions),
+    the ``replaced`` ranges of its conversation (``conversation_items``) replaced by one system
+    message holding ``summary`` (a compressed request), and the memory fields removed; every
+    other byte as the client sent it.
 
-    The system message goes after the operator's leading system/developer messages, so their
+    The memory message goes after the operator's leading system/developer messages, so their
     prompt keeps its place and the conversation follows unchanged. Raises SpliceError when the
     body cannot be edited exactly (the caller forwards it unchanged).
     """
@@ -115,17 +125,24 @@ def with_memory_context(request: ChatRequest, context: str) -> bytes:
     top = json_splice.root(raw)
     doomed = _memory_members(top)
     edits = json_splice.removals(top.children, doomed)
-    if request.api is Api.CHAT_COMPLETIONS:
-        messages = body.get("messages") or []
+    items = conversation_items(request)
+    name = "messages" if request.api is Api.CHAT_COMPLETIONS else "input"
+    array = None
+    if request.api is Api.CHAT_COMPLETIONS or replaced:
+        array = json_splice.container(raw, _member(top, name).value_start)
+        if len(array.children) != len(items):
+            raise json_splice.SpliceError(f"{name} read differently")
+    if replaced and array is not None:
+        edits += _replacements(array, replaced, {"role": "system", "content": summary})
+    if context and request.api is Api.CHAT_COMPLETIONS:
         at = 0
-        while at < len(messages) and _role(messages[at]) in ("system", "developer"):
+        while at < len(items) and _role(items[at]) in ("system", "developer"):
             at += 1
-        array = json_splice.container(raw, _member(top, "messages").value_start)
-        if len(array.children) != len(messages):
+        if array is None:
             raise json_splice.SpliceError("messages read differently")
         message = orjson.dumps({"role": "system", "content": context})
         edits.append(json_splice.insertion(array, at, message))
-    else:
+    elif context:
         instructions = body.get("instructions")
         if instructions is not None and not isinstance(instructions, str):
             raise json_splice.SpliceError("instructions is not a string: kept as sent")
@@ -141,6 +158,29 @@ def with_memory_context(request: ChatRequest, context: str) -> bytes:
         else:
             edits.append((member.value_start, member.value_end, value))
     return json_splice.apply(raw, edits)
+
+
+def conversation_items(request: ChatRequest) -> list[Any]:
+    """The conversation's elements as sent: ``messages``, or a Responses ``input`` list (a
+    string input has none)."""
+    key = "messages" if request.api is Api.CHAT_COMPLETIONS else "input"
+    items = request.body.get(key)
+    return items if isinstance(items, list) else []
+
+
+def _replacements(
+    array: json_splice.Container, runs: Sequence[tuple[int, int]], message: dict[str, str]
+) -> list[tuple[int, int, bytes]]:
+    """The first run replaced by ``message``, the others removed; each run is followed by a
+    kept element (a compressed request keeps its last turns)."""
+    items = array.children
+    edits = []
+    for number, (start, end) in enumerate(runs):
+        if not 0 <= start < end < len(items):
+            raise json_splice.SpliceError("a replaced range must be followed by a kept element")
+        element = orjson.dumps(message) + b"," if number == 0 else b""
+        edits.append((items[start].value_start, items[end].value_start, element))
+    return edits
 
 
 def without_memory_fields(request: ChatRequest) -> bytes:
@@ -171,7 +211,7 @@ def _role(message: Any) -> str:
     return role if isinstance(role, str) else ""
 
 
-def _text(content: Any) -> str:
+def message_text(content: Any) -> str:
     """Text of a message content: a string, or the text parts of a list of parts."""
     if isinstance(content, str):
         return content
@@ -196,7 +236,7 @@ def _chat_turns(body: dict[str, Any]) -> list[Turn]:
         if role == "function":
             role = "tool"
         if role:
-            turns.append(Turn(role, _text(message.get("content"))))
+            turns.append(Turn(role, message_text(message.get("content"))))
     return turns
 
 
@@ -212,9 +252,9 @@ def _responses_turns(body: dict[str, Any]) -> list[Turn]:
             continue
         kind = item.get("type", "message")
         if kind == "message" and isinstance(item.get("role"), str):
-            turns.append(Turn(item["role"], _text(item.get("content"))))
+            turns.append(Turn(item["role"], message_text(item.get("content"))))
         elif kind in ("function_call_output", "custom_tool_call_output"):
-            turns.append(Turn("tool", _text(item.get("output"))))
+            turns.append(Turn("tool", message_text(item.get("output"))))
         elif kind in ("function_call", "custom_tool_call"):
             turns.append(Turn("assistant", ""))
     return turns
@@ -239,6 +279,7 @@ def _memory_options(config: Any) -> MemoryOptions:
             else None
         ),
         memory_types=_memory_types(types),
+        compress=_bool(config.get("compress")),
     )
 
 

@@ -13,8 +13,11 @@ import time
 from dataclasses import dataclass
 from enum import StrEnum
 
+import numpy as np
+
 from memory_extproc import metrics, tracing
 from memory_extproc.clock import now_ms
+from memory_extproc.compression.plan import Compression, NotCompressed, tokens
 from memory_extproc.embedding.spaces import Embeddings
 from memory_extproc.identity import HeaderSignals
 from memory_extproc.languages import language_of
@@ -25,7 +28,8 @@ from memory_extproc.llm_api.requests import (
     without_memory_fields,
 )
 from memory_extproc.memories.retention import UsageTracker
-from memory_extproc.retrieval.context import format_context
+from memory_extproc.retrieval.compression import RequestCompression, counted
+from memory_extproc.retrieval.context import format_context, format_conversation
 from memory_extproc.retrieval.decision import Skip
 from memory_extproc.retrieval.plan import (
     RetrievalPolicy,
@@ -63,11 +67,32 @@ class Outcome(StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
+class Compressed:
+    """What compression did to a request, for its receipt."""
+
+    replaced: int  # messages left out
+    tokens_before: int
+    tokens_after: int
+
+
+@dataclass(frozen=True, slots=True)
 class RetrievalResult:
     outcome: Outcome | Skip
     body: bytes | None  # the body to forward, or None to forward the original unchanged
     recalled: tuple[str, ...] = ()  # the memories injected: the answer may echo them
     ids: tuple[str, ...] = ()  # …and their ids, for the receipt (extproc/receipt.py)
+    # asked for compression: what it did, or why not (None: not asked)
+    compression: Compressed | NotCompressed | None = None
+
+
+@dataclass(slots=True)
+class _Recall:
+    """The memory search's part of a request: what it found, and the question's vector."""
+
+    outcome: Outcome | Skip
+    memories: list[ScoredMemory] = dataclasses.field(default_factory=list)
+    vector: np.ndarray | None = None
+    started: float | None = None
 
 
 class MemoryRetrieval:
@@ -79,6 +104,7 @@ class MemoryRetrieval:
         budget_s: float,
         usage: UsageTracker | None = None,
         rewriter: QueryRewriter | None = None,
+        compression: RequestCompression | None = None,
     ) -> None:
         self._embedder = embedder
         self._store = store
@@ -86,60 +112,55 @@ class MemoryRetrieval:
         self._budget = budget_s
         self._usage = usage
         self._rewriter = rewriter
+        self._compression = compression
 
     async def process(self, request: ChatRequest, signals: HeaderSignals) -> RetrievalResult:
+        compression = self._compression
+        reading = None
+        if compression is not None and compression.wanted(request, signals):
+            reading = compression.begin(request, signals)  # read beside the search
+        recall = await self._recall(request, signals)
+        planned = None
+        if compression is not None and reading is not None:
+            started = recall.started or time.perf_counter()
+            left = self._budget - (time.perf_counter() - started)
+            planned = await compression.end(reading, recall.vector, left)
+        return self._finish(request, signals, recall, planned)
+
+    async def _recall(self, request: ChatRequest, signals: HeaderSignals) -> _Recall:
         with traced("memory.decision") as span:
             decision = plan_retrieval(request, signals, self.policy)
             span.set_attribute("memory.decision", getattr(decision, "value", "search"))
         if isinstance(decision, Skip):
-            return self._finish(request, decision)
+            return _Recall(decision)
         if not self._store.available:
-            return self._finish(request, Outcome.STORE_UNAVAILABLE)
+            return _Recall(Outcome.STORE_UNAVAILABLE)
         started = time.perf_counter()
+        found = _Recall(Outcome.NO_RESULTS, started=started)
         try:
             async with asyncio.timeout(self._budget):
-                memories = await self._search(decision, signals, request, started)
+                found.memories = await self._search(decision, signals, request, started, found)
         except TimeoutError:
             log.warning("Memory search timeout, skipping", extra={"budget_ms": self._budget * 1e3})
-            return self._finish(request, Outcome.TIMEOUT, started)
+            found.outcome = Outcome.TIMEOUT
         except StoreUnavailableError as exc:
             log.warning("Memory search failed, skipping: %s", type(exc.__cause__).__name__)
-            return self._finish(request, Outcome.STORE_UNAVAILABLE, started)
+            found.outcome = Outcome.STORE_UNAVAILABLE
         except EmbeddingError:
             log.warning("Embedding failed, skipping memory", exc_info=True)
-            return self._finish(request, Outcome.EMBEDDING_ERROR, started)
+            found.outcome = Outcome.EMBEDDING_ERROR
         except Exception:
             log.exception("Memory retrieval failed, skipping")
-            return self._finish(request, Outcome.ERROR, started)
-        with traced("memory.context"):
-            context, injected = format_context(memories, self.policy.max_context_chars)
-        count = len(injected)
-        if not count:
-            log.debug("No memories above threshold", extra={"threshold": decision.threshold})
-            return self._finish(request, Outcome.NO_RESULTS, started)
-        try:
-            with traced("memory.injection") as span:
-                body = with_memory_context(request, context)
-                span.set_attribute("memory.injected", count)
-        except SpliceError as exc:
-            log.warning("Request body not editable exactly, passed through: %s", exc)
-            return self._finish(request, Outcome.NOT_EDITABLE, started)
-        if self._usage is not None:
-            self._usage.record(signals.user_id, (m.memory for m in injected), now_ms())
-        metrics.INJECTED_MEMORIES.observe(count)
-        metrics.INJECTED_CHARS.observe(len(context))
-        log.debug(
-            "Memory injected",
-            extra={"memories": count, "scores": [round(m.score, 3) for m in memories[:count]]},
-        )
-        return self._finish(
-            request, Outcome.INJECTED, started, body=body,
-            recalled=tuple(m.memory.content for m in injected),
-            ids=tuple(m.memory.id for m in injected),
-        )  # fmt: skip
+            found.outcome = Outcome.ERROR
+        return found
 
     async def _search(
-        self, plan: SearchPlan, signals: HeaderSignals, request: ChatRequest, started: float
+        self,
+        plan: SearchPlan,
+        signals: HeaderSignals,
+        request: ChatRequest,
+        started: float,
+        found: _Recall,
     ) -> list[ScoredMemory]:
         query = plan.query
         if plan.vague and self._rewriter is not None:
@@ -154,6 +175,7 @@ class MemoryRetrieval:
                 vector = await self._embedder.query(query, language=language)
         except Exception as exc:
             raise EmbeddingError from exc
+        found.vector = vector  # compression scores the conversation's messages with it
         ranking = self.policy.ranking
         project = signals.project_id or None  # a project header scopes the search
         search = SearchRequest(
@@ -199,18 +221,44 @@ class MemoryRetrieval:
             log.warning("Preference search failed: %s", type(exc).__name__)
             return []
 
-    @staticmethod
     def _finish(
+        self,
         request: ChatRequest,
-        outcome: Outcome | Skip,
-        started: float | None = None,
-        *,
-        body: bytes | None = None,
-        recalled: tuple[str, ...] = (),
-        ids: tuple[str, ...] = (),
+        signals: HeaderSignals,
+        recall: _Recall,
+        planned: Compression | NotCompressed | None,
     ) -> RetrievalResult:
-        if started is not None:
-            metrics.RETRIEVAL_SECONDS.observe(time.perf_counter() - started)
+        """One body for both edits (the memories injected, the conversation compressed), and
+        exactly one outcome per request."""
+        outcome, context = recall.outcome, ""
+        injected: list[ScoredMemory] = []
+        if recall.memories:
+            with traced("memory.context"):
+                context, injected = format_context(recall.memories, self.policy.max_context_chars)
+        outcome = Outcome.INJECTED if injected else outcome
+        summary, replaced = "", tuple[tuple[int, int], ...]()
+        if isinstance(planned, Compression):
+            summary = format_conversation(planned.replaced, planned.quotes)
+            replaced = planned.runs
+        body = None
+        if context or summary:
+            try:
+                with traced("memory.injection") as span:
+                    body = with_memory_context(
+                        request, context, replaced=replaced, summary=summary,
+                    )  # fmt: skip
+                    span.set_attribute("memory.injected", len(injected))
+            except SpliceError as exc:
+                log.warning("Request body not editable exactly, passed through: %s", exc)
+                outcome, injected = Outcome.NOT_EDITABLE, []
+                planned = NotCompressed.NOT_EDITABLE if summary else planned
+        if injected:
+            if self._usage is not None:
+                self._usage.record(signals.user_id, (m.memory for m in injected), now_ms())
+            metrics.INJECTED_MEMORIES.observe(len(injected))
+            metrics.INJECTED_CHARS.observe(len(context))
+        if recall.started is not None:
+            metrics.RETRIEVAL_SECONDS.observe(time.perf_counter() - recall.started)
         if body is None and request.had_memory_fields and outcome is not Outcome.NOT_EDITABLE:
             try:  # memory_config / memory_context never reach the LLM
                 body = without_memory_fields(request)
@@ -218,4 +266,15 @@ class MemoryRetrieval:
                 log.warning("Request body not editable exactly, passed through: %s", exc)
                 outcome = Outcome.NOT_EDITABLE
         metrics.RETRIEVAL_OUTCOMES.labels(outcome.value).inc()
-        return RetrievalResult(outcome, body, recalled, ids)
+        told: Compressed | NotCompressed | None = None
+        if isinstance(planned, Compression):
+            counted(planned)
+            told = Compressed(planned.replaced, planned.tokens_before,
+                              planned.tokens_after + tokens(summary))  # fmt: skip
+        elif planned is not None:
+            counted(planned)
+            told = planned
+        return RetrievalResult(
+            outcome, body, tuple(m.memory.content for m in injected),
+            tuple(m.memory.id for m in injected), told,
+        )  # fmt: skip

@@ -16,7 +16,9 @@ from itertools import compress
 
 from memory_extproc import metrics, tracing
 from memory_extproc.clock import day, now_ms
+from memory_extproc.compression.state import Chunk, chunk
 from memory_extproc.config import RetentionConfig
+from memory_extproc.embedding.spaces import Embeddings
 from memory_extproc.handoff import Batch
 from memory_extproc.llm_api.requests import Turn
 from memory_extproc.llm_client import ChatClient, LlmError
@@ -68,7 +70,9 @@ class LearningJobs:
         limits: FactLimits,
         retention: RetentionConfig | None = None,
         redaction: RedactionPolicy | None = None,
+        embedder: Embeddings | None = None,  # the new messages' vectors, for compression
     ) -> None:
+        self._embedder = embedder
         self._pool = pool
         self._writer = writer
         self._store = store
@@ -201,12 +205,29 @@ class LearningJobs:
             if received:
                 metrics.LEARNING_LAG.observe(max(0, learned_ms - received) / 1000)
         return Learned(
+            chunk=await self._chunk(live),
             added=tuple(i for w, i in written if i and w not in (Written.UPDATED, Written.PENDING)),
             held=tuple(i for w, i in written if i and w is Written.PENDING),
             updated=tuple(dict.fromkeys(i for w, i in written if i and w is Written.UPDATED)),
             ended=tuple(dict.fromkeys(ended)),
             outcomes=tuple(sorted(outcomes.items())),
         )
+
+    async def _chunk(self, batch: Batch) -> Chunk | None:
+        """The new messages' vectors (compression/state.py): each read once, here, so a
+        compressed request scores them without embedding any. As memories are read, but for
+        English, by MiniLM alone (what an English question reads)."""
+        if self._embedder is None or not batch.conversation or not batch.new_turns:
+            return None
+        users = [at for at, t in enumerate(batch.messages) if t.role == "user"]
+        first_new = users[max(0, len(users) - batch.new_turns)] if users else 0
+        texts = [t.text for t in batch.messages[first_new:] if t.text.strip()]
+        first = batch.size - len(texts)
+        if not texts or first < 0:
+            return None  # a batch of an older release, or one counted differently
+        embedder = self._embedder
+        vectors = await asyncio.gather(*(embedder.memory(t, by_e5=False) for t in texts))
+        return chunk(first, batch.at_ms, list(vectors), batch.tail)
 
     def _redacted(self, batch: Batch) -> Batch:
         """The batch as the model, the notes and the store may see it: every message, the

@@ -94,6 +94,7 @@ def build_jobs(config: Config) -> LearningJobs:
         limits=fact_limits(config),
         retention=config.memory.retention,
         redaction=redaction_policy(config),
+        embedder=embedder,
     )
 
 

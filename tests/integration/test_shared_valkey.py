@@ -31,6 +31,7 @@ from tests.unit.test_shared_conversations import (  # noqa: F401  (run here on V
     test_a_restarted_processor_does_not_extract_again_what_its_predecessor_flushed,
     test_an_idle_flush_leaves_the_turns_to_the_replica_that_saw_a_later_one,
     test_an_older_state_never_replaces_a_newer_one,
+    test_what_compression_reads_is_the_users_alone_and_goes_with_a_forget,
 )
 
 pytestmark = pytest.mark.integration

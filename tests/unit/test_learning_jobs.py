@@ -492,3 +492,27 @@ async def test_a_fact_that_kept_the_value_the_user_corrected_is_learned_as_corre
     model = CopyingModel(written, shown=(written,))
     store = await learn(embeddings, model, said)
     assert [m.content for m in await store.list("alice")] == [learned]
+
+
+async def test_a_batch_leaves_its_new_messages_read_for_compression(
+    embeddings: Embeddings,
+) -> None:
+    """Read once, in the worker: a compressed request scores them without embedding any."""
+    jobs = LearningJobs(
+        pool=WorkerPool(queue_size=4, concurrency=1, job_timeout_s=30),
+        writer=MemoryWriter(InMemoryStore(), embeddings, None),
+        store=None, extractor=None, limits=FactLimits(), embedder=embeddings,
+    )  # fmt: skip
+    turns = (
+        Turn("user", "I adopted a cat."), Turn("assistant", "Lovely!"),  # context
+        Turn("user", "We go hiking in the Alps every July."), Turn("assistant", "Nice."),
+    )  # fmt: skip
+    batch = Batch("alice", "", turns, 1, T0, "idle", conversation="c1", size=12, tail="t")
+    learned = await jobs.run(batch)
+    assert learned is not None
+    assert learned.chunk is not None
+    assert (learned.chunk.first, learned.chunk.end, learned.chunk.tail) == (10, 12, "t")
+    hiking = await embeddings.query("Where do we hike in summer?")
+    assert int(np.argmax(learned.chunk.vectors.astype(np.float32) @ hiking)) == 0
+    unnamed = Batch("alice", "", turns, 1, T0, "idle")  # a batch of an older release
+    assert (await jobs.run(unnamed)).chunk is None  # type: ignore[union-attr]

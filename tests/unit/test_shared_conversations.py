@@ -9,6 +9,7 @@ import contextlib
 import itertools
 import os
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -139,6 +140,26 @@ async def test_a_forget_removes_the_users_shared_state_before_it_returns(
     assert await chain_of(shared, "alice", "resp-1") is None
 
 
+async def test_what_compression_reads_is_the_users_alone_and_goes_with_a_forget(
+    conversations: Shared,
+) -> None:
+    shared = conversations()
+    shared.save_chunk("alice", "p1", "k1", 0, b"zero")
+    shared.save_chunk("alice", "p1", "k1", 4, b"four")
+    shared.save_chunk("alice", "p2", "k2", 0, b"other")
+    shared.save_chunk("bob", "p1", "k1", 0, b"bob's")
+    await shared.flushed()
+    assert sorted(await shared.chunks("alice", "k1")) == [b"four", b"zero"]
+    assert await shared.chunks("bob", "k1") == [b"bob's"]
+    assert await shared.chunks("alice", "unknown") == []
+    await shared.forget("alice", "p1")
+    assert await shared.chunks("alice", "k1") == []
+    assert await shared.chunks("alice", "k2") == [b"other"]
+    await shared.forget("alice", None)
+    assert await shared.chunks("alice", "k2") == []
+    assert await shared.chunks("bob", "k1") == [b"bob's"]
+
+
 async def test_a_receipt_is_its_users_alone_says_what_became_of_the_turn_and_goes_with_a_forget(
     conversations: Shared,
 ) -> None:
@@ -231,6 +252,19 @@ async def test_state_nobody_touched_for_a_day_is_pruned(tmp_path: Path) -> None:
     shared.prune()
     shared.flush()
     assert list((tmp_path / "conversations").iterdir()) == []
+
+
+async def test_what_compression_reads_is_pruned_after_its_own_time(tmp_path: Path) -> None:
+    shared = SharedConversations(tmp_path, chunks_keep_s=3600)
+    shared.save_chunk("alice", "", "k1", 0, b"zero")
+    shared.flush()
+    (folder,) = (tmp_path / "conversations").glob("*/s-k1")
+    shared.prune(now=time.time() + 3000)
+    shared.flush()
+    assert await shared.chunks("alice", "k1") == [b"zero"]
+    shared.prune(now=time.time() + 3700)
+    shared.flush()
+    assert not folder.exists()
 
 
 async def test_damaged_shared_state_is_ignored_and_the_turn_still_counted(tmp_path: Path) -> None:

@@ -1,6 +1,9 @@
 from __future__ import annotations
 
-from memory_extproc.learning.turns import CONTEXT_MESSAGES, CapturedTurn, TurnTracker
+import dataclasses
+
+from memory_extproc.compression.state import conversation_key, fingerprint
+from memory_extproc.learning.turns import CONTEXT_MESSAGES, CapturedTurn, TurnTracker, as_sent
 from memory_extproc.llm_api.requests import Turn
 
 
@@ -157,3 +160,16 @@ def test_flush_all_on_shutdown() -> None:
     tracker.record(captured(4), now=1)
     (batch,) = tracker.flush_all()
     assert batch.new_turns == 4
+
+
+def test_a_batch_names_what_compression_reads_it_by_as_the_client_sent_it() -> None:
+    """Counted before any masking: a request resends the conversation as the client wrote it."""
+    tracker = TurnTracker(every=3)
+    for n in (1, 2):
+        tracker.record(dataclasses.replace(captured(n), **as_sent(captured(n))), now=n)
+    third = captured(3)
+    batch = tracker.record(dataclasses.replace(third, **as_sent(third)), now=3)
+    assert batch is not None
+    assert batch.size == 6  # three questions and three answers; the system prompt is not one
+    assert batch.tail == fingerprint("answer 3")
+    assert batch.conversation == conversation_key("alice", "", "question 1", "answer 1")

@@ -1,0 +1,1 @@
+"""Compressed requests: long conversations at a bounded cost (docs/concepts/compression.md)."""

@@ -1,0 +1,200 @@
+"""Which of a request's messages a compressed request replaces, and which of them it quotes. Pure.
+
+A compressed request keeps, as sent: every system and developer message, the last
+``keep_turns`` turns (a turn: a user message and all that follows it up to the next one),
+every message newer than what the index holds, and every message with parts other than text
+(an image, a file, audio). The older turns are replaced by one block (retrieval/context.py)
+that quotes the few of them nearest to the new message, each with its date.
+
+Whole turns go or stay together, so an assistant's tool calls and their results are never
+parted: a tool message left without its call is an API error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+import numpy as np
+
+from memory_extproc.compression.state import ConversationIndex, fingerprint
+from memory_extproc.words import CJK
+
+_KEPT_ROLES = frozenset({"system", "developer"})
+
+
+class NotCompressed(StrEnum):
+    """Why a request that asked for compression went as sent."""
+
+    SHORT = "short"  # fewer turns than ``min_turns``
+    NO_STATE = "no_state"  # nothing of this conversation learned yet (or the store is down)
+    DIVERGED = "diverged"  # its history is not the one the index was built from
+    NOTHING_OLD = "nothing_old"  # every older turn is newer than the index, or kept
+    NOT_EDITABLE = "not_editable"  # a body we cannot edit exactly
+    UNAVAILABLE = "unavailable"  # the state not read in time (its store down or slow)
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """One element of ``messages`` (Chat Completions) or ``input`` (Responses)."""
+
+    role: str  # "" for an item that is not a message (a function call, its output)
+    text: str
+    plain: bool  # text only (no image, file or audio part)
+
+
+@dataclass(frozen=True, slots=True)
+class CompressionPolicy:
+    """``memory.compression`` (config/schema.py); numbers chosen in eval/RESULTS.md,
+    "Compression"."""
+
+    min_turns: int
+    keep_turns: int
+    quote_tokens: int  # the old messages quoted, nearest to the new message first
+    quote_floor: float  # a message scored under this is not quoted, however much room is left
+
+
+@dataclass(frozen=True, slots=True)
+class Quote:
+    role: str
+    text: str
+    said_at_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class Compression:
+    runs: tuple[tuple[int, int], ...]  # element ranges [start, end) replaced, in order
+    replaced: int  # dialogue messages replaced (positions 0 … replaced - 1)
+    quotes: tuple[Quote, ...]  # in the conversation's order
+    tokens_before: int  # of the messages' text, as sent
+    tokens_after: int  # …without the replaced ones (the block is counted by the caller)
+
+
+def tokens(text: str) -> int:
+    """An estimate that needs no tokenizer: a CJK character is about one token, four
+    characters of other scripts are about one."""
+    cjk = sum(len(run) for run in CJK.findall(text)) if not text.isascii() else 0
+    return cjk + (len(text) - cjk + 3) // 4
+
+
+def messages_of(items: Sequence[Any], part_text: Callable[[Any], str]) -> list[Message]:
+    """``part_text``: a message content's text (llm_api/requests.py)."""
+    found = []
+    for item in items:
+        if not isinstance(item, dict):
+            found.append(Message("", "", True))
+            continue
+        role = item.get("role") if item.get("type", "message") == "message" else None
+        content = item.get("content")
+        plain = not isinstance(content, list) or all(
+            isinstance(p, str) or (isinstance(p, dict) and "text" in p) for p in content
+        )
+        found.append(Message(role if isinstance(role, str) else "", part_text(content), plain))
+    return found
+
+
+def plan(
+    messages: Sequence[Message],
+    index: ConversationIndex | None,
+    query: np.ndarray | None,
+    policy: CompressionPolicy,
+) -> Compression | NotCompressed:
+    users = [i for i, m in enumerate(messages) if m.role == "user"]
+    if len(users) < max(policy.min_turns, policy.keep_turns + 1):
+        return NotCompressed.SHORT
+    if index is None:
+        return NotCompressed.NO_STATE
+    dialogue = [i for i, m in enumerate(messages) if _dialogue(m)]
+    if len(dialogue) < index.upto or fingerprint(messages[dialogue[index.upto - 1]].text) != (
+        index.tail
+    ):
+        return NotCompressed.DIVERGED
+    # the turns that may go: older than the raw ones, and all held by the index
+    newest = dialogue[index.upto - 1]
+    end = max((u for u in users[: len(users) - policy.keep_turns] if u <= newest + 1), default=0)
+    starts = [u for u in users if u < end]
+    if not starts:
+        return NotCompressed.NOTHING_OLD
+    lead = _first_non_system(messages, users[0])
+    if lead < starts[0]:  # what precedes the first user message (a greeting)
+        starts.insert(0, lead)
+    runs = [
+        (start, stop)
+        for start, stop in zip(starts, [*starts[1:], end], strict=True)
+        if all(messages[i].plain for i in range(start, stop))
+    ]
+    runs = _merged(_without_system(runs, messages))
+    if not runs:
+        return NotCompressed.NOTHING_OLD
+    gone = {i for start, stop in runs for i in range(start, stop)}
+    replaced_positions = [p for p, i in enumerate(dialogue) if i in gone]
+    before = sum(tokens(m.text) for m in messages)
+    after = before - sum(tokens(messages[i].text) for i in gone)
+    quotes = _quotes(messages, dialogue, replaced_positions, index, query, policy)
+    return Compression(tuple(runs), len(replaced_positions), quotes, before, after)
+
+
+def _dialogue(message: Message) -> bool:
+    """As learning counts messages (learning/turns.py)."""
+    return message.role in ("user", "assistant") and bool(message.text.strip())
+
+
+def _first_non_system(messages: Sequence[Message], before: int) -> int:
+    at = 0
+    while at < before and messages[at].role in _KEPT_ROLES:
+        at += 1
+    return at
+
+
+def _without_system(
+    runs: list[tuple[int, int]], messages: Sequence[Message]
+) -> list[tuple[int, int]]:
+    """The runs split around system and developer messages, which stay where they are."""
+    split = []
+    for start, stop in runs:
+        at = start
+        for i in range(start, stop + 1):
+            if i == stop or messages[i].role in _KEPT_ROLES:
+                if at < i:
+                    split.append((at, i))
+                at = i + 1
+    return split
+
+
+def _merged(runs: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    merged: list[tuple[int, int]] = []
+    for start, stop in runs:
+        if merged and merged[-1][1] == start:
+            merged[-1] = (merged[-1][0], stop)
+        else:
+            merged.append((start, stop))
+    return merged
+
+
+def _quotes(
+    messages: Sequence[Message],
+    dialogue: list[int],
+    positions: list[int],
+    index: ConversationIndex,
+    query: np.ndarray | None,
+    policy: CompressionPolicy,
+) -> tuple[Quote, ...]:
+    """The replaced messages nearest to the new one, as many as ``quote_tokens`` hold."""
+    if query is None or not positions:
+        return ()
+    scores = index.scores(query, positions[-1] + 1)
+    chosen: list[int] = []
+    room = policy.quote_tokens
+    for position in sorted(positions, key=lambda p: -scores[p]):
+        if scores[position] < policy.quote_floor:
+            break
+        cost = tokens(messages[dialogue[position]].text) + 8  # its date and role
+        if cost <= room:
+            chosen.append(position)
+            room -= cost
+    return tuple(
+        Quote(messages[dialogue[p]].role, messages[dialogue[p]].text, index.said_at(p))
+        for p in sorted(chosen)
+    )
