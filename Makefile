@@ -11,7 +11,7 @@ PROTO_STAMP := $(PROTO_OUT)/.generated
 
 NODE_NULL := .run/node-null
 
-.PHONY: run test docs docs-check bench exchange-floor scale eval prefeval scenarios attacks chaos compare lint format proto clean setup
+.PHONY: compress run test docs docs-check bench exchange-floor scale eval prefeval scenarios attacks chaos compare lint format proto clean setup
 
 setup: $(STAMP) $(PROTO_STAMP)
 
@@ -89,6 +89,12 @@ eval: setup
 # processor, the local model and Milvus: a table, prefeval/prefeval.png, then JSON
 prefeval: setup
 	$(PY) -m prefeval
+
+# Compressed requests: tokens the LLM received and answer recall against the whole history, on
+# LoCoMo (COMPRESS_SLICES, default conv-26:11) and PrefEval preferences 40-300 turns back: a
+# table, eval/compress.png, then JSON. COMPRESS_LEARNING=notes: no model, quicker
+compress: setup
+	$(PY) -m eval.compress
 
 # The nine truth scenarios in three modes (real local model, scripted, notes): a table, then JSON.
 # Knobs: SCENARIO_SET=truth|variants|personal|changes|cascades|recall, SCENARIO_LANG=en|zh|es|de|ja|pt

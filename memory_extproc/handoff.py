@@ -31,9 +31,12 @@ class Batch:
     receipts: tuple[str, ...] = ()  # each new turn's receipt id, as ``received`` ("": none)
     traceparent: str = ""  # the request span of its latest turn, linked from the job's span
     # For compression (compression/state.py): its conversation's key, how many dialogue
-    # messages it had when the batch was cut (0: not known), and the last one's fingerprint.
+    # messages it had when the batch was cut (0: not known), how many of them came after the
+    # last batch (an assistant's message no request was answered with too), and the last one's
+    # fingerprint.
     conversation: str = ""
     size: int = 0
+    fresh: int = 0
     tail: str = ""
 
     def after(self, forgotten_at: int) -> Batch | None:

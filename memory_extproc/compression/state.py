@@ -42,7 +42,7 @@ class Chunk:
     """A batch's new messages: dialogue positions ``first`` … ``first + len(scales) - 1``."""
 
     first: int
-    at_ms: int  # when they were said (the batch's date: a replayed one, or the wall clock)
+    dates: np.ndarray  # int64 epoch ms per message: when it was said (its batch's date)
     vectors: np.ndarray  # int8, one row per message, each row scaled by its ``scales``
     scales: np.ndarray  # float32
     tail: str  # fingerprint of the last message's text as the client sent it
@@ -51,11 +51,22 @@ class Chunk:
     def end(self) -> int:
         return self.first + len(self.scales)
 
+    def followed_by(self, later: Chunk) -> Chunk:
+        """One chunk of both (``later`` starts where this one ends): a conversation learned a
+        turn at a time is read back in a few chunks, not one per turn."""
+        return Chunk(
+            self.first,
+            np.concatenate([self.dates, later.dates]),
+            np.concatenate([self.vectors, later.vectors]),
+            np.concatenate([self.scales, later.scales]),
+            later.tail,
+        )
+
     def encode(self) -> bytes:
         return orjson.dumps(
             {
                 "first": self.first,
-                "at_ms": self.at_ms,
+                "dates": base64.b64encode(self.dates.tobytes()).decode(),
                 "tail": self.tail,
                 "dimension": int(self.vectors.shape[1]),
                 "vectors": base64.b64encode(self.vectors.tobytes()).decode(),
@@ -71,8 +82,10 @@ class Chunk:
             scales = np.frombuffer(base64.b64decode(entry["scales"]), dtype=np.float32)
             vectors = np.frombuffer(base64.b64decode(entry["vectors"]), dtype=np.int8)
             vectors = vectors.reshape(len(scales), int(entry["dimension"]))
-            return cls(int(entry["first"]), int(entry["at_ms"]), vectors, scales,
-                       str(entry["tail"]))  # fmt: skip
+            dates = np.frombuffer(base64.b64decode(entry["dates"]), dtype=np.int64)
+            if len(dates) != len(scales):
+                return None
+            return cls(int(entry["first"]), dates, vectors, scales, str(entry["tail"]))
         except (orjson.JSONDecodeError, KeyError, TypeError, ValueError):
             return None
 
@@ -83,7 +96,8 @@ def chunk(first: int, at_ms: int, vectors: list[np.ndarray], tail: str) -> Chunk
     rows = np.asarray(vectors, dtype=np.float32)
     scales = np.maximum(np.abs(rows).max(axis=1), 1e-12) / _INT8
     quantized = np.rint(rows / scales[:, None]).astype(np.int8)
-    return Chunk(first, at_ms, quantized, scales.astype(np.float32), tail)
+    dates = np.full(len(rows), at_ms, dtype=np.int64)
+    return Chunk(first, dates, quantized, scales.astype(np.float32), tail)
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,7 +117,7 @@ class ConversationIndex:
     def said_at(self, position: int) -> int:
         for held in self.chunks:
             if held.first <= position < held.end:
-                return held.at_ms
+                return int(held.dates[position - held.first])
         return 0
 
 

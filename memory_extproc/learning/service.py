@@ -42,6 +42,8 @@ from memory_extproc.memories.retention import UsageTracker
 log = logging.getLogger(__name__)
 ADOPT_EVERY_S = 5.0  # how often what dead siblings left is looked for
 MAX_FORGOTTEN = 10_000  # users whose latest forget is remembered (for chunks, ``_keep_chunk``)
+RUN_MESSAGES = 64  # messages a chunk grows to before the next starts (~50 KB)
+MAX_RUNS = 512  # conversations whose last chunk is kept here to grow
 PRUNE_EVERY = 720  # adoption rounds between prunes of the shared conversation state (1 h)
 
 
@@ -94,6 +96,7 @@ class LearningService:
         self._recorder: asyncio.Task[None] | None = None  # takes them
         self._clear_here: Callable[[], None] = lambda: None
         self._forgotten: dict[str, int] = {}  # user → when they last had something forgotten
+        self._runs: dict[str, Chunk] = {}  # conversation → the chunk last written, oldest first
 
     async def start(self) -> None:
         self._spawn()
@@ -221,6 +224,7 @@ class LearningService:
         async def drop() -> None:  # in the recorder: carried through if our caller gives up
             self._kept.cache_clear()  # their words, as said, leave this process too
             self._forgotten[user_id] = now_ms()
+            self._runs.clear()  # a run may hold their messages: none grows across a forget
             while len(self._forgotten) > MAX_FORGOTTEN:
                 self._forgotten.pop(next(iter(self._forgotten)))
             dropped = self._tracker.forget(user_id, project_id)
@@ -326,10 +330,18 @@ class LearningService:
 
     def _keep_chunk(self, batch: Batch, chunk: Chunk | None) -> None:
         """What a compressed request of its conversation reads: not when a forget here came
-        after its turns (the worker checked the forgets it had heard of when it began)."""
+        after its turns (the worker checked the forgets it had heard of when it began). Joined
+        to the run this process wrote last for the conversation, up to ``RUN_MESSAGES``: a
+        request reads a few chunks, not one per batch."""
         forgotten = self._forgotten.get(batch.user_id, 0)
         if chunk is None or (forgotten and min(batch.received, default=0) <= forgotten):
             return
+        run = self._runs.pop(batch.conversation, None)
+        if run is not None and run.end == chunk.first and len(run.scales) < RUN_MESSAGES:
+            chunk = run.followed_by(chunk)
+        self._runs[batch.conversation] = chunk
+        while len(self._runs) > MAX_RUNS:
+            self._runs.pop(next(iter(self._runs)))
         self._shared.save_chunk(batch.user_id, batch.project_id, batch.conversation,
                                 chunk.first, chunk.encode())  # fmt: skip
 

@@ -66,6 +66,7 @@ class _Conversation:
     traceparent: str = ""  # the latest turn's request span
     size: int = 0  # dialogue messages so far, as the client sent them (0: not known)
     tail: str = ""  # fingerprint of the last one
+    extracted_size: int = 0  # ``size`` when its last batch was cut
 
 
 def _dialogue(turns: tuple[Turn, ...]) -> list[Turn]:
@@ -175,6 +176,7 @@ class TurnTracker:
             captured.traceparent,
             size,
             captured.tail,
+            state.extracted_size if state is not None and extracted else 0,
         )
         batch = None
         if turn % self._every == 0 and turn > extracted:
@@ -320,6 +322,7 @@ def _shareable(conversation: _Conversation) -> dict[str, Any]:
         "receipts": conversation.receipts,
         "size": conversation.size,
         "tail": conversation.tail,
+        "extracted_size": conversation.extracted_size,
     }
 
 
@@ -351,11 +354,13 @@ def _from_shared(state: dict[str, Any], captured: CapturedTurn, now: float) -> _
         [str(r) for r in state.get("receipts", ())],  # none in a state of 0.1.x
         size=int(state.get("size", 0)),
         tail=str(state.get("tail", "")),
+        extracted_size=int(state.get("extracted_size", 0)),
     )
 
 
 def _extracted(conversation: _Conversation) -> None:
     conversation.extracted_upto = conversation.turn
+    conversation.extracted_size = conversation.size
     conversation.recalled = []
     conversation.received = []
     conversation.receipts = []
@@ -385,5 +390,6 @@ def _batch(key: str, conversation: _Conversation, reason: str) -> Batch:
         traceparent=conversation.traceparent,
         conversation=key,
         size=conversation.size,
+        fresh=max(0, conversation.size - conversation.extracted_size),
         tail=conversation.tail,
     )

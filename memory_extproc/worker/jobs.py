@@ -180,6 +180,7 @@ class LearningJobs:
             return Learned(outcomes=(("skipped_forgotten", batch.new_turns),))
         if live.new_turns < batch.new_turns:
             metrics.TURNS_FORGOTTEN.labels("job").inc(batch.new_turns - live.new_turns)
+        whole = live == batch  # no turn of it forgotten: its messages line up for compression
         live = self._redacted(live)
         said = [t.text for t in live.messages if t.role == "user"]
         if read := await self._writer.heard(user, said):
@@ -205,7 +206,7 @@ class LearningJobs:
             if received:
                 metrics.LEARNING_LAG.observe(max(0, learned_ms - received) / 1000)
         return Learned(
-            chunk=await self._chunk(live),
+            chunk=await self._chunk(live) if whole else None,
             added=tuple(i for w, i in written if i and w not in (Written.UPDATED, Written.PENDING)),
             held=tuple(i for w, i in written if i and w is Written.PENDING),
             updated=tuple(dict.fromkeys(i for w, i in written if i and w is Written.UPDATED)),
@@ -217,14 +218,12 @@ class LearningJobs:
         """The new messages' vectors (compression/state.py): each read once, here, so a
         compressed request scores them without embedding any. As memories are read, but for
         English, by MiniLM alone (what an English question reads)."""
-        if self._embedder is None or not batch.conversation or not batch.new_turns:
+        if self._embedder is None or not batch.conversation or not batch.fresh:
             return None
-        users = [at for at, t in enumerate(batch.messages) if t.role == "user"]
-        first_new = users[max(0, len(users) - batch.new_turns)] if users else 0
-        texts = [t.text for t in batch.messages[first_new:] if t.text.strip()]
+        texts = [t.text for t in batch.messages if t.text.strip()][-batch.fresh :]
         first = batch.size - len(texts)
-        if not texts or first < 0:
-            return None  # a batch of an older release, or one counted differently
+        if first < 0:
+            return None  # counted differently
         embedder = self._embedder
         vectors = await asyncio.gather(*(embedder.memory(t, by_e5=False) for t in texts))
         return chunk(first, batch.at_ms, list(vectors), batch.tail)

@@ -95,7 +95,12 @@ def test_a_chunk_survives_its_encoding_and_scores_as_its_float_vectors_did() -> 
     made = chunk(10, DAY, rows, "f" * 16)
     back = Chunk.decode(made.encode())
     assert back is not None
-    assert (back.first, back.end, back.at_ms, back.tail) == (10, 15, DAY, "f" * 16)
+    assert (back.first, back.end, back.said_at(12) if False else int(back.dates[2]), back.tail) == (
+        10,
+        15,
+        DAY,
+        "f" * 16,
+    )
     query = rows[2]
     index = ConversationIndex(15, back.tail, (chunk(0, DAY, [rows[0]] * 10, "x"), back))
     scores = index.scores(query, 15)
@@ -111,6 +116,17 @@ def test_a_damaged_chunk_is_none_and_a_gap_ends_the_index() -> None:
     assert index is not None
     assert (index.upto, index.tail) == (4, "a")
     assert assemble([third]) is None  # nothing from the start: nothing known to be contiguous
+
+
+def test_chunks_join_into_one_that_keeps_each_messages_date() -> None:
+    early, late = chunk(0, DAY, [unit(0)] * 2, "a"), chunk(2, DAY + 86_400_000, [unit(1)], "b")
+    joined = early.followed_by(late)
+    back = Chunk.decode(joined.encode())
+    assert back is not None
+    index = assemble([back])
+    assert index is not None
+    assert (index.upto, index.tail) == (3, "b")
+    assert [index.said_at(p) for p in range(3)] == [DAY, DAY, DAY + 86_400_000]
 
 
 def test_the_conversation_key_is_who_and_how_it_began() -> None:

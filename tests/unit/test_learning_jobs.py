@@ -507,7 +507,7 @@ async def test_a_batch_leaves_its_new_messages_read_for_compression(
         Turn("user", "I adopted a cat."), Turn("assistant", "Lovely!"),  # context
         Turn("user", "We go hiking in the Alps every July."), Turn("assistant", "Nice."),
     )  # fmt: skip
-    batch = Batch("alice", "", turns, 1, T0, "idle", conversation="c1", size=12, tail="t")
+    batch = Batch("alice", "", turns, 1, T0, "idle", conversation="c1", size=12, fresh=2, tail="t")
     learned = await jobs.run(batch)
     assert learned is not None
     assert learned.chunk is not None

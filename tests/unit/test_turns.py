@@ -171,5 +171,20 @@ def test_a_batch_names_what_compression_reads_it_by_as_the_client_sent_it() -> N
     batch = tracker.record(dataclasses.replace(third, **as_sent(third)), now=3)
     assert batch is not None
     assert batch.size == 6  # three questions and three answers; the system prompt is not one
+    assert batch.fresh == 6
     assert batch.tail == fingerprint("answer 3")
     assert batch.conversation == conversation_key("alice", "", "question 1", "answer 1")
+
+
+def test_a_batch_counts_the_assistants_messages_no_request_was_answered_with() -> None:
+    """A conversation where the assistant spoke twice in a row (a new session it opened):
+    every message since the last batch is fresh, so what compression reads has no gap."""
+    tracker = TurnTracker(every=2)
+    history = chat_history(3)
+    for n, turns in ((2, history[:4]), (3, (*history[:5], Turn("assistant", "Hi again!"),
+                                            history[5]))):  # fmt: skip
+        turn = CapturedTurn("alice", "", turns, f"answer {n}", at_ms=n)
+        batch = tracker.record(dataclasses.replace(turn, **as_sent(turn)), now=n)
+    assert batch is None
+    (idle,) = tracker.idle(now=100, idle_s=1)
+    assert (idle.size, idle.fresh) == (7, 3)  # "Hi again!", question 3, answer 3
