@@ -23,6 +23,7 @@ from memory_extproc.compression.state import ConversationIndex, fingerprint
 from memory_extproc.words import CJK
 
 _KEPT_ROLES = frozenset({"system", "developer"})
+VECTOR_WEIGHT = 0.2  # of meaning against shared words (eval/RESULTS.md, "Compression")
 
 
 class NotCompressed(StrEnum):
@@ -53,7 +54,15 @@ class CompressionPolicy:
     min_turns: int
     keep_turns: int
     quote_tokens: int  # the old messages quoted, nearest to the new message first
-    quote_floor: float  # a message scored under this is not quoted, however much room is left
+
+
+@dataclass(frozen=True, slots=True)
+class Query:
+    """The new message, as quotes are chosen for it: its words (words.terms) and, when the
+    memory search embedded it, its vector."""
+
+    words: tuple[str, ...]
+    vector: np.ndarray | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,7 +107,7 @@ def messages_of(items: Sequence[Any], part_text: Callable[[Any], str]) -> list[M
 def plan(
     messages: Sequence[Message],
     index: ConversationIndex | None,
-    query: np.ndarray | None,
+    query: Query,
     policy: CompressionPolicy,
 ) -> Compression | NotCompressed:
     users = [i for i, m in enumerate(messages) if m.role == "user"]
@@ -178,17 +187,24 @@ def _quotes(
     dialogue: list[int],
     positions: list[int],
     index: ConversationIndex,
-    query: np.ndarray | None,
+    query: Query,
     policy: CompressionPolicy,
 ) -> tuple[Quote, ...]:
-    """The replaced messages nearest to the new one, as many as ``quote_tokens`` hold."""
-    if query is None or not positions:
+    """The replaced messages nearest to the new one, as many as ``quote_tokens`` hold: by the
+    words they share with it (BM25), and a fifth as much by meaning (its vector, when the
+    memory search made one). Words first: a question names the words its answer was said with
+    ("When did Caroline go to the LGBTQ support group?"), which a long chatty message's
+    vector blurs (eval/RESULTS.md, "Compression")."""
+    if not positions or policy.quote_tokens <= 0:
         return ()
-    scores = index.scores(query, positions[-1] + 1)
+    upto = positions[-1] + 1
+    relevance = _scaled(index.shared_words(query.words, upto))
+    if query.vector is not None:
+        relevance = relevance + VECTOR_WEIGHT * _scaled(index.scores(query.vector, upto))
     chosen: list[int] = []
     room = policy.quote_tokens
-    for position in sorted(positions, key=lambda p: -scores[p]):
-        if scores[position] < policy.quote_floor:
+    for position in sorted(positions, key=lambda p: -relevance[p]):
+        if relevance[position] <= 0:
             break
         cost = tokens(messages[dialogue[position]].text) + 8  # its date and role
         if cost <= room:
@@ -198,3 +214,10 @@ def _quotes(
         Quote(messages[dialogue[p]].role, messages[dialogue[p]].text, index.said_at(p))
         for p in sorted(chosen)
     )
+
+
+def _scaled(scores: np.ndarray) -> np.ndarray:
+    """0 … 1, the best 1 (a negative score counts as none)."""
+    scores = np.maximum(scores, 0.0)
+    best = float(scores.max()) if len(scores) else 0.0
+    return scores / best if best > 0 else scores

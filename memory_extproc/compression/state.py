@@ -15,13 +15,16 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import orjson
 
 _INT8 = 127.0
+_K1, _B = 1.2, 0.75  # BM25's usual
 
 
 def conversation_key(user_id: str, project_id: str, first_user: str, first_answer: str) -> str:
@@ -37,6 +40,20 @@ def fingerprint(text: str) -> str:
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
 
 
+def _arrays(**named: np.ndarray) -> dict[str, str]:
+    return {name: base64.b64encode(array.tobytes()).decode() for name, array in named.items()}
+
+
+def _array(entry: dict[str, Any], name: str, dtype: type) -> np.ndarray:
+    return np.frombuffer(base64.b64decode(entry[name]), dtype=dtype)
+
+
+def word_ids(words: Iterable[str]) -> np.ndarray:
+    """A message's words (words.terms: stemmed, CJK as character pairs) as 32-bit ids: what
+    scoring by shared words needs, without keeping the words."""
+    return np.array(sorted({zlib.crc32(w.encode()) for w in words}), dtype=np.uint32)
+
+
 @dataclass(frozen=True, slots=True)
 class Chunk:
     """A batch's new messages: dialogue positions ``first`` … ``first + len(scales) - 1``."""
@@ -45,6 +62,8 @@ class Chunk:
     dates: np.ndarray  # int64 epoch ms per message: when it was said (its batch's date)
     vectors: np.ndarray  # int8, one row per message, each row scaled by its ``scales``
     scales: np.ndarray  # float32
+    words: np.ndarray  # uint32 word ids (word_ids), each message's in turn
+    counts: np.ndarray  # uint32: how many of ``words`` are each message's
     tail: str  # fingerprint of the last message's text as the client sent it
 
     @property
@@ -54,50 +73,50 @@ class Chunk:
     def followed_by(self, later: Chunk) -> Chunk:
         """One chunk of both (``later`` starts where this one ends): a conversation learned a
         turn at a time is read back in a few chunks, not one per turn."""
-        return Chunk(
-            self.first,
-            np.concatenate([self.dates, later.dates]),
-            np.concatenate([self.vectors, later.vectors]),
-            np.concatenate([self.scales, later.scales]),
-            later.tail,
+        dates, vectors, scales, words, counts = (
+            np.concatenate([getattr(self, n), getattr(later, n)]) for n in _ROWS
         )
+        return Chunk(self.first, dates, vectors, scales, words, counts, later.tail)
 
     def encode(self) -> bytes:
+        arrays = {name: getattr(self, name) for name in _ROWS}
         return orjson.dumps(
-            {
-                "first": self.first,
-                "dates": base64.b64encode(self.dates.tobytes()).decode(),
-                "tail": self.tail,
-                "dimension": int(self.vectors.shape[1]),
-                "vectors": base64.b64encode(self.vectors.tobytes()).decode(),
-                "scales": base64.b64encode(self.scales.tobytes()).decode(),
-            }
-        )
+            {"first": self.first, "tail": self.tail, "dimension": int(self.vectors.shape[1]),
+             **_arrays(**arrays)}
+        )  # fmt: skip
 
     @classmethod
     def decode(cls, raw: bytes) -> Chunk | None:
         """None for anything not in this shape (another release's, or damaged)."""
         try:
             entry = orjson.loads(raw)
-            scales = np.frombuffer(base64.b64decode(entry["scales"]), dtype=np.float32)
-            vectors = np.frombuffer(base64.b64decode(entry["vectors"]), dtype=np.int8)
-            vectors = vectors.reshape(len(scales), int(entry["dimension"]))
-            dates = np.frombuffer(base64.b64decode(entry["dates"]), dtype=np.int64)
-            if len(dates) != len(scales):
+            scales = _array(entry, "scales", np.float32)
+            vectors = _array(entry, "vectors", np.int8).reshape(len(scales), entry["dimension"])
+            dates = _array(entry, "dates", np.int64)
+            words, counts = _array(entry, "words", np.uint32), _array(entry, "counts", np.uint32)
+            if not len(dates) == len(counts) == len(scales) or counts.sum() != len(words):
                 return None
-            return cls(int(entry["first"]), dates, vectors, scales, str(entry["tail"]))
+            return cls(int(entry["first"]), dates, vectors, scales, words, counts,
+                       str(entry["tail"]))  # fmt: skip
         except (orjson.JSONDecodeError, KeyError, TypeError, ValueError):
             return None
 
 
-def chunk(first: int, at_ms: int, vectors: list[np.ndarray], tail: str) -> Chunk:
+_ROWS = ("dates", "vectors", "scales", "words", "counts")
+
+
+def chunk(
+    first: int, at_ms: int, vectors: list[np.ndarray], words: list[np.ndarray], tail: str
+) -> Chunk:
     """Vectors kept as int8 with a scale per row: a quarter of float32's bytes, for scores
-    within ~1% of theirs."""
+    within ~1% of theirs. ``words``: each message's word_ids."""
     rows = np.asarray(vectors, dtype=np.float32)
     scales = np.maximum(np.abs(rows).max(axis=1), 1e-12) / _INT8
     quantized = np.rint(rows / scales[:, None]).astype(np.int8)
     dates = np.full(len(rows), at_ms, dtype=np.int64)
-    return Chunk(first, dates, quantized, scales.astype(np.float32), tail)
+    counts = np.array([len(w) for w in words], dtype=np.uint32)
+    flat = np.concatenate(words).astype(np.uint32) if words else np.zeros(0, np.uint32)
+    return Chunk(first, dates, quantized, scales.astype(np.float32), flat, counts, tail)
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +132,23 @@ class ConversationIndex:
         memories are scored: embedding/spaces.py)."""
         found = [c.vectors.astype(np.float32) @ query * c.scales for c in self.chunks]
         return np.concatenate(found)[:upto] if found else np.zeros(0, dtype=np.float32)
+
+    def shared_words(self, words: Iterable[str], upto: int) -> np.ndarray:
+        """Each of the first ``upto`` messages' BM25 score for these words (each word once per
+        message), against the whole conversation's: a question names the few words its answer
+        was said with, which a sentence's vector blurs in a long chatty message."""
+        flat = np.concatenate([c.words for c in self.chunks])
+        counts = np.concatenate([c.counts for c in self.chunks]).astype(np.float64)
+        owner = np.repeat(np.arange(len(counts)), counts.astype(np.int64))
+        held = len(counts)
+        length = counts / max(counts.mean(), 1.0)
+        score = np.zeros(held, dtype=np.float64)
+        for word in word_ids(words):
+            hits = owner[flat == word]
+            if len(hits):
+                idf = np.log(1 + (held - len(hits) + 0.5) / (len(hits) + 0.5))
+                score[hits] += idf * (_K1 + 1) / (1 + _K1 * (1 - _B + _B * length[hits]))
+        return score[:upto]
 
     def said_at(self, position: int) -> int:
         for held in self.chunks:

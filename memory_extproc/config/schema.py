@@ -343,10 +343,6 @@ class CompressionConfig:
         metadata=_key("Older messages quoted, nearest to the new message first (tokens).", 0,
                       100_000),
     )  # fmt: skip
-    quote_floor: float = field(
-        default=0.2,
-        metadata=_key("An older message is quoted from this score (the memories' scale).", -1, 1),
-    )
     ttl_hours: float = field(
         default=24.0,
         metadata=_key("What a conversation's compression reads is kept this long after its "

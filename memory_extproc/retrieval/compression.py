@@ -18,6 +18,7 @@ from memory_extproc.compression.plan import (
     CompressionPolicy,
     Message,
     NotCompressed,
+    Query,
     messages_of,
     plan,
 )
@@ -25,6 +26,8 @@ from memory_extproc.compression.state import Chunk, ConversationIndex, assemble,
 from memory_extproc.config.schema import CompressionConfig
 from memory_extproc.identity import HeaderSignals
 from memory_extproc.llm_api.requests import ChatRequest, conversation_items, message_text
+from memory_extproc.retrieval.query import MAX_QUERY_CHARS
+from memory_extproc.words import terms
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +50,6 @@ class RequestCompression:
             min_turns=config.min_turns,
             keep_turns=config.keep_turns,
             quote_tokens=config.quote_tokens,
-            quote_floor=config.quote_floor,
         )
 
     def wanted(self, request: ChatRequest, signals: HeaderSignals) -> bool:
@@ -72,8 +74,9 @@ class RequestCompression:
         return Reading(messages, task)
 
     async def end(
-        self, reading: Reading, query: np.ndarray | None, within_s: float
+        self, reading: Reading, query: str, vector: np.ndarray | None, within_s: float
     ) -> Compression | NotCompressed:
+        """``query``: the new message; ``vector``: the memory search's, when it made one."""
         index = None
         if reading.index is not None:
             try:
@@ -83,7 +86,7 @@ class RequestCompression:
                 return _counted(NotCompressed.UNAVAILABLE, "timeout")
             except Exception as exc:
                 return _counted(NotCompressed.UNAVAILABLE, type(exc).__name__)
-        return plan(reading.messages, index, query, self.policy)
+        return plan(reading.messages, index, Query(tuple(terms(query[:MAX_QUERY_CHARS])), vector), self.policy)
 
     async def _index(self, user_id: str, key: str) -> ConversationIndex | None:
         chunks = [Chunk.decode(raw) for raw in await self._read(user_id, key)]

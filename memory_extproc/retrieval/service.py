@@ -124,7 +124,7 @@ class MemoryRetrieval:
         if compression is not None and reading is not None:
             started = recall.started or time.perf_counter()
             left = self._budget - (time.perf_counter() - started)
-            planned = await compression.end(reading, recall.vector, left)
+            planned = await compression.end(reading, request.query, recall.vector, left)
         return self._finish(request, signals, recall, planned)
 
     async def _recall(self, request: ChatRequest, signals: HeaderSignals) -> _Recall:

@@ -16,7 +16,7 @@ from itertools import compress
 
 from memory_extproc import metrics, tracing
 from memory_extproc.clock import day, now_ms
-from memory_extproc.compression.state import Chunk, chunk
+from memory_extproc.compression.state import Chunk, chunk, word_ids
 from memory_extproc.config import RetentionConfig
 from memory_extproc.embedding.spaces import Embeddings
 from memory_extproc.handoff import Batch
@@ -39,6 +39,7 @@ from memory_extproc.receipts import Learned
 from memory_extproc.store.milvus import MilvusStore
 from memory_extproc.store.model import MemoryType, StoreUnavailableError, content_hash
 from memory_extproc.tracing import linked, traced
+from memory_extproc.words import terms
 from memory_extproc.worker.echo import statements, strip_echoes
 from memory_extproc.worker.pool import WorkerPool
 from memory_extproc.worker.prompts import (
@@ -226,7 +227,8 @@ class LearningJobs:
             return None  # counted differently
         embedder = self._embedder
         vectors = await asyncio.gather(*(embedder.memory(t, by_e5=False) for t in texts))
-        return chunk(first, batch.at_ms, list(vectors), batch.tail)
+        words = [word_ids(terms(t)) for t in texts]
+        return chunk(first, batch.at_ms, list(vectors), words, batch.tail)
 
     def _redacted(self, batch: Batch) -> Batch:
         """The batch as the model, the notes and the store may see it: every message, the
