@@ -72,14 +72,15 @@ class Lever:
     memories: bool = True
 
 
-DEFAULT = Lever("default", 4, 400)
+DEFAULT = Lever("default", 4, 800)
 LEVERS = (
     DEFAULT,
-    Lever("no memories", 4, 400, memories=False),
+    Lever("no memories", 4, 800, memories=False),
     Lever("no quotes", 4, 0),
-    Lever("quotes 800", 4, 800),
-    Lever("keep 8", 8, 400),
-    Lever("keep 2, quotes 200", 2, 200),
+    Lever("quotes 400", 4, 400),
+    Lever("quotes 1200", 4, 1200),
+    Lever("keep 8", 8, 800),
+    Lever("keep 2", 2, 800),
 )
 
 

@@ -190,26 +190,29 @@ def _quotes(
     query: Query,
     policy: CompressionPolicy,
 ) -> tuple[Quote, ...]:
-    """The replaced messages nearest to the new one, as many as ``quote_tokens`` hold: by the
-    words they share with it (BM25), and a fifth as much by meaning (its vector, when the
-    memory search made one). Words first: a question names the words its answer was said with
-    ("When did Caroline go to the LGBTQ support group?"), which a long chatty message's
-    vector blurs (eval/RESULTS.md, "Compression")."""
+    """The replaced messages nearest to the new one, each with the message after it (what
+    answered it), as many as ``quote_tokens`` hold: by the words they share with it (BM25),
+    and a fifth as much by meaning (its vector, when the memory search made one). Words first:
+    a question names the words its answer was said with ("When did Caroline go to the LGBTQ
+    support group?"), which a long chatty message's vector blurs (eval/RESULTS.md,
+    "Compression")."""
     if not positions or policy.quote_tokens <= 0:
         return ()
     upto = positions[-1] + 1
     relevance = _scaled(index.shared_words(query.words, upto))
     if query.vector is not None:
         relevance = relevance + VECTOR_WEIGHT * _scaled(index.scores(query.vector, upto))
-    chosen: list[int] = []
+    replaced = set(positions)
+    chosen: set[int] = set()
     room = policy.quote_tokens
     for position in sorted(positions, key=lambda p: -relevance[p]):
         if relevance[position] <= 0:
             break
-        cost = tokens(messages[dialogue[position]].text) + 8  # its date and role
-        if cost <= room:
-            chosen.append(position)
-            room -= cost
+        for quoted in (position, position + 1):  # and the message after it: its answer
+            cost = tokens(messages[dialogue[quoted]].text) + 8  # its date and role
+            if quoted in replaced and quoted not in chosen and cost <= room:
+                chosen.add(quoted)
+                room -= cost
     return tuple(
         Quote(messages[dialogue[p]].role, messages[dialogue[p]].text, index.said_at(p))
         for p in sorted(chosen)

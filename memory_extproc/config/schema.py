@@ -339,7 +339,7 @@ class CompressionConfig:
     )
     keep_turns: int = field(default=4, metadata=_key("The last turns, sent as they are.", 1, 1000))
     quote_tokens: int = field(
-        default=400,
+        default=800,
         metadata=_key("Older messages quoted, nearest to the new message first (tokens).", 0,
                       100_000),
     )  # fmt: skip

@@ -13,8 +13,10 @@ import asyncio
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import Any
 
 import aiohttp
+import orjson
 import pytest
 
 from devstack.gateway import Gateway
@@ -30,6 +32,7 @@ from memory_extproc.memories.judge import JUDGE_SCHEMA, judge_messages, parse_ju
 from scenarios.cases import PERSONAL, verdict
 from scenarios.catalog import SETS
 from scenarios.runner import CHAT_MODEL, ChatAnswers, Run, memory_settings
+from tests.integration.conftest import until
 
 pytestmark = pytest.mark.integration
 
@@ -191,3 +194,75 @@ async def test_words_the_user_put_in_quotes_are_learned_whole(run: Run) -> None:
         await run.learned()
     held = " ".join(m.content for m in await run.memories(user))
     assert all(title in held for _, title in QUOTED), held
+
+
+LONG_CHAT = (
+    "My sister Ingrid moved to Tromsø in March to work at the Arctic university.",
+    "Can you suggest a good way to learn to bake sourdough?",
+    "What temperature should the oven be?",
+    "How long should the dough rest overnight?",
+    "Any tips for a crispier crust?",
+    "What flour works best for a beginner?",
+    "Should I use a Dutch oven?",
+    "How do I keep the starter alive while travelling?",
+    "Is rye flour good for the starter?",
+    "Thanks, I'll try it this weekend.",
+)
+
+
+async def test_a_long_conversation_is_compressed_and_an_early_detail_still_reaches_the_llm(
+    tmp_path_factory: pytest.TempPathFactory,
+    milvus: MilvusProcess,
+    llm: MockLLM,
+    identity: DevIdentity,
+    local_model: LocalLlmProcess,
+) -> None:
+    """Ten turns learned by the local model, then a question about the first one sent with
+    ``"memory_config": {"compress": true}``: the older turns are replaced by a block that
+    quotes the early detail, the last turns and the question arrive as sent."""
+    settings = memory_settings("real", milvus.port, llm.port, local_model)
+    settings["milvus"]["collection"] = "compression_real"
+    settings |= {"extraction_batch_size": 10, "compression": {"min_turns": 8, "keep_turns": 2}}
+    chat = ChatAnswers()
+    llm.on_model(CHAT_MODEL, chat)
+    gateway = Gateway(Path(tmp_path_factory.mktemp("compression")), settings, llm.port, identity)
+    user = f"compress-{uuid.uuid4().hex[:8]}"
+    try:
+        await asyncio.to_thread(gateway.wait_ready)
+        async with aiohttp.ClientSession() as http:
+            run = Run(gateway, http, identity, llm, chat)
+            messages: list[dict[str, str]] = []
+            for k, said in enumerate(LONG_CHAT):
+                messages.append({"role": "user", "content": said})
+                chat.next = f"Happy to help with that ({k})."
+                messages.append({"role": "assistant", "content": await run.chat(user, messages)})
+            await run.learned()
+            question = {"role": "user", "content": "Which city did my sister move to?"}
+            body = orjson.dumps(
+                {
+                    "model": CHAT_MODEL,
+                    "messages": [*messages, question],
+                    "memory_config": {"compress": True, "auto_store": False},
+                }
+            )
+            headers = {"authorization": f"Bearer {identity.token(user)}",
+                       "content-type": "application/json"}  # fmt: skip
+
+            async def compressed() -> tuple[str, list[dict[str, Any]]] | None:
+                before = len(llm.recorded)
+                async with http.post(gateway.chat_url, data=body, headers=headers) as response:
+                    assert response.status == 200
+                    receipt = response.headers["x-memory-receipt"]
+                sent = [r for r in llm.recorded[before:] if "x-request-id" in r.headers]
+                return (receipt, sent[-1].json["messages"]) if "=compressed" in receipt else None
+
+            # the batch's vectors reach the store just after its job is counted: asked again
+            found = await until(compressed, timeout_s=30)
+    finally:
+        await asyncio.to_thread(gateway.stop)
+        llm.on_model(CHAT_MODEL, None)
+    receipt, received = found
+    assert "replaced=16" in receipt  # eight turns of ten: the last two stay as sent
+    assert received[-5:] == [*messages[-4:], question]
+    block = next(m["content"] for m in received if m["content"].startswith("<conversation_memory>"))
+    assert "Tromsø" in block

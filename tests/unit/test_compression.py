@@ -216,9 +216,13 @@ def test_quotes_are_the_replaced_messages_sharing_the_questions_words_with_their
     messages = chat(10)
     messages[4]["content"] = "We adopted a beagle named Biscuit last spring."
     messages[12]["content"] = "Biscuit still chews every shoe he finds."
-    found = planned(messages, index_of(messages, 20), Query(tuple(terms("How old is Biscuit?"))))
+    roomy = CompressionPolicy(min_turns=6, keep_turns=2, quote_tokens=100)
+    found = plan(messages_of(messages, message_text), index_of(messages, 20),
+                 Query(tuple(terms("How old is Biscuit?"))), roomy)  # fmt: skip
     assert isinstance(found, Compression)
-    assert [q.text for q in found.quotes] == [messages[4]["content"], messages[12]["content"]]
+    # each with the message that followed it
+    assert [q.text for q in found.quotes] == [
+        messages[4]["content"], "question 2", messages[12]["content"], "question 6"]  # fmt: skip
     block = format_conversation(found.replaced, found.quotes)
     assert "- [2023-05-08] assistant: We adopted a beagle named Biscuit last spring." in block
     assert "first 16 messages" in block
@@ -230,7 +234,8 @@ def test_with_no_word_shared_the_nearest_by_meaning_is_quoted_within_the_budget(
     assert isinstance(found, Compression)
     # dialogue positions 3 and 11 share the question's direction: "answer 1" and "answer 5"
     assert [(q.role, q.text) for q in found.quotes] == [
-        ("assistant", "answer 1"), ("assistant", "answer 5")]  # fmt: skip
+        ("assistant", "answer 1"), ("user", "question 2"),
+        ("assistant", "answer 5"), ("user", "question 6")]  # fmt: skip
     tight = CompressionPolicy(min_turns=6, keep_turns=2, quote_tokens=12)
     one = plan(messages_of(messages, message_text), index_of(messages, 20),
                Query(("zebra",), unit(3)), tight)  # fmt: skip
