@@ -261,8 +261,9 @@ async def locomo_part(
         chats, asked = conversation(sample, sessions), questions(sample, sessions)
         history = [*chats[-1].messages, {"role": "assistant", "content": chats[-1].answer}]
         token = identity.token(f"compress-{name}")
-        stack = Gateway(workdir / name, settings(milvus, local, DEFAULT, f"compress_{name.replace('-', '_')}"),
-                        llm.port, identity)  # fmt: skip
+        collection = f"compress_{name.replace('-', '_')}"
+        stack = Gateway(workdir / name, settings(milvus, local, DEFAULT, collection), llm.port,
+                        identity)  # fmt: skip
         try:
             await asyncio.to_thread(stack.wait_ready)
             async with aiohttp.ClientSession() as http:
@@ -279,7 +280,7 @@ async def locomo_part(
                 for arm in found:
                     lever = next((v for v in LEVERS if v.name == arm.lever), DEFAULT)
                     if arm.compressed:
-                        await with_lever(stack, settings(milvus, local, lever, f"compress_{name.replace('-', '_')}"))
+                        await with_lever(stack, settings(milvus, local, lever, collection))
                     for question in asked:
                         got, status = await ask(
                             http,
@@ -379,26 +380,32 @@ async def _learned(http: aiohttp.ClientSession, stack: Gateway) -> None:
 
 
 def plot(arms: dict[str, list[Arm]], path: Path) -> None:
+    """Answer recall against tokens received: a colour per lever point, a marker per
+    conversation; the whole history is the grey point of each."""
     import matplotlib
 
     matplotlib.use("Agg")
     from matplotlib import pyplot
 
-    figure, axes = pyplot.subplots(figsize=(7.5, 4.5))
+    figure, axes = pyplot.subplots(figsize=(8, 4.8))
+    levers = ["history", *(lever.name for lever in LEVERS)]
+    colours = dict(zip(levers, ["#888", *pyplot.get_cmap("tab10").colors], strict=False))
+    markers = dict(zip(arms, "osD^vP", strict=False))
     for name, found in arms.items():
         for arm in found:
             row = summary_of(arm)
-            if not row:
-                continue
-            marker = "s" if not arm.compressed else "o"
-            axes.scatter(row["tokens_received_median"], row["answer_recall"], marker=marker)
-            axes.annotate(f"{name} · {arm.lever}", (row["tokens_received_median"],
-                          row["answer_recall"]), fontsize=7, xytext=(4, 3),
-                          textcoords="offset points")  # fmt: skip
+            if row:
+                axes.scatter(row["tokens_received_median"], row["answer_recall"], s=40,
+                             color=colours[arm.lever], marker=markers[name])  # fmt: skip
+    for lever in levers:
+        axes.scatter([], [], color=colours[lever], label=lever)
+    for name, marker in markers.items():
+        axes.scatter([], [], color="black", marker=marker, label=name)
     axes.set_xscale("log")
     axes.set_xlabel("tokens the LLM received (median per question, log scale)")
     axes.set_ylabel("answer recall (share of the gold answer in it)")
     axes.set_ylim(0, 1)
+    axes.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8, frameon=False)
     axes.set_title("What a compressed request costs and what it loses (make compress)")
     figure.savefig(path, dpi=110, bbox_inches="tight")
 
