@@ -92,6 +92,7 @@ class Processor:
                 on_forget=supervisor.forget,
                 on_texts_forgotten=supervisor.forget_cached_texts,
                 receipts=supervisor.receipt,
+                conversations=supervisor,
             )
             supervisor.when_forgotten_elsewhere(memory_api.forget_cached_texts_here)
         else:

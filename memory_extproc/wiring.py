@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from memory_extproc.api.service import ForgetHook, MemoryApi, ReceiptReader
+from memory_extproc.api.service import ConversationStates, ForgetHook, MemoryApi, ReceiptReader
 from memory_extproc.config import Config
 from memory_extproc.embedding import EmbeddingBatcher, OnnxEmbedder, model_files
 from memory_extproc.embedding.model import ModelIntegrityError
@@ -130,6 +130,7 @@ def build_api(
     on_forget: ForgetHook | None = None,
     on_texts_forgotten: Callable[[], None] | None = None,
     receipts: ReceiptReader | None = None,
+    conversations: ConversationStates | None = None,
 ) -> MemoryApi:
     """Explicit adds dedup (hash, restatement) but are not reconciled by a model: the user
     said it, and an API call must not wait on an LLM."""
@@ -143,6 +144,7 @@ def build_api(
         on_forget=on_forget,
         on_texts_forgotten=on_texts_forgotten,
         receipts=receipts,
+        conversations=conversations,
     )
 
 

@@ -138,6 +138,14 @@ class GetReceipt:
     receipt_id: str
 
 
+@dataclass(frozen=True, slots=True)
+class Conversation:
+    """What compression keeps of one conversation: shown, or deleted."""
+
+    conversation_id: str
+    delete: bool
+
+
 Call = (
     ListMemories
     | GetMemory
@@ -149,7 +157,10 @@ Call = (
     | Review
     | DeleteScope
     | GetReceipt
+    | Conversation
 )
+
+_CONVERSATION_ID = re.compile("[0-9a-f]{32}")
 
 # method, path template: documented in openapi/memory-api.yaml (a test keeps them equal)
 ROUTES = frozenset(
@@ -166,6 +177,8 @@ ROUTES = frozenset(
         ("POST", PREFIX + "/{id}/confirm"),
         ("POST", PREFIX + "/{id}/reject"),
         ("GET", PREFIX + "/receipts/{id}"),
+        ("GET", PREFIX + "/conversations/{id}"),
+        ("DELETE", PREFIX + "/conversations/{id}"),
     }
 )
 
@@ -206,6 +219,10 @@ def parse_call(method: str, path: str, query: str, body: bytes) -> Call:
         if memory_id is None or not is_receipt_id(memory_id):
             raise bad_request("receipt id must look like rcpt_ followed by 32 hex digits")
         return GetReceipt(memory_id)
+    if template == PREFIX + "/conversations/{id}":
+        if memory_id is None or not _CONVERSATION_ID.fullmatch(memory_id):
+            raise bad_request("conversation id must be 32 hex digits (x-memory-receipt names it)")
+        return Conversation(memory_id, delete=method == "DELETE")
     if memory_id is None or not is_memory_id(memory_id):
         raise bad_request("memory id must look like mem_ followed by 32 hex digits")
     if template.endswith("/history"):
@@ -233,6 +250,7 @@ _OPERATIONS = {
     ("GET", PREFIX + "/{id}/history"): tracing.SEARCH_MEMORY,
     ("POST", PREFIX + "/{id}/confirm"): tracing.UPDATE_MEMORY,
     ("POST", PREFIX + "/{id}/reject"): tracing.DELETE_MEMORY,
+    ("DELETE", PREFIX + "/conversations/{id}"): tracing.DELETE_MEMORY,
 }
 
 
@@ -259,6 +277,8 @@ def _template(path: str) -> tuple[str | None, str | None]:
     memory_id, _, sub = rest.partition("/")
     if memory_id == "receipts" and sub:
         return PREFIX + "/receipts/{id}", sub
+    if memory_id == "conversations" and sub:
+        return PREFIX + "/conversations/{id}", sub
     if not sub:
         return PREFIX + "/{id}", memory_id
     if sub in ("history", "confirm", "reject"):

@@ -10,7 +10,7 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import orjson
 
@@ -19,6 +19,7 @@ from memory_extproc.api.routes import (
     AddMemory,
     ApiError,
     Call,
+    Conversation,
     Cursor,
     DeleteMemory,
     DeleteScope,
@@ -53,6 +54,14 @@ log = logging.getLogger(__name__)
 ForgetHook = Callable[[str, str | None], Awaitable[None]]
 # (user, receipt id) → the receipt, or None when the user has no such receipt
 ReceiptReader = Callable[[str, str], Awaitable[dict[str, Any] | None]]
+
+
+class ConversationStates(Protocol):
+    """What compression keeps of a user's conversations (learning/service.py)."""
+
+    async def conversation(self, user_id: str, key: str) -> dict[str, Any] | None: ...
+
+    async def forget_conversation(self, user_id: str, key: str) -> bool: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,8 +117,10 @@ class MemoryApi:
         on_forget: ForgetHook | None = None,  # the processor drops the turns it holds
         on_texts_forgotten: Callable[[], None] | None = None,  # so does the worker's cache
         receipts: ReceiptReader | None = None,  # what became of turns (None: none are kept)
+        conversations: ConversationStates | None = None,  # what compression keeps
     ) -> None:
         self._receipts = receipts
+        self._conversations = conversations
         self._source = source
         self._on_forget = on_forget
         self._on_texts_forgotten = on_texts_forgotten
@@ -129,7 +140,7 @@ class MemoryApi:
                 raise ApiError(401, "unauthenticated", "the memory API needs an authenticated user")
             call = parse_call(method, path, query, body)
             # a receipt is kept with the conversations, not in Milvus
-            if not self._store.available and not isinstance(call, GetReceipt):
+            if not self._store.available and not isinstance(call, GetReceipt | Conversation):
                 raise StoreUnavailableError("store not connected")
             reply = await self._run(call, user_id, project_id)
         except ApiError as exc:
@@ -218,6 +229,8 @@ class MemoryApi:
                 return _json(200, {"deleted": deleted})
             case GetReceipt():
                 return await self._receipt(user_id, call.receipt_id)
+            case Conversation():
+                return await self._conversation(user_id, call)
 
     async def _receipt(self, user_id: str, receipt_id: str) -> ApiReply:
         """Another user's receipt looks exactly like one that does not exist."""
@@ -225,6 +238,18 @@ class MemoryApi:
         if found is None:
             return error_reply(404, "not_found", "no such receipt")
         return _json(200, {"id": receipt_id, **found})
+
+    async def _conversation(self, user_id: str, call: Conversation) -> ApiReply:
+        """Another user's conversation looks exactly like one that does not exist."""
+        held = self._conversations
+        if held is not None and call.delete:
+            if await held.forget_conversation(user_id, call.conversation_id):
+                return ApiReply(204, b"")
+        elif held is not None:
+            found = await held.conversation(user_id, call.conversation_id)
+            if found is not None:
+                return _json(200, {"id": call.conversation_id, **found})
+        return error_reply(404, "not_found", "no such conversation")
 
     def _screened(self, content: str) -> str:
         """What a write stores: personal data masked. One that holds a secret is refused, by

@@ -69,6 +69,7 @@ class LlmExchange:
         self._injected: tuple[str, ...] = ()  # …their ids
         self._outcome = ""  # what memory did to the request, for its receipt
         self._compression: Compressed | NotCompressed | None = None  # …and compression
+        self._conversation = ""
         self._receipt = ""  # named to the client, until the turn is captured or cannot be
         self._received_ms = now_ms()  # a forget after this moment does not cover the turn
 
@@ -108,7 +109,8 @@ class LlmExchange:
             )
             self.finished = not self._reads_answer
         self._receipt = receipts.new_id() if self._reads_answer else ""
-        told = receipt(self._outcome, self._injected, self._receipt, self._compression)
+        told = receipt(self._outcome, self._injected, self._receipt, self._compression,
+                       self._conversation)  # fmt: skip
         return p.with_metadata(reply, RECEIPT_NAMESPACE, {RECEIPT_KEY: told})
 
     async def _request_read(self, message: p.pb.HttpBody) -> p.ProcessingResponse:
@@ -136,6 +138,7 @@ class LlmExchange:
             self._traceparent = current_traceparent()
         self._recalled, self._injected = result.recalled, result.ids
         self._outcome, self._compression = result.outcome.value, result.compression
+        self._conversation = result.conversation
         if result.outcome not in (Skip.NO_USER, Skip.GREETING):
             log.info(
                 "Memory %s",

@@ -14,7 +14,8 @@ the request body, and Envoy adds it to the response (envoy/envoy.yaml: `metadata
   ``GET /v1/memory/receipts/{id}`` (memory_extproc/receipts.py);
 * ``compression``: when the request asked for it, ``compressed`` with ``replaced`` (messages
   left out) and ``tokens`` (the conversation's, before and after, estimated), or why it went as
-  sent (``short``, ``no_state``…: docs/concepts/compression.md).
+  sent (``short``, ``no_state``…: docs/concepts/compression.md), and ``conversation``: what
+  the memory API shows and deletes of it (``/v1/memory/conversations/{id}``).
 
     x-memory-receipt: outcome=injected; …; compression=compressed; replaced=212; tokens=6070->904
 
@@ -38,6 +39,7 @@ def receipt(
     memory_ids: Sequence[str],
     receipt_id: str,
     compression: Compressed | NotCompressed | None = None,
+    conversation: str = "",
 ) -> str:
     """``receipt_id``: "" when the answer is not learned from."""
     parts = [f"outcome={outcome}"]
@@ -51,4 +53,6 @@ def receipt(
                   f"tokens={compression.tokens_before}->{compression.tokens_after}"]  # fmt: skip
     elif compression is not None:
         parts.append(f"compression={compression.value}")
+    if conversation:
+        parts.append(f"conversation={conversation}")
     return "; ".join(parts)

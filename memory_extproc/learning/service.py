@@ -24,8 +24,8 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from memory_extproc import metrics, receipts
-from memory_extproc.clock import now_ms
-from memory_extproc.compression.state import Chunk
+from memory_extproc.clock import iso, now_ms
+from memory_extproc.compression.state import Chunk, assemble
 from memory_extproc.config import Config
 from memory_extproc.handoff import Batch
 from memory_extproc.learning.delivery import Delivery
@@ -115,6 +115,25 @@ class LearningService:
     async def chunks(self, user_id: str, key: str) -> list[bytes]:
         """What compressing a conversation reads (compression/state.py), as replicas share it."""
         return await self._shared.chunks(user_id, key)
+
+    async def conversation(self, user_id: str, key: str) -> dict[str, Any] | None:
+        """What compression keeps of a conversation, for the memory API: how many of its
+        messages were read, from when to when (never their words: none are kept)."""
+        chunks = [c for c in map(Chunk.decode, await self._shared.chunks(user_id, key)) if c]
+        if not chunks:
+            return None
+        index = assemble(chunks)
+        dates = [int(d) for c in chunks for d in c.dates]
+        return {
+            "messages_read": sum(len(c.scales) for c in chunks),
+            "compressible_upto": index.upto if index is not None else 0,
+            "first_said_at": iso(min(dates)),
+            "last_said_at": iso(max(dates)),
+        }
+
+    async def forget_conversation(self, user_id: str, key: str) -> bool:
+        self._runs.pop(key, None)
+        return await self._shared.forget_chunks(user_id, key)
 
     def capture(self, turn: CapturedTurn) -> None:
         metrics.TURNS.labels("captured").inc()

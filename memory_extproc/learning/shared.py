@@ -61,6 +61,8 @@ class Conversations(Protocol):
 
     async def chunks(self, user_id: str, key: str) -> list[bytes]: ...
 
+    async def forget_chunks(self, user_id: str, key: str) -> bool: ...
+
     async def forget(self, user_id: str, project_id: str | None) -> None: ...
 
     def receipt(
@@ -125,6 +127,11 @@ class SharedConversations:
     async def chunks(self, user_id: str, key: str) -> list[bytes]:
         folder = self._root / digest(user_id) / f"s-{key}"
         return await asyncio.wrap_future(self._reads.submit(_read_chunks, folder))
+
+    async def forget_chunks(self, user_id: str, key: str) -> bool:
+        """Queued behind the writes before it: True when there was something to remove."""
+        folder = self._root / digest(user_id) / f"s-{key}"
+        return await asyncio.wrap_future(self._io.submit(_remove, folder))
 
     async def read_receipt(self, user_id: str, receipt_id: str) -> dict[str, Any] | None:
         path = self._root / digest(user_id) / f"x-{receipt_id}.json"
@@ -261,6 +268,13 @@ def _prune(root: Path, before: float, chunks_before: float) -> None:
     for folder in root.glob("*"):
         with contextlib.suppress(OSError):
             folder.rmdir()  # only when empty
+
+
+def _remove(folder: Path) -> bool:
+    if not folder.exists():
+        return False
+    shutil.rmtree(folder, ignore_errors=True)
+    return True
 
 
 def _read_chunks(folder: Path) -> list[bytes]:

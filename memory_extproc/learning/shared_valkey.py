@@ -158,6 +158,18 @@ class ValkeyConversations:
             return []
         return [value for field, value in held.items() if field != b"entry"]
 
+    async def forget_chunks(self, user_id: str, key: str) -> bool:
+        """After this process's writes before it: True when there was something to remove."""
+        user = valkey_user(user_id)
+        name = f"{user}:s:{key}"
+
+        async def remove() -> bool:
+            removed = await self._client.delete(name)
+            await self._client.srem(f"{user}:index", name)
+            return bool(removed)
+
+        return bool(await self._calls.call("forget", remove, False))
+
     def receipt(
         self, user_id: str, project_id: str, receipt_id: str, record: dict[str, Any]
     ) -> None:

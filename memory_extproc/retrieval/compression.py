@@ -40,6 +40,7 @@ class Reading:
 
     messages: list[Message]
     index: asyncio.Task[ConversationIndex | None] | None  # None: nothing to read (too short)
+    conversation: str = ""  # its key: the memory API shows and deletes what is kept by it
 
 
 class RequestCompression:
@@ -71,7 +72,7 @@ class RequestCompression:
             return Reading(messages, None)
         key = conversation_key(signals.user_id, signals.project_id, users[0], answers[0])
         task = asyncio.get_running_loop().create_task(self._index(signals.user_id, key))
-        return Reading(messages, task)
+        return Reading(messages, task, key)
 
     async def end(
         self, reading: Reading, query: str, vector: np.ndarray | None, within_s: float
@@ -86,7 +87,12 @@ class RequestCompression:
                 return _counted(NotCompressed.UNAVAILABLE, "timeout")
             except Exception as exc:
                 return _counted(NotCompressed.UNAVAILABLE, type(exc).__name__)
-        return plan(reading.messages, index, Query(tuple(terms(query[:MAX_QUERY_CHARS])), vector), self.policy)
+        return plan(
+            reading.messages,
+            index,
+            Query(tuple(terms(query[:MAX_QUERY_CHARS])), vector),
+            self.policy,
+        )
 
     async def _index(self, user_id: str, key: str) -> ConversationIndex | None:
         chunks = [Chunk.decode(raw) for raw in await self._read(user_id, key)]

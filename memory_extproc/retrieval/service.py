@@ -81,8 +81,9 @@ class RetrievalResult:
     body: bytes | None  # the body to forward, or None to forward the original unchanged
     recalled: tuple[str, ...] = ()  # the memories injected: the answer may echo them
     ids: tuple[str, ...] = ()  # …and their ids, for the receipt (extproc/receipt.py)
-    # asked for compression: what it did, or why not (None: not asked)
+    # asked for compression: what it did, or why not (None: not asked), and the conversation
     compression: Compressed | NotCompressed | None = None
+    conversation: str = ""
 
 
 @dataclass(slots=True)
@@ -125,7 +126,10 @@ class MemoryRetrieval:
             started = recall.started or time.perf_counter()
             left = self._budget - (time.perf_counter() - started)
             planned = await compression.end(reading, request.query, recall.vector, left)
-        return self._finish(request, signals, recall, planned)
+        result = self._finish(request, signals, recall, planned)
+        if reading is not None and reading.conversation:
+            result = dataclasses.replace(result, conversation=reading.conversation)
+        return result
 
     async def _recall(self, request: ChatRequest, signals: HeaderSignals) -> _Recall:
         with traced("memory.decision") as span:

@@ -258,9 +258,22 @@ async def test_a_long_conversation_is_compressed_and_an_early_detail_still_reach
 
             # the batch's vectors reach the store just after its job is counted: asked again
             found = await until(compressed, timeout_s=30)
+            conversation = found[0].rsplit("conversation=", 1)[1]
+            url = f"{gateway.url}/v1/memory/conversations/{conversation}"
+            async with http.get(url, headers=headers) as response:
+                kept = await response.json()
+            stranger = {"authorization": f"Bearer {identity.token(user + '-other')}"}
+            async with http.get(url, headers=stranger) as response:
+                assert response.status == 404  # another user's looks like none
+            async with http.delete(url, headers=headers) as response:
+                assert response.status == 204
+            async with http.post(gateway.chat_url, data=body, headers=headers) as response:
+                after = response.headers["x-memory-receipt"]
     finally:
         await asyncio.to_thread(gateway.stop)
         llm.on_model(CHAT_MODEL, None)
+    assert kept["messages_read"] == 20
+    assert "compression=no_state" in after  # deleted: sent as it is until read again
     receipt, received = found
     assert "replaced=16" in receipt  # eight turns of ten: the last two stay as sent
     assert received[-5:] == [*messages[-4:], question]
