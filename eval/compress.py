@@ -70,12 +70,14 @@ class Lever:
     keep_turns: int
     quote_tokens: int
     memories: bool = True
+    state_words: int = 150
 
 
 DEFAULT = Lever("default", 4, 800)
 LEVERS = (
     DEFAULT,
     Lever("no memories", 4, 800, memories=False),
+    Lever("no state", 4, 800, state_words=0),
     Lever("no quotes", 4, 0),
     Lever("quotes 400", 4, 400),
     Lever("quotes 1200", 4, 1200),
@@ -201,7 +203,9 @@ async def replay_chats(
     for done, chat in enumerate(chats, 1):
         progress.update(done)
         llm.script(Reply(text=chat.answer))
-        body = orjson.dumps({"model": "companion", "messages": chat.messages})
+        # as a client that compresses sends it: the conversation's running state is kept
+        body = orjson.dumps({"model": "companion", "messages": chat.messages,
+                             "memory_config": {"compress": True}})  # fmt: skip
         status, _ = await post(http, stack, token, body, chat.date)
         failed += status != 200
     return failed
@@ -232,7 +236,8 @@ def settings(milvus: MilvusProcess, local: LocalLlmProcess | None, lever: Lever,
         "milvus": {"address": f"127.0.0.1:{milvus.port}", "collection": collection},
         "extraction": {"queue_size": 100_000, "concurrency": 1, "idle_flush_seconds": 2,
                        "drain_seconds": 600, "job_timeout_seconds": 600},
-        "compression": {"keep_turns": lever.keep_turns, "quote_tokens": lever.quote_tokens},
+        "compression": {"keep_turns": lever.keep_turns, "quote_tokens": lever.quote_tokens,
+                        "state_words": lever.state_words},
     }  # fmt: skip
     if local is not None:
         memory["external_models"] = [local.endpoint()]

@@ -38,6 +38,8 @@ class Batch:
     size: int = 0
     fresh: int = 0
     tail: str = ""
+    summarize: bool = False  # keep the conversation's running state (compression/state.py)
+    summary: str = ""  # …as it was before these turns
 
     def after(self, forgotten_at: int) -> Batch | None:
         """The batch without the turns said at or before a forget of their user (None when

@@ -36,6 +36,12 @@ COMPRESSION = Counter(
     "(short, no_state, diverged, nothing_old, not_editable, unavailable)",
     ["outcome"],
 )
+CONVERSATION_STATES = Counter(
+    "memory_conversation_states_total",
+    "Running states of conversations that asked for compression, written by the extraction "
+    "model as the worker learned a batch, or failed (the state before is kept)",
+    ["outcome"],
+)
 COMPRESSION_TOKENS_SAVED = Counter(
     "memory_compression_tokens_saved_total",
     "Tokens of conversation compressed requests did not send (estimated: characters / 4, a "

@@ -54,6 +54,7 @@ class CompressionPolicy:
     min_turns: int
     keep_turns: int
     quote_tokens: int  # the old messages quoted, nearest to the new message first
+    state: bool = True  # show the conversation's running state, when one is kept
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +78,7 @@ class Compression:
     runs: tuple[tuple[int, int], ...]  # element ranges [start, end) replaced, in order
     replaced: int  # dialogue messages replaced (positions 0 … replaced - 1)
     quotes: tuple[Quote, ...]  # in the conversation's order
+    summary: str  # the conversation's running state ("" when none is kept)
     tokens_before: int  # of the messages' text, as sent
     tokens_after: int  # …without the replaced ones (the block is counted by the caller)
 
@@ -142,7 +144,8 @@ def plan(
     before = sum(tokens(m.text) for m in messages)
     after = before - sum(tokens(messages[i].text) for i in gone)
     quotes = _quotes(messages, dialogue, replaced_positions, index, query, policy)
-    return Compression(tuple(runs), len(replaced_positions), quotes, before, after)
+    summary = index.summary if policy.state else ""
+    return Compression(tuple(runs), len(replaced_positions), quotes, summary, before, after)
 
 
 def _dialogue(message: Message) -> bool:

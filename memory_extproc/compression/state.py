@@ -65,6 +65,9 @@ class Chunk:
     words: np.ndarray  # uint32 word ids (word_ids), each message's in turn
     counts: np.ndarray  # uint32: how many of ``words`` are each message's
     tail: str  # fingerprint of the last message's text as the client sent it
+    summary: str = (
+        ""  # the conversation's running state up to ``end`` (worker/conversation_state.py)
+    )
 
     @property
     def end(self) -> int:
@@ -76,13 +79,14 @@ class Chunk:
         dates, vectors, scales, words, counts = (
             np.concatenate([getattr(self, n), getattr(later, n)]) for n in _ROWS
         )
-        return Chunk(self.first, dates, vectors, scales, words, counts, later.tail)
+        summary = later.summary or self.summary
+        return Chunk(self.first, dates, vectors, scales, words, counts, later.tail, summary)
 
     def encode(self) -> bytes:
         arrays = {name: getattr(self, name) for name in _ROWS}
         return orjson.dumps(
             {"first": self.first, "tail": self.tail, "dimension": int(self.vectors.shape[1]),
-             **_arrays(**arrays)}
+             "summary": self.summary, **_arrays(**arrays)}
         )  # fmt: skip
 
     @classmethod
@@ -97,7 +101,7 @@ class Chunk:
             if not len(dates) == len(counts) == len(scales) or counts.sum() != len(words):
                 return None
             return cls(int(entry["first"]), dates, vectors, scales, words, counts,
-                       str(entry["tail"]))  # fmt: skip
+                       str(entry["tail"]), str(entry.get("summary", "")))  # fmt: skip
         except (orjson.JSONDecodeError, KeyError, TypeError, ValueError):
             return None
 
@@ -106,7 +110,12 @@ _ROWS = ("dates", "vectors", "scales", "words", "counts")
 
 
 def chunk(
-    first: int, at_ms: int, vectors: list[np.ndarray], words: list[np.ndarray], tail: str
+    first: int,
+    at_ms: int,
+    vectors: list[np.ndarray],
+    words: list[np.ndarray],
+    tail: str,
+    summary: str = "",
 ) -> Chunk:
     """Vectors kept as int8 with a scale per row: a quarter of float32's bytes, for scores
     within ~1% of theirs. ``words``: each message's word_ids."""
@@ -116,7 +125,7 @@ def chunk(
     dates = np.full(len(rows), at_ms, dtype=np.int64)
     counts = np.array([len(w) for w in words], dtype=np.uint32)
     flat = np.concatenate(words).astype(np.uint32) if words else np.zeros(0, np.uint32)
-    return Chunk(first, dates, quantized, scales.astype(np.float32), flat, counts, tail)
+    return Chunk(first, dates, quantized, scales.astype(np.float32), flat, counts, tail, summary)
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,6 +158,11 @@ class ConversationIndex:
                 idf = np.log(1 + (held - len(hits) + 0.5) / (len(hits) + 0.5))
                 score[hits] += idf * (_K1 + 1) / (1 + _K1 * (1 - _B + _B * length[hits]))
         return score[:upto]
+
+    @property
+    def summary(self) -> str:
+        """The latest running state among the chunks ("" when none was kept)."""
+        return next((c.summary for c in reversed(self.chunks) if c.summary), "")
 
     def said_at(self, position: int) -> int:
         for held in self.chunks:

@@ -343,6 +343,11 @@ class CompressionConfig:
         metadata=_key("Older messages quoted, nearest to the new message first (tokens).", 0,
                       100_000),
     )  # fmt: skip
+    state_words: int = field(
+        default=150,
+        metadata=_key("The conversation's running state, written by the extraction model per "
+                      "batch of a conversation that asked for compression (0: none).", 0, 2000),
+    )  # fmt: skip
     ttl_hours: float = field(
         default=24.0,
         metadata=_key("What a conversation's compression reads is kept this long after its "

@@ -218,6 +218,7 @@ class LlmExchange:
                 traceparent=self._traceparent,
                 receipt=self._receipt,
                 injected=self._injected,
+                compress=self._compression is not None,
             )
         )
         self._receipt = ""

@@ -359,6 +359,8 @@ class LearningService:
         if run is not None and run.end == chunk.first and len(run.scales) < RUN_MESSAGES:
             chunk = run.followed_by(chunk)
         self._runs[batch.conversation] = chunk
+        if chunk.summary:
+            self._tracker.summarized(batch.conversation, chunk.summary)
         while len(self._runs) > MAX_RUNS:
             self._runs.pop(next(iter(self._runs)))
         self._shared.save_chunk(batch.user_id, batch.project_id, batch.conversation,

@@ -49,6 +49,7 @@ class CapturedTurn:
     opening: str = ""
     said: int = 0
     tail: str = ""
+    compress: bool = False  # its request asked for compression: a running state is kept
 
 
 @dataclass
@@ -67,6 +68,8 @@ class _Conversation:
     size: int = 0  # dialogue messages so far, as the client sent them (0: not known)
     tail: str = ""  # fingerprint of the last one
     extracted_size: int = 0  # ``size`` when its last batch was cut
+    summarize: bool = False  # a request of it asked for compression: keep its running state
+    summary: str = ""  # …the state, as the worker last wrote it
 
 
 def _dialogue(turns: tuple[Turn, ...]) -> list[Turn]:
@@ -177,6 +180,8 @@ class TurnTracker:
             size,
             captured.tail,
             state.extracted_size if state is not None and extracted else 0,
+            captured.compress or (state is not None and state.summarize),
+            state.summary if state is not None else "",
         )
         batch = None
         if turn % self._every == 0 and turn > extracted:
@@ -242,6 +247,13 @@ class TurnTracker:
                 self._on_pending(key, None)
             _extracted(conversation)
         return dropped
+
+    def summarized(self, key: str, summary: str) -> None:
+        """The running state the worker wrote for the conversation: its next batch builds on
+        it (shared with the conversation's next turn)."""
+        conversation = self._conversations.get(key)
+        if conversation is not None:
+            conversation.summary = summary
 
     def _known_chain(self, captured: CapturedTurn) -> str | None:
         """The conversation a Responses request continues, when this process saw its answer."""
@@ -323,6 +335,8 @@ def _shareable(conversation: _Conversation) -> dict[str, Any]:
         "size": conversation.size,
         "tail": conversation.tail,
         "extracted_size": conversation.extracted_size,
+        "summarize": conversation.summarize,
+        "summary": conversation.summary,
     }
 
 
@@ -355,6 +369,8 @@ def _from_shared(state: dict[str, Any], captured: CapturedTurn, now: float) -> _
         size=int(state.get("size", 0)),
         tail=str(state.get("tail", "")),
         extracted_size=int(state.get("extracted_size", 0)),
+        summarize=bool(state.get("summarize", False)),
+        summary=str(state.get("summary", "")),
     )
 
 
@@ -392,4 +408,6 @@ def _batch(key: str, conversation: _Conversation, reason: str) -> Batch:
         size=conversation.size,
         fresh=max(0, conversation.size - conversation.extracted_size),
         tail=conversation.tail,
+        summarize=conversation.summarize,
+        summary=conversation.summary,
     )

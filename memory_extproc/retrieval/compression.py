@@ -51,6 +51,7 @@ class RequestCompression:
             min_turns=config.min_turns,
             keep_turns=config.keep_turns,
             quote_tokens=config.quote_tokens,
+            state=config.state_words > 0,
         )
 
     def wanted(self, request: ChatRequest, signals: HeaderSignals) -> bool:

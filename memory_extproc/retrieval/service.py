@@ -242,7 +242,7 @@ class MemoryRetrieval:
         outcome = Outcome.INJECTED if injected else outcome
         summary, replaced = "", tuple[tuple[int, int], ...]()
         if isinstance(planned, Compression):
-            summary = format_conversation(planned.replaced, planned.quotes)
+            summary = format_conversation(planned.replaced, planned.quotes, planned.summary)
             replaced = planned.runs
         body = None
         if context or summary:

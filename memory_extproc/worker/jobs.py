@@ -40,6 +40,7 @@ from memory_extproc.store.milvus import MilvusStore
 from memory_extproc.store.model import MemoryType, StoreUnavailableError, content_hash
 from memory_extproc.tracing import linked, traced
 from memory_extproc.words import terms
+from memory_extproc.worker import conversation_state
 from memory_extproc.worker.echo import statements, strip_echoes
 from memory_extproc.worker.pool import WorkerPool
 from memory_extproc.worker.prompts import (
@@ -72,8 +73,10 @@ class LearningJobs:
         retention: RetentionConfig | None = None,
         redaction: RedactionPolicy | None = None,
         embedder: Embeddings | None = None,  # the new messages' vectors, for compression
+        state_words: int = 0,  # a conversation's running state, for compression (0: none)
     ) -> None:
         self._embedder = embedder
+        self._state_words = state_words
         self._pool = pool
         self._writer = writer
         self._store = store
@@ -207,7 +210,7 @@ class LearningJobs:
             if received:
                 metrics.LEARNING_LAG.observe(max(0, learned_ms - received) / 1000)
         return Learned(
-            chunk=await self._chunk(live) if whole else None,
+            chunk=await self._chunk(live, await self._summary(live)) if whole else None,
             added=tuple(i for w, i in written if i and w not in (Written.UPDATED, Written.PENDING)),
             held=tuple(i for w, i in written if i and w is Written.PENDING),
             updated=tuple(dict.fromkeys(i for w, i in written if i and w is Written.UPDATED)),
@@ -215,7 +218,27 @@ class LearningJobs:
             outcomes=tuple(sorted(outcomes.items())),
         )
 
-    async def _chunk(self, batch: Batch) -> Chunk | None:
+    async def _summary(self, batch: Batch) -> str:
+        """The conversation's running state after these turns, for one that asked for
+        compression: "" when none is kept, or the model failed (the next batch tries again from
+        the state before)."""
+        model = self._extractor
+        if not (batch.summarize and self._state_words and model and batch.conversation):
+            return ""
+        fresh = [t for t in batch.messages if t.text.strip()][-batch.fresh :]
+        prompt = conversation_state.messages(batch.summary, fresh, day(batch.at_ms),
+                                             self._state_words)  # fmt: skip
+        try:
+            answer = await model.complete(prompt, schema=conversation_state.schema())
+            state = conversation_state.parse(answer)
+        except (LlmError, ExtractionParseError) as exc:
+            metrics.CONVERSATION_STATES.labels("failed").inc()
+            log.warning("Conversation state not updated: %s", type(exc).__name__)
+            return ""
+        metrics.CONVERSATION_STATES.labels("written").inc()
+        return state.text(self._state_words)
+
+    async def _chunk(self, batch: Batch, summary: str = "") -> Chunk | None:
         """The new messages' vectors (compression/state.py): each read once, here, so a
         compressed request scores them without embedding any. As memories are read, but for
         English, by MiniLM alone (what an English question reads)."""
@@ -228,7 +251,7 @@ class LearningJobs:
         embedder = self._embedder
         vectors = await asyncio.gather(*(embedder.memory(t, by_e5=False) for t in texts))
         words = [word_ids(terms(t)) for t in texts]
-        return chunk(first, batch.at_ms, list(vectors), words, batch.tail)
+        return chunk(first, batch.at_ms, list(vectors), words, batch.tail, summary)
 
     def _redacted(self, batch: Batch) -> Batch:
         """The batch as the model, the notes and the store may see it: every message, the

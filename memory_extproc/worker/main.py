@@ -95,6 +95,7 @@ def build_jobs(config: Config) -> LearningJobs:
         retention=config.memory.retention,
         redaction=redaction_policy(config),
         embedder=embedder,
+        state_words=config.memory.compression.state_words,
     )
 
 

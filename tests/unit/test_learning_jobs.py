@@ -516,3 +516,75 @@ async def test_a_batch_leaves_its_new_messages_read_for_compression(
     assert int(np.argmax(learned.chunk.vectors.astype(np.float32) @ hiking)) == 0
     unnamed = Batch("alice", "", turns, 1, T0, "idle")  # a batch of an older release
     assert (await jobs.run(unnamed)).chunk is None  # type: ignore[union-attr]
+
+
+class StateModel:
+    """Writes a conversation's running state; says nothing to an extraction prompt."""
+
+    role = "memory_extraction"
+
+    def __init__(self, answer: str) -> None:
+        self.answer = answer
+        self.states: list[str] = []
+
+    async def complete(
+        self, messages: list[dict[str, str]], *, schema: JsonSchema | None = None
+    ) -> str:
+        if schema is not None and schema.name == "conversation_state":
+            self.states.append(messages[-1]["content"])
+            return self.answer
+        return orjson.dumps({"facts": []}).decode()
+
+    async def close(self) -> None:
+        return None
+
+
+STATE = orjson.dumps({
+    "about": "Planning a trip to Lisbon.", "decided": ["Fly on 3 June"], "open": ["Which hotel"],
+    "specifics": ["Budget: 1,200 euros", "Travelling with Ana"],
+}).decode()  # fmt: skip
+
+
+async def test_a_conversation_that_asked_for_compression_gets_its_running_state(
+    embeddings: Embeddings,
+) -> None:
+    """Built on the state before, from the new messages only, and shown in few lines."""
+    model = StateModel(STATE)
+    jobs = LearningJobs(
+        pool=WorkerPool(queue_size=4, concurrency=1, job_timeout_s=30),
+        writer=MemoryWriter(InMemoryStore(), embeddings, None), store=None,
+        extractor=model, limits=FactLimits(), embedder=embeddings, state_words=60,  # type: ignore[arg-type]
+    )  # fmt: skip
+    turns = (Turn("user", "Old context."), Turn("assistant", "Sure."),
+             Turn("user", "Let's fly on 3 June."), Turn("assistant", "Booked."))  # fmt: skip
+    batch = Batch("alice", "", turns, 1, T0, "idle", conversation="c1", size=4, fresh=2,
+                  tail="t", summarize=True, summary="About: Planning a trip.")  # fmt: skip
+    learned = await jobs.run(batch)
+    assert learned is not None
+    assert learned.chunk is not None
+    assert learned.chunk.summary.splitlines() == [
+        "About: Planning a trip to Lisbon.", "Decided: Fly on 3 June", "Open: Which hotel",
+        "Known: Budget: 1,200 euros", "Known: Travelling with Ana"]  # fmt: skip
+    (shown,) = model.states
+    assert "About: Planning a trip." in shown  # the state before
+    assert "Let's fly on 3 June." in shown
+    assert "Old context." not in shown  # read before: in the state already
+    quiet = Batch("alice", "", turns, 1, T0, "idle", conversation="c1", size=4, fresh=2, tail="t")
+    assert (await jobs.run(quiet)).chunk.summary == ""  # type: ignore[union-attr]
+    assert len(model.states) == 1  # not asked for: no model call
+
+
+async def test_a_state_the_model_garbles_is_not_kept(embeddings: Embeddings) -> None:
+    jobs = LearningJobs(
+        pool=WorkerPool(queue_size=4, concurrency=1, job_timeout_s=30),
+        writer=MemoryWriter(InMemoryStore(), embeddings, None), store=None,
+        extractor=StateModel("the conversation is about travel"),  # type: ignore[arg-type]
+        limits=FactLimits(), embedder=embeddings, state_words=60,
+    )  # fmt: skip
+    batch = Batch("alice", "", (Turn("user", "Hi there, planning a trip."),
+                                Turn("assistant", "Nice.")), 1, T0, "idle", conversation="c1",
+                  size=2, fresh=2, tail="t", summarize=True)  # fmt: skip
+    learned = await jobs.run(batch)
+    assert learned is not None  # the memories are learned all the same
+    assert learned.chunk is not None
+    assert learned.chunk.summary == ""

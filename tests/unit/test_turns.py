@@ -188,3 +188,19 @@ def test_a_batch_counts_the_assistants_messages_no_request_was_answered_with() -
     assert batch is None
     (idle,) = tracker.idle(now=100, idle_s=1)
     assert (idle.size, idle.fresh) == (7, 3)  # "Hi again!", question 3, answer 3
+
+
+def test_a_conversation_that_asked_for_compression_keeps_its_state_from_batch_to_batch() -> None:
+    tracker = TurnTracker(every=2)
+    tracker.record(captured(1), now=1)
+    first = tracker.record(dataclasses.replace(captured(2), compress=True), now=2)
+    assert first is not None
+    assert (first.summarize, first.summary) == (True, "")
+    tracker.summarized(first.conversation, "About: a trip")
+    tracker.record(captured(3), now=3)
+    later = tracker.record(captured(4), now=4)  # not asked again: kept all the same
+    assert later is not None
+    assert (later.summarize, later.summary) == (True, "About: a trip")
+    other = TurnTracker(every=2).record(captured(2, user="bob"), now=2)
+    assert other is not None
+    assert not other.summarize  # nobody asked: no model call for it
