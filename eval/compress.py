@@ -349,7 +349,8 @@ async def preference_part(
                 for said, answered in chats:
                     history.append({"role": "user", "content": said})
                     llm.script(Reply(text=answered))
-                    body = orjson.dumps({"model": "companion", "messages": history})
+                    body = orjson.dumps({"model": "companion", "messages": history,
+                                         "memory_config": {"compress": True}})  # fmt: skip
                     status, _ = await post(http, stack, token, body)
                     non_2xx += status != 200
                     history.append({"role": "assistant", "content": answered})
