@@ -44,6 +44,7 @@ class Message:
     role: str  # "" for an item that is not a message (a function call, its output)
     text: str
     plain: bool  # text only (no image, file or audio part)
+    tokens: int = 0  # its text's, estimated (``tokens``)
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,14 +96,15 @@ def messages_of(items: Sequence[Any], part_text: Callable[[Any], str]) -> list[M
     found = []
     for item in items:
         if not isinstance(item, dict):
-            found.append(Message("", "", True))
+            found.append(Message("", "", plain=True))
             continue
         role = item.get("role") if item.get("type", "message") == "message" else None
         content = item.get("content")
         plain = not isinstance(content, list) or all(
             isinstance(p, str) or (isinstance(p, dict) and "text" in p) for p in content
         )
-        found.append(Message(role if isinstance(role, str) else "", part_text(content), plain))
+        text = part_text(content)
+        found.append(Message(role if isinstance(role, str) else "", text, plain, tokens(text)))
     return found
 
 
@@ -141,8 +143,8 @@ def plan(
         return NotCompressed.NOTHING_OLD
     gone = {i for start, stop in runs for i in range(start, stop)}
     replaced_positions = [p for p, i in enumerate(dialogue) if i in gone]
-    before = sum(tokens(m.text) for m in messages)
-    after = before - sum(tokens(messages[i].text) for i in gone)
+    before = sum(m.tokens for m in messages)
+    after = before - sum(messages[i].tokens for i in gone)
     quotes = _quotes(messages, dialogue, replaced_positions, index, query, policy)
     summary = index.summary if policy.state else ""
     return Compression(tuple(runs), len(replaced_positions), quotes, summary, before, after)
@@ -208,11 +210,12 @@ def _quotes(
     replaced = set(positions)
     chosen: set[int] = set()
     room = policy.quote_tokens
-    for position in sorted(positions, key=lambda p: -relevance[p]):
+    candidates = np.asarray(positions)
+    for position in candidates[np.argsort(-relevance[candidates], kind="stable")].tolist():
         if relevance[position] <= 0:
             break
         for quoted in (position, position + 1):  # and the message after it: its answer
-            cost = tokens(messages[dialogue[quoted]].text) + 8  # its date and role
+            cost = messages[dialogue[quoted]].tokens + 8  # its date and role
             if quoted in replaced and quoted not in chosen and cost <= room:
                 chosen.add(quoted)
                 room -= cost

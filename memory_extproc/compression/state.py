@@ -13,12 +13,10 @@ is not compressed with vectors of another text.
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import orjson
@@ -38,14 +36,6 @@ def conversation_key(user_id: str, project_id: str, first_user: str, first_answe
 
 def fingerprint(text: str) -> str:
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
-
-
-def _arrays(**named: np.ndarray) -> dict[str, str]:
-    return {name: base64.b64encode(array.tobytes()).decode() for name, array in named.items()}
-
-
-def _array(entry: dict[str, Any], name: str, dtype: type) -> np.ndarray:
-    return np.frombuffer(base64.b64decode(entry[name]), dtype=dtype)
 
 
 def word_ids(words: Iterable[str]) -> np.ndarray:
@@ -83,29 +73,45 @@ class Chunk:
         return Chunk(self.first, dates, vectors, scales, words, counts, later.tail, summary)
 
     def encode(self) -> bytes:
-        arrays = {name: getattr(self, name) for name in _ROWS}
-        return orjson.dumps(
-            {"first": self.first, "tail": self.tail, "dimension": int(self.vectors.shape[1]),
-             "summary": self.summary, **_arrays(**arrays)}
+        """A small JSON header, then the arrays' bytes as they are: read back without copying
+        or decoding them (base64 doubled a compressed request's cost)."""
+        header = orjson.dumps(
+            {"first": self.first, "tail": self.tail, "summary": self.summary,
+             "dimension": int(self.vectors.shape[1]), "messages": len(self.scales),
+             "words": len(self.words)}
         )  # fmt: skip
+        arrays = (getattr(self, name).astype(dtype).tobytes() for name, dtype in _LAYOUT)
+        return b"".join([_MAGIC, len(header).to_bytes(4, "big"), header, *arrays])
 
     @classmethod
     def decode(cls, raw: bytes) -> Chunk | None:
         """None for anything not in this shape (another release's, or damaged)."""
         try:
-            entry = orjson.loads(raw)
-            scales = _array(entry, "scales", np.float32)
-            vectors = _array(entry, "vectors", np.int8).reshape(len(scales), entry["dimension"])
-            dates = _array(entry, "dates", np.int64)
-            words, counts = _array(entry, "words", np.uint32), _array(entry, "counts", np.uint32)
-            if not len(dates) == len(counts) == len(scales) or counts.sum() != len(words):
+            if not raw.startswith(_MAGIC):
                 return None
-            return cls(int(entry["first"]), dates, vectors, scales, words, counts,
-                       str(entry["tail"]), str(entry.get("summary", "")))  # fmt: skip
+            size = int.from_bytes(raw[4:8], "big")
+            head = orjson.loads(raw[8 : 8 + size])
+            rows, dimension = int(head["messages"]), int(head["dimension"])
+            lengths = {"dates": rows, "scales": rows, "counts": rows,
+                       "words": int(head["words"]), "vectors": rows * dimension}  # fmt: skip
+            at, found = 8 + size, {}
+            for name, dtype in _LAYOUT:
+                count = lengths[name]
+                found[name] = np.frombuffer(raw, dtype=dtype, count=count, offset=at)
+                at += count * np.dtype(dtype).itemsize
+            if at != len(raw) or int(found["counts"].sum()) != len(found["words"]):
+                return None
+            return cls(int(head["first"]), found["dates"],
+                       found["vectors"].reshape(rows, dimension), found["scales"],
+                       found["words"], found["counts"], str(head["tail"]),
+                       str(head.get("summary", "")))  # fmt: skip
         except (orjson.JSONDecodeError, KeyError, TypeError, ValueError):
             return None
 
 
+_MAGIC = b"MXC1"  # a compression chunk, layout 1
+_LAYOUT = (("dates", np.int64), ("scales", np.float32), ("counts", np.uint32),
+           ("words", np.uint32), ("vectors", np.int8))  # fmt: skip
 _ROWS = ("dates", "vectors", "scales", "words", "counts")
 
 

@@ -119,7 +119,7 @@ class SharedConversations:
 
     def save_chunk(self, user_id: str, project_id: str, key: str, first: int, chunk: bytes) -> None:
         folder = self._root / digest(user_id)
-        self._io.submit(_write, folder / f"s-{key}", f"{first}.json", chunk)
+        self._io.submit(_write, folder / f"s-{key}", f"{first}.chunk", chunk)
         # its project, for a forget of one (the conversation's state may not be written yet)
         entry = orjson.dumps({"project_id": project_id})
         self._io.submit(_write, folder / f"s-{key}", "project", entry)
@@ -279,7 +279,7 @@ def _remove(folder: Path) -> bool:
 
 def _read_chunks(folder: Path) -> list[bytes]:
     try:
-        names = [p for p in folder.iterdir() if p.suffix == ".json"]
+        names = [p for p in folder.iterdir() if p.suffix == ".chunk"]
     except FileNotFoundError:
         return []
     except OSError as exc:
