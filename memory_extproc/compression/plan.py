@@ -56,6 +56,10 @@ class CompressionPolicy:
     keep_turns: int
     quote_tokens: int  # the old messages quoted, nearest to the new message first
     state: bool = True  # show the conversation's running state, when one is kept
+    # Quotes bounded by a tenth of what they stand for too: a compressed request is smaller
+    # than the one sent however short the conversation (800 tokens of quotes were a third of a
+    # 60-turn one, and over a fifth of a 204-turn one of short messages)
+    quote_share: float = 0.1
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,7 +149,8 @@ def plan(
     replaced_positions = [p for p, i in enumerate(dialogue) if i in gone]
     before = sum(m.tokens for m in messages)
     after = before - sum(messages[i].tokens for i in gone)
-    quotes = _quotes(messages, dialogue, replaced_positions, index, query, policy)
+    room = min(policy.quote_tokens, int(policy.quote_share * (before - after)))
+    quotes = _quotes(messages, dialogue, replaced_positions, index, query, room)
     summary = index.summary if policy.state else ""
     return Compression(tuple(runs), len(replaced_positions), quotes, summary, before, after)
 
@@ -193,15 +198,15 @@ def _quotes(
     positions: list[int],
     index: ConversationIndex,
     query: Query,
-    policy: CompressionPolicy,
+    room: int,
 ) -> tuple[Quote, ...]:
     """The replaced messages nearest to the new one, each with the message after it (what
-    answered it), as many as ``quote_tokens`` hold: by the words they share with it (BM25),
+    answered it), as many as ``room`` tokens hold: by the words they share with it (BM25),
     and a fifth as much by meaning (its vector, when the memory search made one). Words first:
     a question names the words its answer was said with ("When did Caroline go to the LGBTQ
     support group?"), which a long chatty message's vector blurs (eval/RESULTS.md,
     "Compression")."""
-    if not positions or policy.quote_tokens <= 0:
+    if not positions or room <= 0:
         return ()
     upto = positions[-1] + 1
     relevance = _scaled(index.shared_words(query.words, upto))
@@ -209,7 +214,6 @@ def _quotes(
         relevance = relevance + VECTOR_WEIGHT * _scaled(index.scores(query.vector, upto))
     replaced = set(positions)
     chosen: set[int] = set()
-    room = policy.quote_tokens
     candidates = np.asarray(positions)
     for position in candidates[np.argsort(-relevance[candidates], kind="stable")].tolist():
         if relevance[position] <= 0:

@@ -234,7 +234,10 @@ async def test_a_long_conversation_is_compressed_and_an_early_detail_still_reach
             messages: list[dict[str, str]] = []
             for k, said in enumerate(LONG_CHAT):
                 messages.append({"role": "user", "content": said})
-                chat.next = f"Happy to help with that ({k})."
+                chat.next = (
+                    f"Happy to help with that ({k}). Here are a few ideas to try, step "
+                    "by step, with the reasons for each and what to watch out for."
+                )
                 messages.append({"role": "assistant", "content": await run.chat(user, messages)})
             await run.learned()
             question = {"role": "user", "content": "Which city did my sister move to?"}

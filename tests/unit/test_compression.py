@@ -47,7 +47,8 @@ from memory_extproc.retrieval.context import CONVERSATION_OPEN, format_conversat
 from memory_extproc.words import terms
 from memory_extproc.worker import conversation_state
 
-POLICY = CompressionPolicy(min_turns=6, keep_turns=2, quote_tokens=60)
+# quotes bounded by their budget alone here (test_quotes_are_a_tenth_…: by what they replace)
+POLICY = CompressionPolicy(min_turns=6, keep_turns=2, quote_tokens=60, quote_share=10.0)
 DIMENSION = 8
 DAY = 1_683_504_000_000  # 2023-05-08
 NO_QUERY = Query(())
@@ -222,7 +223,7 @@ def test_quotes_are_the_replaced_messages_sharing_the_questions_words_with_their
     messages = chat(10)
     messages[4]["content"] = "We adopted a beagle named Biscuit last spring."
     messages[12]["content"] = "Biscuit still chews every shoe he finds."
-    roomy = CompressionPolicy(min_turns=6, keep_turns=2, quote_tokens=100)
+    roomy = CompressionPolicy(min_turns=6, keep_turns=2, quote_tokens=100, quote_share=10.0)
     found = plan(messages_of(messages, message_text), index_of(messages, 20),
                  Query(tuple(terms("How old is Biscuit?"))), roomy)  # fmt: skip
     assert isinstance(found, Compression)
@@ -242,11 +243,28 @@ def test_with_no_word_shared_the_nearest_by_meaning_is_quoted_within_the_budget(
     assert [(q.role, q.text) for q in found.quotes] == [
         ("assistant", "answer 1"), ("user", "question 2"),
         ("assistant", "answer 5"), ("user", "question 6")]  # fmt: skip
-    tight = CompressionPolicy(min_turns=6, keep_turns=2, quote_tokens=12)
+    tight = CompressionPolicy(min_turns=6, keep_turns=2, quote_tokens=12, quote_share=10.0)
     one = plan(messages_of(messages, message_text), index_of(messages, 20),
                Query(("zebra",), unit(3)), tight)  # fmt: skip
     assert isinstance(one, Compression)
     assert len(one.quotes) == 1
+
+
+def test_quotes_are_a_tenth_of_what_they_stand_for_at_most() -> None:
+    messages = chat(10)
+    for message in messages[1:]:
+        message["content"] += " and the lorem ipsum of it" * 7  # ~50 tokens each
+    lorem = Query(("lorem",))
+    bounded = plan(messages_of(messages, message_text), index_of(messages, 20), lorem,
+                   CompressionPolicy(min_turns=6, keep_turns=2, quote_tokens=1000))  # fmt: skip
+    assert isinstance(bounded, Compression)
+    replaced = bounded.tokens_before - bounded.tokens_after
+    quoted = sum(tokens(q.text) + 8 for q in bounded.quotes)
+    assert 0 < quoted <= replaced / 10
+    unbounded = plan(messages_of(messages, message_text), index_of(messages, 20), lorem,
+                     CompressionPolicy(6, 2, 1000, quote_share=10.0))  # fmt: skip
+    assert isinstance(unbounded, Compression)
+    assert len(unbounded.quotes) == unbounded.replaced  # 1000 tokens: every one of them
 
 
 def test_a_quote_cannot_close_the_block() -> None:
@@ -316,7 +334,7 @@ def test_no_tool_message_is_ever_left_without_its_call(shape: list[int], covered
     dialogue = sum(1 for m in messages if m["role"] in ("user", "assistant")
                    and message_text(m.get("content")).strip())  # fmt: skip
     upto = max(1, int(covered * (dialogue - 1)))
-    policy = CompressionPolicy(min_turns=2, keep_turns=1, quote_tokens=50)
+    policy = CompressionPolicy(min_turns=2, keep_turns=1, quote_tokens=50, quote_share=10.0)
     found = plan(messages_of(messages, message_text), index_of(messages, upto),
                  Query(("look",), unit(0)), policy)  # fmt: skip
     assume(isinstance(found, Compression))  # too few turns, or none held yet: as sent
