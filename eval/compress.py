@@ -12,7 +12,7 @@ processor started with its settings). Per question: tokens the client sent and t
 received (characters / 4, a CJK character one), answer recall (the share of the gold answer's
 content in what the LLM received, the question left out), whether the evidence turn reached it.
 
-**PrefEval** (explicit form, development topics, ``COMPRESS_PREFERENCES`` items, notes mode):
+**PrefEval** (explicit form, development topics, ``COMPRESS_PREFERENCES`` items, 6 by default, notes mode):
 a preference said at the start, then 40, 120 or 300 unrelated turns (``inter_turns.json``), then
 the request it bears on, compressed. Carried: the preference's content is in what the LLM
 received (outside the request itself).
@@ -58,7 +58,7 @@ from prefeval.data import PREFEVAL, chats_between, load_form
 
 SLICES = os.environ.get("COMPRESS_SLICES", "conv-26:11")
 LEARNING = os.environ.get("COMPRESS_LEARNING", "llm")  # or notes: no model, quicker
-PREFERENCES = int(os.environ.get("COMPRESS_PREFERENCES", "15"))
+PREFERENCES = int(os.environ.get("COMPRESS_PREFERENCES", "6"))
 DISTANCES = (40, 120, 300)  # unrelated turns between a preference and its request
 SYSTEM = "You are a warm, attentive friend of the user. Keep answers short."
 _DIA = re.compile(r"D(\d+):(\d+)")
