@@ -12,10 +12,10 @@ processor started with its settings). Per question: tokens the client sent and t
 received (characters / 4, a CJK character one), answer recall (the share of the gold answer's
 content in what the LLM received, the question left out), whether the evidence turn reached it.
 
-**PrefEval** (explicit form, development topics, ``COMPRESS_PREFERENCES`` items, 6 by default, notes mode):
-a preference said at the start, then 40, 120 or 300 unrelated turns (``inter_turns.json``), then
-the request it bears on, compressed. Carried: the preference's content is in what the LLM
-received (outside the request itself).
+**PrefEval** (explicit form, development topics, ``COMPRESS_PREFERENCES`` items, 6 by default,
+notes mode): a preference said at the start, then 40, 120 or 300 unrelated turns
+(``inter_turns.json``), then the request it bears on, compressed. Carried: the preference's
+content is in what the LLM received (outside the request itself).
 
 Prints a table, writes eval/results/compress-*.json and eval/compress.png (answer recall against
 tokens received, per lever point), and last one JSON line: ``token_ratio`` (median received /
@@ -111,6 +111,7 @@ class Received:
     intact: bool  # the question arrived byte-exact, last
     system_kept: bool
     receipt: str
+    ms: float = 0.0  # the request's time through the stack, as the client saw it
 
 
 @dataclass
@@ -222,12 +223,16 @@ async def ask(
     messages = [*history, {"role": "user", "content": question.text}]
     body = orjson.dumps({"model": "companion", "messages": messages, "memory_config": config})
     before = len(llm.recorded)
+    started = time.perf_counter()
     status, receipt = await post(http, stack, token, body)
+    took = (time.perf_counter() - started) * 1000
     if status != 200:
         return None, status
     (received,) = [r for r in llm.recorded[before:] if "x-request-id" in r.headers]
     sent = orjson.dumps({"model": "companion", "messages": messages})
-    return measured(sent, received.body, question, receipt), status
+    got = measured(sent, received.body, question, receipt)
+    got.ms = took
+    return got, status
 
 
 def settings(milvus: MilvusProcess, local: LocalLlmProcess | None, lever: Lever,
@@ -321,6 +326,7 @@ def summary_of(arm: Arm) -> dict[str, Any]:
         "question_intact": round(statistics.fmean(r.intact for r in got), 3),
         "system_kept": round(statistics.fmean(r.system_kept for r in got), 3),
         "compressed": round(statistics.fmean("=compressed" in r.receipt for r in got), 3),
+        "latency_p50_ms": round(statistics.median(r.ms for r in got), 2),
     }
 
 
