@@ -391,25 +391,30 @@ async def _learned(http: aiohttp.ClientSession, stack: Gateway) -> None:
     await extracted(http, stack, "prefeval")
 
 
-def plot(arms: dict[str, list[Arm]], path: Path) -> None:
+def plot(levers: dict[str, dict[str, Any]], path: Path) -> None:
     """Answer recall against tokens received: a colour per lever point, a marker per
-    conversation; the whole history is the grey point of each."""
+    conversation; the whole history is the grey point of each. ``levers``: each
+    "conversation:lever" row of the results file (``python -m eval.compress --plot FILE``
+    draws it again)."""
     import matplotlib
 
     matplotlib.use("Agg")
     from matplotlib import pyplot
 
     figure, axes = pyplot.subplots(figsize=(8, 4.8))
-    levers = ["history", *(lever.name for lever in LEVERS)]
-    colours = dict(zip(levers, ["#888", *pyplot.get_cmap("tab10").colors], strict=False))
-    markers = dict(zip(arms, "osD^vP", strict=False))
-    for name, found in arms.items():
-        for arm in found:
-            row = summary_of(arm)
-            if row:
-                axes.scatter(row["tokens_received_median"], row["answer_recall"], s=40,
-                             color=colours[arm.lever], marker=markers[name])  # fmt: skip
-    for lever in levers:
+    names = ["history", *(lever.name for lever in LEVERS)]
+    palette = [c for i, c in enumerate(pyplot.get_cmap("tab10").colors) if i != 7]  # not grey
+    colours = dict(zip(names, ["#888", *palette], strict=False))
+    conversations = list(dict.fromkeys(key.split(":")[0] for key in levers))
+    markers = dict(zip(conversations, "osD^vP", strict=False))
+    for key, row in sorted(levers.items(), key=lambda kv: kv[0].endswith(DEFAULT.name)):
+        name, lever = key.split(":", 1)
+        default = lever == DEFAULT.name
+        if row:
+            axes.scatter(row["tokens_received_median"], row["answer_recall"],
+                         s=90 if default else 40, color=colours[lever], marker=markers[name],
+                         zorder=3 if default else 2)  # fmt: skip
+    for lever in names:
         axes.scatter([], [], color=colours[lever], label=lever)
     for name, marker in markers.items():
         axes.scatter([], [], color="black", marker=marker, label=name)
@@ -492,11 +497,14 @@ def report(locomo: dict[str, Any], preferences: dict[str, Any], workdir: Path) -
     path = results / f"compress-{time.strftime('%Y%m%d-%H%M%S')}.json"
     detail["preferences"] = rows
     path.write_text(json.dumps({"summary": summary, **detail}, indent=2))
-    plot(arms, Path("eval/compress.png"))
+    plot(detail["levers"], Path("eval/compress.png"))
     print(f"(details in {path}, plot in eval/compress.png, logs in {workdir})")
     print(json.dumps(summary))
     return 0
 
 
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["--plot"]:  # the plot of a results file, drawn again
+        plot(json.loads(Path(sys.argv[2]).read_text())["levers"], Path("eval/compress.png"))
+        sys.exit(0)
     sys.exit(run_harness(main))
