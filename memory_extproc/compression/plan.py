@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from memory_extproc.compression.state import ConversationIndex, fingerprint
+from memory_extproc.compression.state import ConversationIndex, fingerprint, is_dialogue
 from memory_extproc.words import CJK
 
 _KEPT_ROLES = frozenset({"system", "developer"})
@@ -156,8 +156,7 @@ def plan(
 
 
 def _dialogue(message: Message) -> bool:
-    """As learning counts messages (learning/turns.py)."""
-    return message.role in ("user", "assistant") and bool(message.text.strip())
+    return is_dialogue(message.role, message.text)
 
 
 def _first_non_system(messages: Sequence[Message], before: int) -> int:

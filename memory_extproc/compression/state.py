@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import zlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -23,6 +23,19 @@ import orjson
 
 _INT8 = 127.0
 _K1, _B = 1.2, 0.75  # BM25's usual
+
+
+def is_dialogue(role: str, text: str) -> bool:
+    """A message learning reads and counts: the user's or the assistant's, with text (not a
+    system prompt, a tool's output, or a tool call without words)."""
+    return role in ("user", "assistant") and bool(text.strip())
+
+
+def opening(user_id: str, project_id: str, dialogue: Sequence[tuple[str, str]]) -> str:
+    """The key of a conversation whose dialogue messages (role, text) are these, as sent."""
+    first_user = next((text for role, text in dialogue if role == "user"), "")
+    first_answer = next((text for role, text in dialogue if role == "assistant"), "")
+    return conversation_key(user_id, project_id, first_user, first_answer)
 
 
 def conversation_key(user_id: str, project_id: str, first_user: str, first_answer: str) -> str:

@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from memory_extproc.compression.state import conversation_key, fingerprint
+from memory_extproc.compression.state import fingerprint, is_dialogue, opening
 from memory_extproc.handoff import Batch
 from memory_extproc.llm_api.requests import Turn
 
@@ -75,7 +75,7 @@ class _Conversation:
 def _dialogue(turns: tuple[Turn, ...]) -> list[Turn]:
     """What extraction reads: the user's and the assistant's words (not system prompts or tool
     output, which are not the user speaking)."""
-    return [t for t in turns if t.role in ("user", "assistant") and t.text.strip()]
+    return [t for t in turns if is_dialogue(t.role, t.text)]
 
 
 PendingHook = Callable[[str, "Batch | None"], None]
@@ -289,25 +289,17 @@ def _opening(captured: CapturedTurn) -> str:
     if captured.opening:
         return captured.opening
     dialogue = [*_dialogue(captured.turns), Turn("assistant", captured.answer)]
-    users = [t.text for t in dialogue if t.role == "user"]
-    answers = [t.text for t in dialogue if t.role == "assistant"]
-    return conversation_key(captured.user_id, captured.project_id, users[0] if users else "",
-                answers[0] if answers else "")  # fmt: skip
+    return opening(captured.user_id, captured.project_id, [(t.role, t.text) for t in dialogue])
 
 
 def as_sent(turn: CapturedTurn) -> dict[str, Any]:
     """What compression names the turn by (compression/state.py), read before any masking:
     a request is matched against the conversation as the client sends it."""
-    dialogue = [t for t in turn.turns if t.role in ("user", "assistant") and t.text.strip()]
-    texts = [t.text for t in dialogue] + ([turn.answer] if turn.answer.strip() else [])
-    users = [t.text for t in dialogue if t.role == "user"]
-    answers = [t.text for t in dialogue if t.role == "assistant"] + [turn.answer]
-    opening = (
-        ""
-        if turn.previous_response_id
-        else conversation_key(turn.user_id, turn.project_id, users[0] if users else "", answers[0])
-    )
-    return {"opening": opening, "said": len(texts), "tail": fingerprint(texts[-1]) if texts else ""}
+    said = [(t.role, t.text) for t in _dialogue(turn.turns)]
+    if is_dialogue("assistant", turn.answer):
+        said.append(("assistant", turn.answer))
+    key = "" if turn.previous_response_id else opening(turn.user_id, turn.project_id, said)
+    return {"opening": key, "said": len(said), "tail": fingerprint(said[-1][1]) if said else ""}
 
 
 def _idle(conversation: _Conversation, now: float, idle_s: float) -> bool:

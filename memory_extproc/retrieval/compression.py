@@ -22,7 +22,13 @@ from memory_extproc.compression.plan import (
     messages_of,
     plan,
 )
-from memory_extproc.compression.state import Chunk, ConversationIndex, assemble, conversation_key
+from memory_extproc.compression.state import (
+    Chunk,
+    ConversationIndex,
+    assemble,
+    is_dialogue,
+    opening,
+)
 from memory_extproc.config.schema import CompressionConfig
 from memory_extproc.identity import HeaderSignals
 from memory_extproc.llm_api.requests import ChatRequest, conversation_items, message_text
@@ -67,11 +73,11 @@ class RequestCompression:
     def begin(self, request: ChatRequest, signals: HeaderSignals) -> Reading:
         """Starts reading the conversation's index, to be awaited after the memory search."""
         messages = messages_of(conversation_items(request), message_text)
-        users = [m.text for m in messages if m.role == "user" and m.text.strip()]
-        answers = [m.text for m in messages if m.role == "assistant" and m.text.strip()]
-        if len(users) < max(self.policy.min_turns, self.policy.keep_turns + 1) or not answers:
+        said = [(m.role, m.text) for m in messages if is_dialogue(m.role, m.text)]
+        users = sum(1 for role, _ in said if role == "user")
+        if users < max(self.policy.min_turns, self.policy.keep_turns + 1):
             return Reading(messages, None)
-        key = conversation_key(signals.user_id, signals.project_id, users[0], answers[0])
+        key = opening(signals.user_id, signals.project_id, said)
         task = asyncio.get_running_loop().create_task(self._index(signals.user_id, key))
         return Reading(messages, task, key)
 

@@ -8,9 +8,11 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from prometheus_client import REGISTRY
 
+from memory_extproc.compression.state import Chunk, assemble, chunk, word_ids
 from memory_extproc.config import parse
 from memory_extproc.handoff import Batch
 from memory_extproc.learning import service as service_module
@@ -114,3 +116,31 @@ async def test_a_secret_said_in_chat_is_never_written_to_the_spool(
     assert offered
     said_on = [t.text for b in offered for t in b.messages]
     assert not [t for t in said_on if CARD in t or KEY in t]
+
+
+async def test_what_compression_reads_grows_in_runs_and_never_from_turns_a_forget_covered(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A batch's chunk joins the run before it (a request reads a few chunks, not one per
+    batch); one whose turns came before a forget here is not kept, whatever the worker wrote."""
+    monkeypatch.setattr(service_module, "WorkerProcess", NoWorker)
+    config = parse({"memory": {"extraction": {"spool_dir": str(tmp_path)}}})
+    learning = LearningService(config=config, tracker_every=10, mode="llm")
+
+    def batch(first: int, received: int) -> tuple[Batch, Chunk]:
+        made = chunk(first, 1, [np.ones(4, np.float32)] * 2, [word_ids([])] * 2, f"t{first}")
+        return Batch("ana", "", (), 1, 1, "idle", received=(received,), conversation="c1",
+                     size=first + 2, fresh=2), made  # fmt: skip
+
+    learning._keep_chunk(*batch(0, received=100))
+    learning._keep_chunk(*batch(2, received=200))
+    await learning._shared.flushed()
+    (run,) = [Chunk.decode(raw) for raw in await learning.chunks("ana", "c1")]
+    assert run is not None
+    assert (run.first, run.end, run.tail) == (0, 4, "t2")
+    learning._forgotten["ana"] = 300  # a forget here, after those turns
+    learning._keep_chunk(*batch(4, received=250))  # said before it: not kept
+    await learning._shared.flushed()
+    index = assemble(c for c in map(Chunk.decode, await learning.chunks("ana", "c1")) if c)
+    assert index is not None
+    assert index.upto == 4
