@@ -4,7 +4,7 @@ One Envoy has two listeners to the same stand-in LLM: `direct` (no ext_proc) and
 (ext_proc → memory-extproc → Milvus standalone holding 100,000 memories of 1,000 users, each
 in its own words: bench/dataset.py `said`); a second Envoy sends its ext_proc streams to a
 processor that does no work (bench/null_processor.py).
-Eight client connections send, interleaved, seven kinds of requests:
+Eight client connections send, interleaved, nine kinds of requests:
   direct       Envoy → LLM, the baseline;
   null         the greeting below through the processor that does no work: the floor of any
                ext_proc exchange with Python gRPC on this machine;
@@ -17,6 +17,11 @@ Eight client connections send, interleaved, seven kinds of requests:
                German (one without);
   personalised an open request ("recommend a book for my holiday"): the preferences near it
                join the search.
+  conversation a question about its start at the end of a long conversation (160 messages),
+               sent as it is;
+  compressed   the same, with "memory_config": {"compress": true}: what the worker keeps of the
+               conversation is written before the run (harness.seed_conversations), so the
+               older turns are replaced (docs/concepts/compression.md).
 Added latency = percentile(kind) - percentile(direct); the response phase adds
 learning - passthrough. Then retrieval alone, idle and while the pool is kept busy extracting
 (statements from other users), gives retrieval_p99_busy_over_idle. CPU per request is measured
@@ -33,8 +38,8 @@ extracting in the background.
 a worktree, today's packages), behind an Envoy of its own config, on the same Milvus and the same
 memories (copied into a collection in its schema), the same stand-in LLMs, in the same run: every
 kind that goes through a processor is sent to both, interleaved, each phase's traffic shared
-between them at the same total rate (more of it through processors: 14 kinds of 16 against 7 of
-9, so absolute figures run a little higher than without a baseline; compare within a run), CPU
+between them at the same total rate (more of it through processors: 18 kinds of 20 against 9 of
+11, so absolute figures run a little higher than without a baseline; compare within a run), CPU
 measured in blocks taking turns; saturation and scaling one side after the other. Not with
 BENCH_VALKEY: both revisions would read one stream of captured turns as replicas do. It prints
 both columns and their ratios, and the JSON holds the baseline's figures under `baseline_` + the
@@ -82,6 +87,7 @@ from bench.harness import (
     embed_facts,
     percentile,
     process_cpu_seconds,
+    seed_conversations,
     session_cpu_seconds,
     start_stack,
     wait_indexed,
@@ -349,6 +355,7 @@ async def main() -> None:
         rng=rng,
         identity=identity,
     )
+    world.converse()
     tree = None
     if BASELINE and VALKEY:
         sys.exit("BENCH_BASELINE and BENCH_VALKEY: both workers would learn from one stream")
@@ -382,6 +389,11 @@ async def main() -> None:
         sides = [Side("", stack.gateway, "memory")]
         if tree is not None:
             sides.append(await start_baseline(workdir, tree, milvus, stack, world, parts))
+        print("writing what the worker keeps of the long conversations …", flush=True)
+        spools = [] if VALKEY else [workdir / "spool"]
+        if tree is not None:
+            spools.append(workdir / "baseline" / "spool")
+        await seed_conversations(world, spools, valkey_url)
         null_port, null_listener = free_port(), free_port()
         null = ManagedProcess("null-processor",
                               [sys.executable, "-m", "bench.null_processor", str(null_port)],
@@ -640,7 +652,31 @@ def figures(m: Measured, prefix: str) -> dict[str, Any]:
         result[f"{kind}_over_english_cpu"] = ratio(
             result[f"{kind}_processor_alone_cpu_ms"], result["retrieval_processor_alone_cpu_ms"]
         )
+    for kind in ("conversation", "compressed"):  # 160 messages, then a question about the start
+        result |= {
+            f"{kind}_added_p50_ms": added(kind, 50),
+            f"{kind}_added_p99_ms": added(kind, 99),
+            f"{kind}_processor_cpu_ms": cpu(kind),
+            f"{kind}_processor_alone_cpu_ms": cpu(kind, "processor_alone"),
+            f"{kind}_injected_share": injected(kind),
+        }
     result |= {
+        # of the compressed kind, the share sent compressed (the rest: a reason on the receipt)
+        "compressed_share": round(
+            m.samples.compressed[k("compressed")] / max(1, m.samples.asked[k("compressed")]), 3
+        ),
+        # what compressing costs: over the same conversation sent as it is, and over a retrieval
+        "compressed_over_conversation_p50_ms": round(
+            result["compressed_added_p50_ms"] - result["conversation_added_p50_ms"], 2
+        ),
+        "compressed_over_conversation_cpu_ms": round(
+            result["compressed_processor_alone_cpu_ms"]
+            - result["conversation_processor_alone_cpu_ms"],
+            2,
+        ),
+        "compressed_over_retrieval_p50_ms": round(
+            result["compressed_added_p50_ms"] - result["retrieval_added_p50_ms"], 2
+        ),
         "personalised_over_retrieval_p50_ms": round(
             result["personalised_added_p50_ms"] - result["retrieval_added_p50_ms"], 2
         ),

@@ -20,25 +20,31 @@ import aiohttp
 import numpy as np
 from pymilvus import MilvusClient
 
-from bench.dataset import OPEN_REQUESTS, Questions
+from bench.dataset import OPEN_REQUESTS, Questions, said
 from devstack.gateway import Gateway
 from devstack.local_llm import LocalLlmProcess
 from devstack.ports import free_port
 from devstack.process import ManagedProcess
 from devstack.tokens import DevIdentity
 from memory_extproc import config as config_module
+from memory_extproc.clock import now_ms
+from memory_extproc.compression.state import chunk, fingerprint, opening, word_ids
 from memory_extproc.embedding.multilingual import PASSAGE
-from memory_extproc.embedding.spaces import memory_vector
+from memory_extproc.embedding.spaces import carried, memory_vector
+from memory_extproc.learning.service import RUN_MESSAGES
+from memory_extproc.learning.shared import Conversations, SharedConversations
+from memory_extproc.learning.shared_valkey import ValkeyConversations
 from memory_extproc.wiring import build_embedder, build_multilingual
-from memory_extproc.words import in_memory_voice
+from memory_extproc.words import in_memory_voice, terms
 
 CONCURRENCY = int(os.environ.get("BENCH_CONCURRENCY", "8"))
 # the kinds that go through a processor under test, today's or the baseline's
 SIDED = ("passthrough", "learning", "retrieval", "retrieval_zh", "retrieval_es", "retrieval_de",
-         "personalised")  # fmt: skip
+         "personalised", "conversation", "compressed")  # fmt: skip
 KINDS = ("direct", "null", *SIDED)
 OURS = ("direct", *SIDED)  # through our stack (null: its own)
-ASKING = ("retrieval", "retrieval_zh", "retrieval_es", "retrieval_de", "personalised")
+ASKING = ("retrieval", "retrieval_zh", "retrieval_es", "retrieval_de", "personalised",
+          "conversation", "compressed")  # fmt: skip
 LANGUAGE = {"retrieval_zh": "zh", "retrieval_es": "es", "retrieval_de": "de"}
 # `BENCH_BASELINE`: the same kinds, through the baseline revision's processor and Envoy
 BASE = "baseline_"
@@ -67,6 +73,32 @@ def embed_facts(facts: list[str]) -> np.ndarray:
     return np.stack(rows).astype(np.float32)
 
 
+async def seed_conversations(world: World, spools: list[Path], valkey_url: str = "") -> None:
+    """What the worker keeps of each long conversation to compress it (vectors and word ids in
+    runs of up to 64 messages, the running state), written where the processors read it, as
+    its worker writes it: through the product's own store."""
+    embedder = build_embedder(config_module.load(None))
+    stores: list[Conversations] = [SharedConversations(spool) for spool in spools]
+    if valkey_url:
+        stores.append(ValkeyConversations(valkey_url, 5.0))
+    at_ms = now_ms()
+    for user, conversation in world.conversations.items():
+        said = [(m["role"], m["content"]) for m in conversation.messages]
+        texts = [text for _, text in said]
+        vectors = [carried(v) for v in embedder.embed(texts)]
+        words = [word_ids(terms(text)) for text in texts]
+        key = opening(user, "", said)
+        for first in range(0, len(texts), RUN_MESSAGES):
+            end = min(first + RUN_MESSAGES, len(texts))
+            state = STATE if end == len(texts) else ""
+            kept = chunk(first, at_ms, vectors[first:end], words[first:end],
+                         fingerprint(texts[end - 1]), state)  # fmt: skip
+            for store in stores:
+                store.save_chunk(user, "", key, first, kept.encode())
+    for store in stores:
+        await store.aclose()
+
+
 def wait_indexed(
     client: MilvusClient,
     collection: str,
@@ -84,6 +116,24 @@ def wait_indexed(
     raise TimeoutError(f"index {index} not built on {rows} rows in {timeout_s} s")
 
 
+@dataclass(frozen=True)
+class Conversation:
+    """A long conversation a user had (bench kinds "conversation" and "compressed"): what the
+    worker keeps of it to compress it is written before the run (seed_conversations)."""
+
+    messages: list[dict[str, str]]
+    questions: list[str]  # about what the user said in its first half: old turns, quoted
+
+
+CONVERSATION_TURNS = 80  # user turns, each answered: 160 messages (~6,000 tokens)
+CONVERSATION_OWNERS = 32  # users who had one (embedded before the run: ~5 s)
+ANSWER = ("Thanks, that helps ({k}). I will keep it in mind for what we plan next; tell me more "
+          "about what you would like to do with it, and I can suggest a few options, with the "
+          "reasons for each and what to watch out for.")  # fmt: skip
+# the running state the worker's model writes; here a fixed one of the size it is kept to
+STATE = " ".join(["The user is planning the next months and shares their situation."] * 12)
+
+
 @dataclass
 class World:
     users: list[str]
@@ -93,6 +143,20 @@ class World:
     questions: Questions
     rng: random.Random
     identity: DevIdentity
+    conversations: dict[str, Conversation] = field(default_factory=dict)
+
+    def converse(self) -> None:
+        """A long conversation for each of the first CONVERSATION_OWNERS users, from their own
+        facts."""
+        for user in self.users[:CONVERSATION_OWNERS]:
+            owned = self.rng.sample(self.owned[user], len(self.owned[user]))
+            told = (owned * CONVERSATION_TURNS)[:CONVERSATION_TURNS]  # a short run's: said again
+            messages = []
+            for k, index in enumerate(told):
+                messages += [{"role": "user", "content": said(self.facts[index][0], k % 100)},
+                             {"role": "assistant", "content": ANSWER.format(k=k)}]  # fmt: skip
+            questions = [self.facts[index][1] for index in told[: len(told) // 2]]
+            self.conversations[user] = Conversation(messages, questions)
 
     def request(self, kind: str) -> tuple[str, dict[str, str], bytes]:
         """(listener, headers, body) for one request of a kind."""
@@ -101,7 +165,13 @@ class World:
             return "baseline", headers, body
         user = self.rng.choice(self.users)
         body: dict[str, object] = {"model": "m"}
-        if kind == "retrieval" or kind in LANGUAGE:
+        history: list[dict[str, str]] = []
+        if kind in ("conversation", "compressed"):  # a question about its start, at its end
+            user = self.rng.choice(list(self.conversations))
+            history = self.conversations[user].messages
+            text = self.questions.ask(self.rng.choice(self.conversations[user].questions))
+            body["memory_config"] = {"auto_store": False, "compress": kind == "compressed"}
+        elif kind == "retrieval" or kind in LANGUAGE:
             _, question = self.facts[self.rng.choice(self.owned[user])]
             text = self.questions.ask(question, language=LANGUAGE.get(kind, "en"))
             body["memory_config"] = {"auto_store": False}  # the request path alone
@@ -123,7 +193,7 @@ class World:
             text = self.rng.choice(["Hi!", "Hello", "Thanks!", "hey there", "ok"])
             if kind in ("passthrough", "null"):
                 body["memory_config"] = {"auto_store": False}
-        body["messages"] = [{"role": "user", "content": text}]
+        body["messages"] = [*history, {"role": "user", "content": text}]
         headers = {
             "authorization": f"Bearer {self.token(user)}",
             "content-type": "application/json",
@@ -146,6 +216,7 @@ class Samples:
     latency: defaultdict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
     asked: Counter[str] = field(default_factory=Counter)  # retrievals, personalised requests
     injected: Counter[str] = field(default_factory=Counter)  # … that were given memories
+    compressed: Counter[str] = field(default_factory=Counter)  # … that were sent compressed
 
 
 def session_stats(leader: int) -> Iterator[tuple[Path, list[str]]]:
@@ -217,6 +288,8 @@ async def drive(
             if kind.removeprefix(BASE) in ASKING:
                 samples.asked[kind] += 1
                 samples.injected[kind] += b"I was given no memories" not in answer
+                receipt = response.headers.get("x-memory-receipt", "")
+                samples.compressed[kind] += "compression=compressed" in receipt
 
     await asyncio.gather(*(worker() for _ in range(CONCURRENCY)))
     return time.perf_counter() - start

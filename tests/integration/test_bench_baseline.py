@@ -67,6 +67,10 @@ def test_a_baseline_revision_is_measured_beside_today_in_the_same_run(tmp_path: 
     assert result["retrieval_injected_share"] > 0
     assert result["baseline_retrieval_injected_share"] > 0
     assert result["baseline_retrieval_processor_alone_cpu_ms"] > 0
+    # the long conversation asked to be compressed was, from what the worker keeps of it
+    assert result["compressed_share"] == 1.0
+    assert result["baseline_compressed_share"] == 1.0
+    assert "compressed_over_conversation_cpu_ms" in figures
     # the side-by-side table: a figure, today's, the baseline's and their ratio
     (row,) = [line for line in run.stdout.splitlines()
               if line.startswith("retrieval_processor_alone_cpu_ms ")]  # fmt: skip
