@@ -6,9 +6,12 @@ against the real local model, an in-memory store and the real embedder. No Envoy
 only the learning path, so before/after comparisons of prompts and call counts take minutes.
 
     .venv/bin/python -m eval.learning_speed [--sample conv-26] [--sessions 2] [--sides a,b]
-        [--every 10] [--baseline REF [--repeat N]]
+        [--every 10] [--compress] [--baseline REF [--repeat N]]
 
-`--every 1` learns each turn at once, as `make run` does.
+`--every 1` learns each turn at once, as `make run` does. Each batch also keeps what compressing
+its conversation reads (its messages' vectors and word ids, compression/state.py), as every
+batch does; `--compress`: the conversations asked for compression, so the model writes their
+running state too (one call a batch, `calls_conversation_state`).
 
 Prints per batch: turns, seconds, calls by task, prompt tokens and the share served from the
 model server's prompt cache, facts stored; then one JSON line with the totals.
@@ -53,7 +56,7 @@ from memory_extproc.clock import day, now_ms
 from memory_extproc.config import parse
 from memory_extproc.embedding.spaces import Embeddings
 from memory_extproc.handoff import Batch
-from memory_extproc.learning.turns import CapturedTurn, TurnTracker
+from memory_extproc.learning.turns import CapturedTurn, TurnTracker, as_sent
 from memory_extproc.llm_api.requests import Turn
 from memory_extproc.memories.facts import FactLimits
 from memory_extproc.memories.writer import MemoryWriter
@@ -72,19 +75,22 @@ RATIOS = ("seconds_per_10_turns", "seconds_per_batch", "model_calls")
 
 
 async def chats_as_captured(
-    sample: dict, side: str, store: InMemoryStore, embedder: Embeddings
+    sample: dict, side: str, store: InMemoryStore, embedder: Embeddings, compress: bool = False
 ) -> AsyncIterator[tuple[int, CapturedTurn]]:
     """This speaker's chats as the processor captures them (session, turn), each with the
-    memories a retrieval would have injected into its request (known to extraction)."""
+    memories a retrieval would have injected into its request (known to extraction), named as
+    the conversation is sent (learning/turns.py as_sent)."""
     user = user_of(sample["sample_id"], side)
     for chat in chats(sample, side):
         hits = await retrieve(store, embedder, user, chat.messages[-1]["content"])
         turns = tuple(Turn(m["role"], m["content"]) for m in chat.messages)
-        yield chat.session, CapturedTurn(
+        captured = CapturedTurn(
             user, "", turns, chat.answer,
             at_ms=int(time.mktime(time.strptime(chat.date, "%Y-%m-%dT%H:%M:%S")) * 1000),
             recalled=tuple(h.memory.content for h in hits), received_ms=now_ms(),
+            compress=compress,
         )  # fmt: skip
+        yield chat.session, dataclasses.replace(captured, **as_sent(captured))
 
 
 def calls() -> Counter[str]:
@@ -116,6 +122,8 @@ async def run(args: argparse.Namespace) -> dict[str, object]:
         store=None,
         extractor=client,
         limits=FactLimits(),
+        embedder=embedder,
+        state_words=config.memory.compression.state_words,
     )
     totals: Counter[str] = Counter()
     started = time.perf_counter()
@@ -139,7 +147,8 @@ async def run(args: argparse.Namespace) -> dict[str, object]:
     try:
         for side in args.sides.split(","):
             tracker, session = TurnTracker(args.every), None  # the processor's batching
-            async for number, captured in chats_as_captured(sample, side, store, embedder):
+            captured_chats = chats_as_captured(sample, side, store, embedder, args.compress)
+            async for number, captured in captured_chats:
                 if session is not None and number != session:
                     for batch in tracker.flush_all():  # a new session: the last one went idle
                         await learn(batch)
@@ -316,6 +325,8 @@ def side_arguments(args: argparse.Namespace, dump: str) -> list[str]:
     chosen = ["--sample", args.sample, "--sessions", str(args.sessions), "--sides", args.sides]
     if args.every != EVERY:  # a revision that does not know the option fails, and says so
         chosen += ["--every", str(args.every)]
+    if args.compress:
+        chosen.append("--compress")
     return chosen + (["--dump", dump] if dump else [])
 
 
@@ -369,6 +380,9 @@ def main() -> None:
     parser.add_argument("--sessions", type=int, default=2)
     parser.add_argument("--sides", default="a,b")
     parser.add_argument("--every", type=int, default=EVERY, help="turns a job learns at once")
+    parser.add_argument(
+        "--compress", action="store_true", help="the conversations asked for compression"
+    )
     parser.add_argument("--dump", default="", help="write the learned memories to this file")
     parser.add_argument(
         "--baseline", default="", metavar="REF", help="also run this revision, side by side"

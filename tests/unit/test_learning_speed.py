@@ -79,9 +79,18 @@ def test_repeated_runs_average_their_numbers_and_count_an_absent_counter_as_zero
 
 def test_each_side_gets_this_run_s_options_but_not_baseline_or_repeat() -> None:
     args = argparse.Namespace(
-        sample="conv-30", sessions=1, sides="a", dump="", baseline="99a7eaf", repeat=3, every=10
+        sample="conv-30",
+        sessions=1,
+        sides="a",
+        dump="",
+        baseline="99a7eaf",
+        repeat=3,
+        every=10,
+        compress=False,
     )
     assert side_arguments(args, "") == ["--sample", "conv-30", "--sessions", "1", "--sides", "a"]
     assert side_arguments(args, "/tmp/b.json")[-2:] == ["--dump", "/tmp/b.json"]
     args.every = 1  # every turn at once, as `make run` learns: both sides, or the run fails
     assert side_arguments(args, "")[-2:] == ["--every", "1"]
+    args.compress = True  # a running state written per batch: asked of both sides
+    assert side_arguments(args, "")[-1] == "--compress"
