@@ -129,7 +129,8 @@ def with_memory_context(
     name = "messages" if request.api is Api.CHAT_COMPLETIONS else "input"
     array = None
     if request.api is Api.CHAT_COMPLETIONS or replaced:
-        array = json_splice.container(raw, _member(top, name).value_start)
+        at = _member(top, name).value_start
+        array = top.inner.get(at) or json_splice.container(raw, at)
         if len(array.children) != len(items):
             raise json_splice.SpliceError(f"{name} read differently")
     if replaced and array is not None:
