@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -37,14 +37,15 @@ class NotCompressed(StrEnum):
     UNAVAILABLE = "unavailable"  # the state not read in time (its store down or slow)
 
 
-@dataclass(frozen=True, slots=True)
-class Message:
-    """One element of ``messages`` (Chat Completions) or ``input`` (Responses)."""
+class Message(NamedTuple):
+    """One element of ``messages`` (Chat Completions) or ``input`` (Responses). A tuple: a
+    long conversation has hundreds, read on the request path."""
 
     role: str  # "" for an item that is not a message (a function call, its output)
     text: str
     plain: bool  # text only (no image, file or audio part)
-    tokens: int = 0  # its text's, estimated (``tokens``)
+    tokens: int  # its text's, estimated (``tokens``)
+    dialogue: bool  # a user or assistant message with text (state.is_dialogue)
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,16 +101,23 @@ def messages_of(items: Sequence[Any], part_text: Callable[[Any], str]) -> list[M
     found = []
     for item in items:
         if not isinstance(item, dict):
-            found.append(Message("", "", plain=True))
+            found.append(_NOT_A_MESSAGE)
             continue
         role = item.get("role") if item.get("type", "message") == "message" else None
+        role = role if isinstance(role, str) else ""
         content = item.get("content")
-        plain = not isinstance(content, list) or all(
-            isinstance(p, str) or (isinstance(p, dict) and "text" in p) for p in content
-        )
-        text = part_text(content)
-        found.append(Message(role if isinstance(role, str) else "", text, plain, tokens(text)))
+        if isinstance(content, str):  # the usual case
+            text, plain = content, True
+        else:
+            text = part_text(content)
+            plain = not isinstance(content, list) or all(
+                isinstance(p, str) or (isinstance(p, dict) and "text" in p) for p in content
+            )
+        found.append(Message(role, text, plain, tokens(text), is_dialogue(role, text)))
     return found
+
+
+_NOT_A_MESSAGE = Message("", "", plain=True, tokens=0, dialogue=False)
 
 
 def plan(
@@ -123,7 +131,7 @@ def plan(
         return NotCompressed.SHORT
     if index is None:
         return NotCompressed.NO_STATE
-    dialogue = [i for i, m in enumerate(messages) if _dialogue(m)]
+    dialogue = [i for i, m in enumerate(messages) if m.dialogue]
     if len(dialogue) < index.upto or fingerprint(messages[dialogue[index.upto - 1]].text) != (
         index.tail
     ):
@@ -137,26 +145,23 @@ def plan(
     lead = _first_non_system(messages, users[0])
     if lead < starts[0]:  # what precedes the first user message (a greeting)
         starts.insert(0, lead)
-    runs = [
-        (start, stop)
-        for start, stop in zip(starts, [*starts[1:], end], strict=True)
-        if all(messages[i].plain for i in range(start, stop))
-    ]
-    runs = _merged(_without_system(runs, messages))
+    runs = list(zip(starts, [*starts[1:], end], strict=True))
+    if not all(m.plain and m.role not in _KEPT_ROLES for m in messages[starts[0] : end]):
+        runs = [(start, stop) for start, stop in runs
+                if all(messages[i].plain for i in range(start, stop))]  # fmt: skip
+        runs = _without_system(runs, messages)
+    runs = _merged(runs)
     if not runs:
         return NotCompressed.NOTHING_OLD
-    gone = {i for start, stop in runs for i in range(start, stop)}
-    replaced_positions = [p for p, i in enumerate(dialogue) if i in gone]
+    gone = [i for start, stop in runs for i in range(start, stop)]
+    left_out = set(gone)
+    replaced_positions = [p for p, i in enumerate(dialogue) if i in left_out]
     before = sum(m.tokens for m in messages)
     after = before - sum(messages[i].tokens for i in gone)
     room = min(policy.quote_tokens, int(policy.quote_share * (before - after)))
     quotes = _quotes(messages, dialogue, replaced_positions, index, query, room)
     summary = index.summary if policy.state else ""
     return Compression(tuple(runs), len(replaced_positions), quotes, summary, before, after)
-
-
-def _dialogue(message: Message) -> bool:
-    return is_dialogue(message.role, message.text)
 
 
 def _first_non_system(messages: Sequence[Message], before: int) -> int:

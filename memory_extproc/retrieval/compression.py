@@ -26,7 +26,6 @@ from memory_extproc.compression.state import (
     Chunk,
     ConversationIndex,
     assemble,
-    is_dialogue,
     opening,
 )
 from memory_extproc.config.schema import CompressionConfig
@@ -73,7 +72,7 @@ class RequestCompression:
     def begin(self, request: ChatRequest, signals: HeaderSignals) -> Reading:
         """Starts reading the conversation's index, to be awaited after the memory search."""
         messages = messages_of(conversation_items(request), message_text)
-        said = [(m.role, m.text) for m in messages if is_dialogue(m.role, m.text)]
+        said = [(m.role, m.text) for m in messages if m.dialogue]
         users = sum(1 for role, _ in said if role == "user")
         if users < max(self.policy.min_turns, self.policy.keep_turns + 1):
             return Reading(messages, None)
