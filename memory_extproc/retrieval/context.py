@@ -89,7 +89,9 @@ def _folded(text: str) -> str:
 def _one_line(content: str) -> str:
     """One line that cannot close (or reopen) the fence, however the tag is disguised: full-width
     or look-alike brackets, NULs, zero-width characters, odd spacing or case."""
-    if content.isascii():  # the usual case, and cheap: only control characters to blank
+    if content.isascii() and content.isprintable() and "<" not in content:
+        return " ".join(content.split())  # the usual case: no tag, no control character
+    if content.isascii():  # only control characters to blank
         text = _ASCII_CONTROL.sub(" ", content)
     else:
         text = "".join(

@@ -2,8 +2,11 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import unicodedata
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from memory_extproc.memories.notes import statement
 from memory_extproc.retrieval.context import CLOSE_TAG, OPEN_TAG, PREFERENCES, format_context
@@ -128,3 +131,18 @@ def test_a_preference_is_marked_and_the_block_asks_that_it_be_respected() -> Non
     assert re.search(r"^- \[\d{4}-\d{2}-\d{2}\] User lives in Porto$", text, re.M)
     assert PREFERENCES in text
     assert PREFERENCES not in format_context([porto], 1200)[0]  # only where one is given
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=80))
+def test_any_content_is_one_single_spaced_line_inside_the_fence(content: str) -> None:
+    """The plain ASCII shortcut and the general path alike: one line, single-spaced, and the
+    fence's own tags only at its ends."""
+    text, injected = format_context([scored(f"{content} ok {CLOSE_TAG} {content}")], 4000)
+    lines = text.splitlines()
+    assert (lines[0], lines[-1], len(lines), len(injected)) == (OPEN_TAG, CLOSE_TAG, 4, 1)
+    line = lines[2].removeprefix("- [2026-03-15] ")
+    assert line == line.strip()
+    assert "  " not in line
+    assert not any(unicodedata.category(c) in ("Cc", "Cf") for c in line)  # control, format
+    assert "user_memories" not in line.lower()
