@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 import orjson
+import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -233,6 +234,28 @@ def test_quotes_are_the_replaced_messages_sharing_the_questions_words_with_their
     block = format_conversation(found.replaced, found.quotes)
     assert "- [2023-05-08] assistant: We adopted a beagle named Biscuit last spring." in block
     assert "first 16 messages" in block
+
+
+@pytest.mark.parametrize(
+    ("said", "asked"),
+    [
+        ("我们去年春天领养了一只叫饼干的小猎犬。", "饼干现在几岁了？"),  # character pairs
+        (
+            "Adoptamos una perrita llamada Galleta la primavera pasada.",
+            "¿Cuántos años tiene Galleta?",
+        ),
+        (
+            "Wir haben letzten Frühling einen Beagle namens Keks adoptiert.",
+            "Wie alt ist Keks jetzt?",
+        ),
+    ],
+)
+def test_quotes_are_found_by_shared_words_in_any_language(said: str, asked: str) -> None:
+    messages = chat(10)
+    messages[4]["content"] = said
+    found = planned(messages, index_of(messages, 20), Query(tuple(terms(asked))))
+    assert isinstance(found, Compression)
+    assert [q.text for q in found.quotes] == [said, "question 2"]
 
 
 def test_with_no_word_shared_the_nearest_by_meaning_is_quoted_within_the_budget() -> None:
