@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from memory_extproc.llm_api.requests import Turn
 from memory_extproc.llm_client import JsonSchema
 from memory_extproc.memories.model_json import ExtractionParseError, read_json
+from memory_extproc.words import CJK
 
 MAX_ITEMS = {"decided": 6, "open": 6, "specifics": 12}
 MAX_ITEM_CHARS = 160
@@ -63,11 +64,18 @@ class State:
         lines += [f"Known: {item}" for item in self.specifics]
         kept, left = [], words
         for line in lines:
-            left -= len(line.split())
+            left -= _words(line)
             if left < 0:
                 break
             kept.append(line)
         return "\n".join(kept)
+
+
+def _words(line: str) -> int:
+    """Words as a budget counts them: a Chinese or Japanese character is one (written without
+    spaces, a whole line would be one word)."""
+    characters = sum(len(run) for run in CJK.findall(line))
+    return characters + len(CJK.sub(" ", line).split())
 
 
 def messages(previous: str, said: Sequence[Turn], day: str, words: int) -> list[dict[str, str]]:

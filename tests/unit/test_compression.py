@@ -385,6 +385,12 @@ def test_the_running_state_is_cut_at_its_budget_specifics_last() -> None:
         "Decided: Rent the flat on Rua Nova",
         "Known: Rent: 900 euros",
     ]
+    chinese = conversation_state.parse(
+        '{"about": "搬家到波尔图", "decided": ["租下新街的公寓"], "open": [],'
+        ' "specifics": ["房租：九百欧元", "五月一日搬家"]}'
+    )
+    # a character a word: written without spaces, a whole line would count as one
+    assert chinese.text(16).splitlines() == ["About: 搬家到波尔图", "Decided: 租下新街的公寓"]
 
 
 def test_the_running_state_is_shown_in_the_block_and_cannot_close_it() -> None:
