@@ -20,13 +20,22 @@ from typing import NamedTuple
 # false, null and whitespace are skipped by the search.
 _TOKEN = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[{}\[\],:]')
 # Whole children in one match each, not token by token (a 160-message conversation was ~0.3 ms
-# of CPU a scan): a child whose value is a scalar, a string, or a container at most two levels
-# deep (a message, a list of messages with string contents). Possessive throughout: a try that
-# meets a deeper container fails there without backtracking, and the scan goes on token by token.
+# of CPU a scan): a child whose value is a scalar, a string, or a container up to four levels
+# deep (a message with tool calls or content parts, a list of messages). Possessive throughout:
+# a try that meets a deeper container fails there without backtracking, and the scan goes on
+# token by token.
 _STRING = rb'"[^"\\]*+(?:\\.[^"\\]*+)*+"'
-_FLAT = rb'(?:\{(?:[^{}\[\]"]++|' + _STRING + rb')*+\}|\[(?:[^{}\[\]"]++|' + _STRING + rb")*+\])"
-_SHALLOW = (rb'(?:\{(?:[^{}\[\]"]++|' + _STRING + rb"|" + _FLAT + rb')*+\}|\[(?:[^{}\[\]"]++|'
-            + _STRING + rb"|" + _FLAT + rb')*+\])')  # fmt: skip
+
+
+def _nested(inside: bytes) -> bytes:
+    """An object or array whose members are scalars, strings or ``inside``."""
+    member = rb'(?:[^{}\[\]"]++|' + _STRING + (rb"|" + inside if inside else b"") + rb")*+"
+    return rb"(?:\{" + member + rb"\}|\[" + member + rb"\])"
+
+
+_SHALLOW = b""
+for _ in range(4):
+    _SHALLOW = _nested(_SHALLOW)
 _VALUE = rb"(" + _SHALLOW + rb"|" + _STRING + rb'|[^,:{}\[\]"\s]++)'
 _WS = rb"[ \t\r\n]*+"
 _ELEMENT = re.compile(_WS + _VALUE + _WS + rb"([,\]])")
@@ -63,11 +72,13 @@ class Container:
     inner: Mapping[int, Container] = field(default_factory=dict)
 
 
-def root(raw: bytes) -> Container:
+def root(raw: bytes, *, descend: bool = False) -> Container:
+    """``descend``: its members that are containers read too (``inner``), for an edit inside
+    one."""
     start = len(raw) - len(raw.lstrip(_SPACE))
     if start >= len(raw) or raw[start] not in b"{[":
         raise SpliceError("not an object or array")
-    return container(raw, start, descend=True)
+    return container(raw, start, descend=descend)
 
 
 def container(raw: bytes, open_at: int, *, descend: bool = False) -> Container:

@@ -122,7 +122,7 @@ def with_memory_context(
     body cannot be edited exactly (the caller forwards it unchanged).
     """
     raw, body = request.raw, request.body
-    top = json_splice.root(raw)
+    top = json_splice.root(raw, descend=True)
     doomed = _memory_members(top)
     edits = json_splice.removals(top.children, doomed)
     items = conversation_items(request)
