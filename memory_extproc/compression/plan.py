@@ -223,8 +223,10 @@ def _quotes(
         if relevance[position] <= 0:
             break
         for quoted in (position, position + 1):  # and the message after it: its answer
+            if quoted not in replaced or quoted in chosen:
+                continue  # (the last replaced may be the last message with text)
             cost = messages[dialogue[quoted]].tokens + 8  # its date and role
-            if quoted in replaced and quoted not in chosen and cost <= room:
+            if cost <= room:
                 chosen.add(quoted)
                 room -= cost
     return tuple(

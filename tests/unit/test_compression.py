@@ -449,3 +449,15 @@ async def test_a_state_store_that_fails_or_hangs_leaves_the_request_as_sent() ->
     short = RequestCompression(_never_read, config)
     reading = short.begin(_request(chat(3)), _signals())
     assert await short.end(reading, "q", None, within_s=0.05) is NotCompressed.SHORT
+
+
+def test_when_the_kept_turns_have_no_text_the_last_replaced_message_is_quoted_alone() -> None:
+    messages = chat(10)
+    image = [{"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}}]
+    for kept in messages[-5:]:  # the last two turns and the new message: photos, no words
+        kept["content"] = image if kept["role"] == "user" else ""
+    messages[-6]["content"] = "Mind the zebra crossing by the school."
+    found = planned(messages, index_of(messages, 16), Query(tuple(terms("zebra"))))
+    assert isinstance(found, Compression)
+    # the last message with text, replaced: quoted, with nothing after it to join
+    assert [q.text for q in found.quotes] == ["Mind the zebra crossing by the school."]
