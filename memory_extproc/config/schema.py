@@ -5,6 +5,7 @@ Pure: reading a file and the environment is loader.py's."""
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,7 +31,11 @@ class MilvusConfig:
         default="127.0.0.1:19530", metadata=_key("host:port, or a full URI (http://, https://)")
     )
     collection: str = field(
-        default="agentic_memory", metadata=_key("The collection, created at first start.")
+        default="agentic_memory",
+        metadata=_key(
+            "The collection, created at first start: letters, digits and underscores, starting "
+            "with a letter or an underscore (Milvus' rule)."
+        ),
     )
     # A search filters one partition's rows, so keep rows per partition near 100 k.
     partitions: int = field(
@@ -525,7 +530,13 @@ def cross_key_problems(config: Config, found: list[str]) -> list[str]:
         value = getattr(memory.identity, name)
         if not value or value != value.lower():
             problems.append(f"memory.identity.{name}: must be a non-empty lower-case header name")
+    if not _COLLECTION.fullmatch(memory.milvus.collection):  # else Milvus refuses it at start
+        problems.append(
+            "memory.milvus.collection: letters, digits and underscores, starting with a letter "
+            f"or an underscore, up to 255 (Milvus' rule); got {memory.milvus.collection!r}"
+        )
     return problems
 
 
 _LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
+_COLLECTION = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,254}")

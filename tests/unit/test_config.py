@@ -61,6 +61,7 @@ memory:
         ({"memory": {"milvus": {"partitions": 5000}}}, "memory.milvus.partitions"),
         ({"memory": {"external_models": [{"model_role": "chat"}]}}, "model_role: 'chat'"),
         ({"memory": {"identity": {"user_header": "X-User"}}}, "lower-case header name"),
+        ({"memory": {"milvus": {"collection": "team-memories"}}}, "memory.milvus.collection: "),
         ({"server": []}, "server: expected a mapping"),
     ],
 )
