@@ -118,7 +118,8 @@ class LearningService:
 
     async def conversation(self, user_id: str, key: str) -> dict[str, Any] | None:
         """What compression keeps of a conversation, for the memory API: how many of its
-        messages were read, from when to when (never their words: none are kept)."""
+        messages were read, from when to when, and its running state (the model's summary, for
+        a conversation that asked for compression; the messages' words are never kept)."""
         chunks = [c for c in map(Chunk.decode, await self._shared.chunks(user_id, key)) if c]
         if not chunks:
             return None
@@ -129,6 +130,7 @@ class LearningService:
             "compressible_upto": index.upto if index is not None else 0,
             "first_said_at": iso(min(dates)),
             "last_said_at": iso(max(dates)),
+            "state": index.summary if index is not None else "",
         }
 
     async def forget_conversation(self, user_id: str, key: str) -> bool:

@@ -276,6 +276,7 @@ async def test_a_long_conversation_is_compressed_and_an_early_detail_still_reach
         await asyncio.to_thread(gateway.stop)
         llm.on_model(CHAT_MODEL, None)
     assert kept["messages_read"] == 20
+    assert kept["state"] == ""  # no turn of it asked for compression while it was learned
     assert "compression=no_state" in after  # deleted: sent as it is until read again
     receipt, received = found
     assert "replaced=16" in receipt  # eight turns of ten: the last two stay as sent

@@ -144,3 +144,22 @@ async def test_what_compression_reads_grows_in_runs_and_never_from_turns_a_forge
     index = assemble(c for c in map(Chunk.decode, await learning.chunks("ana", "c1")) if c)
     assert index is not None
     assert index.upto == 4
+
+
+async def test_the_memory_api_shows_a_conversations_running_state_and_what_was_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(service_module, "WorkerProcess", NoWorker)
+    config = parse({"memory": {"extraction": {"spool_dir": str(tmp_path)}}})
+    learning = LearningService(config=config, tracker_every=10, mode="llm")
+    state = "About: a move to Porto\nKnown: rent 900 euros"
+    for first, summary in ((0, ""), (2, state)):
+        made = chunk(first, 1_700_000_000_000 + first, [np.ones(4, np.float32)] * 2,
+                     [word_ids([])] * 2, f"t{first}", summary)  # fmt: skip
+        learning._keep_chunk(Batch("ana", "", (), 1, 1, "idle", conversation="c1",
+                                   size=first + 2, fresh=2), made)  # fmt: skip
+    await learning._shared.flushed()
+    shown = await learning.conversation("ana", "c1")
+    assert shown is not None
+    assert (shown["messages_read"], shown["compressible_upto"], shown["state"]) == (4, 4, state)
+    assert await learning.conversation("bob", "c1") is None  # another user's: none
