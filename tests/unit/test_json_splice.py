@@ -170,3 +170,12 @@ def test_the_scanner_reads_any_document_as_a_parser_does(value: object, style: i
         assert dict(zip(keys, children, strict=True)) == json.loads(raw)
     else:
         assert children == json.loads(raw)
+    # read with its members' containers, for an edit inside one: the same children, and each
+    # container as reading it alone gives
+    deep = json_splice.root(raw, descend=True)
+    assert deep.children == top.children
+    assert deep.inner == {
+        c.value_start: json_splice.container(raw, c.value_start)
+        for c in top.children
+        if isinstance(value, dict) and raw[c.value_start] in b"[{"
+    }
