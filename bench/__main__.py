@@ -637,7 +637,9 @@ def figures(m: Measured, prefix: str) -> dict[str, Any]:
         "retrieval_milvus_cpu_ms": round(cpu("retrieval", "milvus") - cpu("direct", "milvus"), 2),
         "retrieval_injected_share": injected("retrieval"),
     }
-    for kind in (*LANGUAGE, "personalised"):
+    # other languages; an open request; 160 messages, then a question about the start, as sent
+    # and compressed
+    for kind in (*LANGUAGE, "personalised", "conversation", "compressed"):
         result |= {
             f"{kind}_added_p50_ms": added(kind, 50),
             f"{kind}_added_p99_ms": added(kind, 99),
@@ -652,14 +654,6 @@ def figures(m: Measured, prefix: str) -> dict[str, Any]:
         result[f"{kind}_over_english_cpu"] = ratio(
             result[f"{kind}_processor_alone_cpu_ms"], result["retrieval_processor_alone_cpu_ms"]
         )
-    for kind in ("conversation", "compressed"):  # 160 messages, then a question about the start
-        result |= {
-            f"{kind}_added_p50_ms": added(kind, 50),
-            f"{kind}_added_p99_ms": added(kind, 99),
-            f"{kind}_processor_cpu_ms": cpu(kind),
-            f"{kind}_processor_alone_cpu_ms": cpu(kind, "processor_alone"),
-            f"{kind}_injected_share": injected(kind),
-        }
     result |= {
         # of the compressed kind, the share sent compressed (the rest: a reason on the receipt)
         "compressed_share": round(

@@ -47,6 +47,13 @@ class NoWorker:
         pass
 
 
+def without_worker(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, every: int) -> LearningService:
+    """The processor's learning side, its spool in ``tmp_path``, with no worker process."""
+    monkeypatch.setattr(service_module, "WorkerProcess", NoWorker)
+    config = parse({"memory": {"extraction": {"spool_dir": str(tmp_path)}}})
+    return LearningService(config=config, tracker_every=every, mode="llm")
+
+
 def forgotten_pending() -> float:
     sample = REGISTRY.get_sample_value("memory_turns_forgotten_total", {"stage": "pending"})
     return sample or 0.0
@@ -63,9 +70,7 @@ async def test_a_forget_takes_a_turn_whose_recording_still_waits(
         return await real_read(self, reads)
 
     monkeypatch.setattr(SharedConversations, "elsewhere", slow_read)
-    monkeypatch.setattr(service_module, "WorkerProcess", NoWorker)
-    config = parse({"memory": {"extraction": {"spool_dir": str(tmp_path)}}})
-    learning = LearningService(config=config, tracker_every=10, mode="llm")
+    learning = without_worker(tmp_path, monkeypatch, every=10)
     queued = learning._steps.put_nowait
 
     def forget_queued(step: Any) -> None:
@@ -97,9 +102,7 @@ async def test_a_secret_said_in_chat_is_never_written_to_the_spool(
 ) -> None:
     """Not in a pending conversation, a batch for the worker, or the conversation state kept for
     other replicas: every file the processor writes holds the turn masked."""
-    monkeypatch.setattr(service_module, "WorkerProcess", NoWorker)
-    config = parse({"memory": {"extraction": {"spool_dir": str(tmp_path)}}})
-    learning = LearningService(config=config, tracker_every=2, mode="llm")
+    learning = without_worker(tmp_path, monkeypatch, every=2)
     said = f"My card is {CARD} and my OpenAI key is {KEY}. I live in Lisbon."
     await learning.start()
     try:
@@ -123,9 +126,7 @@ async def test_what_compression_reads_grows_in_runs_and_never_from_turns_a_forge
 ) -> None:
     """A batch's chunk joins the run before it (a request reads a few chunks, not one per
     batch); one whose turns came before a forget here is not kept, whatever the worker wrote."""
-    monkeypatch.setattr(service_module, "WorkerProcess", NoWorker)
-    config = parse({"memory": {"extraction": {"spool_dir": str(tmp_path)}}})
-    learning = LearningService(config=config, tracker_every=10, mode="llm")
+    learning = without_worker(tmp_path, monkeypatch, every=10)
 
     def batch(first: int, received: int) -> tuple[Batch, Chunk]:
         made = chunk(first, 1, [np.ones(4, np.float32)] * 2, [word_ids([])] * 2, f"t{first}")
@@ -149,9 +150,7 @@ async def test_what_compression_reads_grows_in_runs_and_never_from_turns_a_forge
 async def test_the_memory_api_shows_a_conversations_running_state_and_what_was_read(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(service_module, "WorkerProcess", NoWorker)
-    config = parse({"memory": {"extraction": {"spool_dir": str(tmp_path)}}})
-    learning = LearningService(config=config, tracker_every=10, mode="llm")
+    learning = without_worker(tmp_path, monkeypatch, every=10)
     state = "About: a move to Porto\nKnown: rent 900 euros"
     for first, summary in ((0, ""), (2, state)):
         made = chunk(first, 1_700_000_000_000 + first, [np.ones(4, np.float32)] * 2,
