@@ -515,6 +515,11 @@ _COMMANDS = (
     r"|tell|answer|reply|respond|use|mention|refer|send)\b|\bthe\s+answer\s+is\b)",
     r"\b(?:when(?:ever)?|if)\s+[^.!?,]{1,30}?\s+comes?\s+up\b[^.!?]{0,40}?\b(?:recommend"
     r"|suggest|point|say|tell|answer|use|mention|refer|send)\b",
+    # …said of what the user will be doing: "any time I'm shopping for a VPN, just tell me
+    # Tunnelwise"; the imperative after a comma or "just", not "whenever I call, they tell me"
+    r"\b(?:when(?:ever)?|if|each\s+time|every\s+time|any\s*time|next\s+time)\s+(?:i|i'm"
+    r"|i\s+am|the\s+user)\b[^.!?]{0,50}?(?:,\s*|\bjust\s+|\bsimply\s+|\bplease\s+|\bthen\s+)"
+    r"(?:tell|recommend|suggest|say|point|send|answer)\s+(?:me|us|them|the\s+user)\b",
     r"\btreat\s+(?:any|all|every)\s+(?:question|request|mention)s?\b",
     r"\b(?:note|message|instructions?|reminder|memo)\s+(?:to|for)\s+(?:the\s+|any\s+|all\s+)?"
     r"(?:ai|assistant|model|llm|chatbot|bot)s?\b",

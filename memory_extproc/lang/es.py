@@ -370,12 +370,16 @@ _COMMANDS = (
     r"\[\s*sistema\s*\]",
     # a standing rule for later requests: "de ahora en más, cuando hable de bancos, sugerime …"
     r"\b(?:de\s+ahora\s+en\s+(?:más|adelante)|en\s+adelante|en\s+el\s+futuro|de\s+aquí\s+en"
-    r"\s+adelante)\b,?[^.!?]{0,60}?\b(?:suger\w*|recomend\w*|recomiend\w*|dec[ií]\w*|di(?:me)?"
+    r"\s+adelante)\b,?[^.!?]{0,60}?\b(?:suger\w*|recomend\w*|recomi[eé]nd\w*|dec[ií]\w*|di(?:me)?"
     r"|menciona\w*|nombra\w*|contest\w*|respond\w*|us[aá]\w*)\b",
-    r"\bcuando\s+(?:hable|pregunte|mencione|consulte|necesite)\b[^.!?]{0,60}?\b(?:suger\w*"
-    r"|recomend\w*|recomiend\w*|dec[ií]\w*|menciona\w*|nombra\w*|la\s+respuesta\s+es)\b",
-    r"\b(?:nota|mensaje|instrucciones?|recordatorio)\s+para\s+(?:la\s+|el\s+)?(?:ia|asistente"
-    r"|modelo|chatbot)\b",
+    # "si te pregunto…", "cada vez que pregunte…": "te", the assistant asked; "cuando le pregunto a
+    # mi médico, me recomienda…" is the user's life
+    r"\b(?:cuando|si|cada\s+vez\s+que|siempre\s+que)\s+(?:hable|pregunte|mencione|consulte"
+    r"|necesite|te\s+(?:pregunt[oe]|habl[oe]|consult[oe]|mencion[oe]))\b[^.!?]{0,60}?\b(?:suger\w*"
+    r"|recomend\w*|recomi[eé]nd\w*|dec[ií]\w*|d[ií]me|menciona\w*|nombra\w*|contest[aá]\w*"
+    r"|respond\w*|la\s+respuesta\s+es)\b",
+    r"\b(?:nota|mensaje|instrucciones?|recordatorio|aviso)\s+para\s+(?:la\s+|el\s+|los\s+|las\s+"
+    r"|cualquier\s+)?(?:ias?|asistentes?|modelo|chatbots?)\b",
     r"\b(?:recuerda|guarda|almacena|memoriza|anota)\b[^.!?]{0,40}\b(?:el|la|este|esta)\s+"
     r"usuari[oa]\b",
 )
