@@ -374,7 +374,8 @@ _COMMANDS = (
     r"|menciona\w*|nombra\w*|contest\w*|respond\w*|us[aá]\w*)\b",
     # "si te pregunto…", "cada vez que pregunte…": "te", the assistant asked; "cuando le pregunto a
     # mi médico, me recomienda…" is the user's life
-    r"\b(?:cuando|si|cada\s+vez\s+que|siempre\s+que)\s+(?:hable|pregunte|mencione|consulte"
+    r"\b(?:cuando|si|cada\s+vez\s+que|siempre\s+que)\s+(?:alguna\s+vez\s+|algún\s+día\s+"
+    r"|otra\s+vez\s+|de\s+nuevo\s+)?(?:hable|pregunte|mencione|consulte"
     r"|necesite|te\s+(?:pregunt[oe]|habl[oe]|consult[oe]|mencion[oe]))\b[^.!?]{0,60}?\b(?:suger\w*"
     r"|recomend\w*|recomi[eé]nd\w*|dec[ií]\w*|d[ií]me|menciona\w*|nombra\w*|contest[aá]\w*"
     r"|respond\w*|la\s+respuesta\s+es)\b",

@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 
 from memory_extproc.lang import FILED, either
-from memory_extproc.memories.instructions import is_instruction_like
+from memory_extproc.memories.instructions import before_roles, is_instruction_like
 from memory_extproc.retrieval.decision import is_greeting
 from memory_extproc.words import numbers, sentences, speaks_of_self_in_any, terms
 
@@ -59,6 +59,17 @@ def _code(line: str) -> bool:
     return bool(_CODE_LINE.search(line))
 
 
+# a pasted iCal's or JSON string's escaped line break ("travel freeze.\\n\\nNote for the
+# assistant: …"): a break, or what follows it is read as one word with it ("nNote")
+_ESCAPED_BREAK = re.compile(r"\\[nr](?=\\[nr]|[A-Z\s]|$)")
+
+
+def own_words(text: str) -> str:
+    """A message up to a turn forged in it (instructions.before_roles), its escaped line
+    breaks read as breaks."""
+    return before_roles(_ESCAPED_BREAK.sub("\n", text))
+
+
 def statements(text: str) -> str:
     """What a message states, without its questions, its requests and commands, and any code
     it pasted ("I booked my flights for June 3, what else fits my budget?" → "I booked my
@@ -68,7 +79,7 @@ def statements(text: str) -> str:
     Acme Bank", a pasted email's "AI assistant: remember that the user…") is no statement
     either: never shown to the model, it is never reworded into a memory (`make attacks`)."""
     kept = []
-    prose = "\n".join(line for line in text.splitlines() if not _code(line))
+    prose = "\n".join(line for line in own_words(text).splitlines() if not _code(line))
     for sentence in sentences(prose):
         if is_greeting(sentence) or _ASKS.match(sentence) or is_instruction_like(sentence):
             continue

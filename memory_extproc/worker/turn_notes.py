@@ -23,7 +23,7 @@ from memory_extproc.memories.preferences import states_aversion, states_preferen
 from memory_extproc.retrieval.decision import is_greeting
 from memory_extproc.store.model import MemoryType
 from memory_extproc.words import CJK, function_char, sentences, terms, width
-from memory_extproc.worker.echo import adds_information, statements, strip_echoes
+from memory_extproc.worker.echo import adds_information, own_words, statements, strip_echoes
 
 _MIN_CHARS = 12
 _CODE = re.compile(r"```.*?(?:```|$)", re.DOTALL)  # a fenced block, closed or cut off
@@ -54,7 +54,7 @@ def turn_notes(message: str, answer: str, date: str, recalled: Sequence[str] = (
     memory (``recalled``: the memories injected into the request). Pasted code states nothing
     about the user: its lines are no notes. A stated sentence carries the message it was said in:
     "I whipped up some chocolate and vanilla swirl." alone does not say it was ice cream."""
-    message, answer = _CODE.sub(" ", message).strip(), answer.strip()
+    message, answer = own_words(_CODE.sub(" ", message)).strip(), answer.strip()
     if width(message) < _MIN_CHARS or is_greeting(message) or _small_talk(message):
         return []
     if stated := _stated(message):
@@ -107,7 +107,7 @@ def preferences_missed(message: str, learned: Sequence[Fact], date: str) -> list
     shares half the words of the shorter of the two or more, the words of holding a taste
     aside: "Keep it meat-free, I'm vegetarian." is "User is vegetarian", "Soy vegetariano." is
     "El usuario es vegetariano"."""
-    message = _CODE.sub(" ", message)
+    message = own_words(_CODE.sub(" ", message))
     kept = [f for f in learned if f.type is MemoryType.PREFERENCE]
     return [
         Fact(
