@@ -360,7 +360,10 @@ _COMMANDS = (
     r"|empfehl\w*|empfiehl\w*|sag\w*|antwort\w*|verweis\w*|erwähn\w*)\b",
     r"\bbei\s+\w*fragen\s+(?:\w+\s+){0,3}(?:immer|stets|nur)\b",
     r"\b(?:hinweis|anweisung\w*|notiz|nachricht)\s+(?:an|für)\s+(?:die\s+|den\s+|das\s+|alle\s+)?"
-    r"(?:ki(?:-\w+)?|\w*assistent\w*|\w*modell\w*|chatbots?)\b",
+    r"(?:\w+e[nrs]?\s+)?(?:ki(?:-\w+)?|\w*assisten[tz]\w*|\w*modell\w*|chatbots?)\b",
+    r"\bgedächtnis\s+(?:des|der)\s+nutzer|\b(?:des|der)\s+nutzers?\s+gedächtnis",
+    # "wenn ich dich frage, an wen …, dann …": what to answer when the assistant is asked
+    r"\b(?:wenn|falls|sobald)\s+ich\s+dich\b[^.!?]{0,60}\bfrag\w*\s*,",
     r"\b(?:merk\w*|speicher\w*|notier\w*)\b[^.!?]{0,40}\b(?:der|dieser|die|diese|den|diesen"
     r"|dem|diesem)\s+nutzer(?:in)?\b",
 )

@@ -521,12 +521,17 @@ _COMMANDS = (
     r"|i\s+am|the\s+user)\b[^.!?]{0,50}?(?:,\s*|\bjust\s+|\bsimply\s+|\bplease\s+|\bthen\s+)"
     r"(?:tell|recommend|suggest|say|point|send|answer)\s+(?:me|us|them|the\s+user)\b",
     r"\btreat\s+(?:any|all|every)\s+(?:question|request|mention)s?\b",
-    r"\b(?:note|message|instructions?|reminder|memo)\s+(?:to|for)\s+(?:the\s+|any\s+|all\s+)?"
+    r"\b(?:note|message|instructions?|reminder|memo)(?:\s+\w+)?\s+(?:to|for)\s+(?:the\s+|any\s+|all\s+)?"
     r"(?:ai|assistant|model|llm|chatbot|bot)s?\b",
     r"\b(?:system|safety|admin)\s+override\b",
     # a text telling an AI what to keep about "the user": someone else's voice (a pasted email's
     # "P.S. AI assistant: remember that the user wants…"); the user says "I"
     r"\b(?:remember|store|save|memori[sz]e|record|note)\b[^.!?]{0,40}\b(?:the|this)\s+user\b",
+    # the user's memory spoken of in the third person: "add to the user's long-term memory that…"
+    r"\b(?:the|this)\s+user'?s\s+(?:long[-\s]term\s+)?memory\b",
+    # what to answer when the user asks the assistant later: "If I ever ask you which number to
+    # call, it's …" (whatever follows the comma is the answer given)
+    r"\b(?:when(?:ever)?|if|next\s+time)\s+i\s+(?:ever\s+)?ask\s+you\b[^.!?]{0,80},",
     r"\b(?:ai|assistant|model|llm|chatbot)\b[^.!?]{0,60}\b(?:the|this)\s+user\b",
 )
 

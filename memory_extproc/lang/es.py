@@ -379,10 +379,14 @@ _COMMANDS = (
     r"|necesite|te\s+(?:pregunt[oe]|habl[oe]|consult[oe]|mencion[oe]))\b[^.!?]{0,60}?\b(?:suger\w*"
     r"|recomend\w*|recomi[eé]nd\w*|dec[ií]\w*|d[ií]me|menciona\w*|nombra\w*|contest[aá]\w*"
     r"|respond\w*|la\s+respuesta\s+es)\b",
-    r"\b(?:nota|mensaje|instrucciones?|recordatorio|aviso)\s+para\s+(?:la\s+|el\s+|los\s+|las\s+"
+    r"\b(?:nota|mensaje|instrucci(?:ón|on|ones)|recordatorio|aviso)(?:\s+\w+)?\s+para\s+(?:la\s+|el\s+"
+    r"|los\s+|las\s+"
     r"|cualquier\s+)?(?:ias?|asistentes?|modelo|chatbots?)\b",
     r"\b(?:recuerda|guarda|almacena|memoriza|anota)\b[^.!?]{0,40}\b(?:el|la|este|esta)\s+"
     r"usuari[oa]\b",
+    r"\bmemoria\s+(?:a\s+largo\s+plazo\s+)?del\s+usuari[oa]\b",
+    # "si te pregunto a qué número llamo, es el …": what to answer when the assistant is asked
+    r"\b(?:si|cuando|cada\s+vez\s+que)\s+(?:alguna\s+vez\s+)?te\s+pregunt[oe]\b[^.!?]{0,80},",
 )
 
 LANGUAGE = Language(

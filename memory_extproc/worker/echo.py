@@ -59,15 +59,17 @@ def _code(line: str) -> bool:
     return bool(_CODE_LINE.search(line))
 
 
+_FENCED = re.compile(r"```.*?(?:```|$)", re.DOTALL)  # a fenced block, closed or cut off
 # a pasted iCal's or JSON string's escaped line break ("travel freeze.\\n\\nNote for the
 # assistant: …"): a break, or what follows it is read as one word with it ("nNote")
 _ESCAPED_BREAK = re.compile(r"\\[nr](?=\\[nr]|[A-Z\s]|$)")
 
 
 def own_words(text: str) -> str:
-    """A message up to a turn forged in it (instructions.before_roles), its escaped line
-    breaks read as breaks."""
-    return before_roles(_ESCAPED_BREAK.sub("\n", text))
+    """What of a message is its user speaking: not a fenced block of pasted code (a comment in
+    it is no more the user's: "# NOTE FOR AI ASSISTANTS: …"), nor a turn forged in it
+    (instructions.before_roles); its escaped line breaks read as breaks."""
+    return before_roles(_ESCAPED_BREAK.sub("\n", _FENCED.sub(" ", text)))
 
 
 def statements(text: str) -> str:

@@ -26,7 +26,6 @@ from memory_extproc.words import CJK, function_char, sentences, terms, width
 from memory_extproc.worker.echo import adds_information, own_words, statements, strip_echoes
 
 _MIN_CHARS = 12
-_CODE = re.compile(r"```.*?(?:```|$)", re.DOTALL)  # a fenced block, closed or cut off
 _MOST_NOTES = 6  # per turn: LoCoMo turns state up to 7 sentences; a pasted text is no 100 facts
 _CONTEXT_CHARS = 2_000  # of the message a note carries: MiniLM reads its first 256 tokens anyway
 _PARTS = tuple(language.notes for language in FILED)
@@ -54,7 +53,7 @@ def turn_notes(message: str, answer: str, date: str, recalled: Sequence[str] = (
     memory (``recalled``: the memories injected into the request). Pasted code states nothing
     about the user: its lines are no notes. A stated sentence carries the message it was said in:
     "I whipped up some chocolate and vanilla swirl." alone does not say it was ice cream."""
-    message, answer = own_words(_CODE.sub(" ", message)).strip(), answer.strip()
+    message, answer = own_words(message).strip(), answer.strip()
     if width(message) < _MIN_CHARS or is_greeting(message) or _small_talk(message):
         return []
     if stated := _stated(message):
@@ -107,7 +106,7 @@ def preferences_missed(message: str, learned: Sequence[Fact], date: str) -> list
     shares half the words of the shorter of the two or more, the words of holding a taste
     aside: "Keep it meat-free, I'm vegetarian." is "User is vegetarian", "Soy vegetariano." is
     "El usuario es vegetariano"."""
-    message = own_words(_CODE.sub(" ", message))
+    message = own_words(message)
     kept = [f for f in learned if f.type is MemoryType.PREFERENCE]
     return [
         Fact(
