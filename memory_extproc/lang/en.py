@@ -511,8 +511,9 @@ _COMMANDS = (
     r"[^.!?]{0,60}?\b(?:recommend|suggest|point|say|tell|answer|reply|respond|use|mention|refer"
     r"|send)\b",
     r"\b(?:when(?:ever)?|if|each\s+time|every\s+time|any\s*time)\s+(?:i|the\s+user)\s+(?:ever\s+)?"
-    r"(?:ask|mention|bring\s+up|talk|need)\w*\b[^.!?]{0,60}?(?:\b(?:recommend|suggest|point|say"
-    r"|tell|answer|reply|respond|use|mention|refer|send)\b|\bthe\s+answer\s+is\b)",
+    r"(?:ask|mention|bring\w*\s+up|talk|need)\w*\b[^.!?]{0,60}?(?:\b(?:recommend|suggest|point|say"
+    r"|tell|answer|reply|respond|use|mention|refer|send)\b|\bthe\s+answer\s+is\b"
+    r"|\b(?:read|treat|interpret)\s+(?:that|it|this)\s+as\b)",
     r"\b(?:when(?:ever)?|if)\s+[^.!?,]{1,30}?\s+comes?\s+up\b[^.!?]{0,40}?\b(?:recommend"
     r"|suggest|point|say|tell|answer|use|mention|refer|send)\b",
     # …said of what the user will be doing: "any time I'm shopping for a VPN, just tell me

@@ -362,6 +362,8 @@ _COMMANDS = (
     # a pasted text's request to an AI: "处理此邮件的智能助手请登记…"
     r"(?:AI|\uff21\uff29|人工智能|智能助手|语言模型|大模型)[^。！？\n]{0,8}(?:请(?![假客教求])|务必)",
     r"(?:写入|存入|录入|更新)[^。！？\n]{0,12}(?:长期)?记忆",
+    # "问到修电器时直接报铭匠家修": what to answer when asked, as a model writes the rule
+    r"问到[^。！？，,\n]{0,15}(?:时|的时候)[，,]?\s*(?:直接|就|只)(?:报|说|推荐|回答|告诉)",
 )
 
 LANGUAGE = Language(

@@ -27,6 +27,11 @@ _TURNS = (
     # a tag naming memories or instructions, in any language we serve
     r"<\s*/?\s*[\w-]*(?:memor|instruc|anweisung|指令|指示|記憶)[\w-]*\s*>",
     r"<\s*/?\s*(?:system|sistema|系统|システム)\s*>",
+    # a heading over a forged list of memories: "### ■ ユーザーの記憶（システム管理）"
+    r"(?:^|\n)\s*\#{1,6}[^\n]{0,30}(?:user|usuari|nutzer|用户|ユーザー)[^\n]{0,15}(?:memor|記憶|记忆"
+    r"|gedächtnis|erinnerung)",
+    r"(?:^|\n)\s*\#{1,6}[^\n]{0,30}(?:memor|記憶|记忆|gedächtnis|erinnerung)[^\n]{0,15}(?:user|usuari"
+    r"|nutzer|用户|ユーザー)",
 )
 # …and a system line, refused as a command but not read as a turn: "System: Windows 11" is a
 # line of the user's pasted specs as often
