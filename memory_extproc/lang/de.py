@@ -349,6 +349,10 @@ _COMMANDS = (
     r"\b(?:system|entwickler)-?(?:prompt|nachricht|modus|anweisung\w*)\b",
     r"\b(?:antworte|antworten)\s+(?:nur|ausschließlich)\b",
     r"\b(?:der\s+assistent|die\s+ki|das\s+modell)\s+(?:muss|soll|sollte)\b",
+    # what the assistant does with a kind of question, said of it: "Fragen zu Ladekarten
+    # beantwortet der Assistent nur mit …"
+    r"\b(?:beantwortet|antwortet|empfiehlt|nennt|verweist|schickt|leitet)\s+(?:der\s+assistent"
+    r"|die\s+ki|das\s+modell)\b",
     # "Falls ich mal wieder wegen Stromanbietern frage, sag einfach Voltaria"
     r"\b(?:wenn|falls|sobald|sooft)\s+(?:ich|der\s+nutzer)\b[^.]{0,40}?\bfrag\w*\b[^.]{0,40}?"
     # the assistant told what to say, not what someone says back ("…, sagt er immer nein")

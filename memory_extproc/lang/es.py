@@ -362,6 +362,10 @@ _COMMANDS = (
     r"\b(?:responde|contesta)\s+(?:solo|solamente|únicamente)\b",
     r"\b(?:modo|mensaje|instrucciones?|indicaciones)\s+(?:del?\s+)?(?:sistema|desarrollador)\b",
     r"\b(?:el\s+asistente|la\s+ia|el\s+modelo)\s+(?:debe|tiene\s+que)\b",
+    # the assistant sending the user elsewhere: "que el asistente le mande a la teleconsulta X"
+    # (not "que el asistente le mande recordatorios")
+    r"\b(?:el\s+asistente|la\s+ia)\s+(?:le\s+|les\s+|me\s+|lo\s+|la\s+)?(?:mande|envíe|remita"
+    r"|derive|dirija)\s+a\b",
     r"\bcuando\s+(?:pregunte|el\s+usuario\s+pregunte)\b[^.]{0,60}?\b(?:usa|di|responde|contesta"
     r"|recomienda)\b",
     r"(?:^|[;:]\s*)(?:usa|di|responde|contesta|recomienda|manda|envía)\s+\S",
