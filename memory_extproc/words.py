@@ -22,7 +22,9 @@ from memory_extproc.languages import LATIN, latin_language
 STOPWORDS = ENGLISH.words.stopwords
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?", re.UNICODE)
 # a sentence ends at . ! ? … and a space, at a CJK stop (no space after it), at a line end
-_SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|(?<=[\u3002\uff01\uff1f])\s*|\s*\n+\s*")
+# (the spaces before a line break are stripped with the sentence: read before it, a long run of
+# them took quadratic time)
+_SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|(?<=[\u3002\uff01\uff1f])\s*|\n\s*")
 # a full stop that ends no sentence, in any filed language: "Dr. Smith", "e.g. Lisbon", "z.B."
 _ABBREVIATION = re.compile(
     rf"(?:^|\s)(?:{either([language.words.abbreviations for language in FILED])})\.$", re.I
