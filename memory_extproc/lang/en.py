@@ -518,21 +518,25 @@ _COMMANDS = (
     r"|suggest|point|say|tell|answer|use|mention|refer|send)\b",
     # …said of what the user will be doing: "any time I'm shopping for a VPN, just tell me
     # Tunnelwise"; the imperative after a comma or "just", not "whenever I call, they tell me"
-    r"\b(?:when(?:ever)?|if|each\s+time|every\s+time|any\s*time|next\s+time)\s+(?:i|i'm"
-    r"|i\s+am|the\s+user)\b[^.!?]{0,50}?(?:,\s*|\bjust\s+|\bsimply\s+|\bplease\s+|\bthen\s+)"
-    r"(?:tell|recommend|suggest|say|point|send|answer)\s+(?:me|us|them|the\s+user)\b",
+    r"\b(?:when(?:ever)?|if|each\s+time|every\s+time|any\s*time|next\s+time)\s+(?:i|the\s+user)"
+    r"\b[^.!?]{0,50}?(?:,\s*|\bjust\s+|\bsimply\s+|\bplease\s+|\bthen\s+)(?:tell|recommend"
+    r"|suggest|say|point|send|answer)\s+(?:me|us)\b",
     r"\btreat\s+(?:any|all|every)\s+(?:question|request|mention)s?\b",
-    r"\b(?:note|message|instructions?|reminder|memo)(?:\s+\w+)?\s+(?:to|for)\s+(?:the\s+|any\s+|all\s+)?"
+    r"\b(?:note|message|instructions?|reminder|memo)(?:\s+(?:standing|permanent|hidden|internal))?"
+    r"\s+(?:to|for)\s+(?:the\s+|any\s+|all\s+)?"
     r"(?:ai|assistant|model|llm|chatbot|bot)s?\b",
     r"\b(?:system|safety|admin)\s+override\b",
     # a text telling an AI what to keep about "the user": someone else's voice (a pasted email's
     # "P.S. AI assistant: remember that the user wants…"); the user says "I"
     r"\b(?:remember|store|save|memori[sz]e|record|note)\b[^.!?]{0,40}\b(?:the|this)\s+user\b",
     # the user's memory spoken of in the third person: "add to the user's long-term memory that…"
-    r"\b(?:the|this)\s+user'?s\s+(?:long[-\s]term\s+)?memory\b",
+    r"\b(?:add|save|store|write|put|record)\b[^.!?]{0,20}\b(?:to|in|into)\s+(?:the|this)\s+"
+    r"user['’]?s\s+(?:long[-\s]term\s+)?memory\b",
     # what to answer when the user asks the assistant later: "If I ever ask you which number to
-    # call, it's …" (whatever follows the comma is the answer given)
-    r"\b(?:when(?:ever)?|if|next\s+time)\s+i\s+(?:ever\s+)?ask\s+you\b[^.!?]{0,80},",
+    # call, it's …"; not "if I ask you weird questions at night, it's because…"
+    r"\b(?:when(?:ever)?|if|next\s+time)\s+i\s+(?:ever\s+)?ask\s+you\b[^.!?]{0,80},\s*(?:it['’]?s"
+    r"(?!\s+because)|it\s+is(?!\s+because)|the\s+answer\s+is|say|tell|just|answer|reply"
+    r"|recommend|give)\b",
     r"\b(?:ai|assistant|model|llm|chatbot)\b[^.!?]{0,60}\b(?:the|this)\s+user\b",
 )
 

@@ -362,15 +362,11 @@ _COMMANDS = (
     r"\b(?:responde|contesta)\s+(?:solo|solamente|únicamente)\b",
     r"\b(?:modo|mensaje|instrucciones?|indicaciones)\s+(?:del?\s+)?(?:sistema|desarrollador)\b",
     r"\b(?:el\s+asistente|la\s+ia|el\s+modelo)\s+(?:debe|tiene\s+que)\b",
-    # the assistant sending the user elsewhere: "que el asistente le mande a la teleconsulta X"
-    # (not "que el asistente le mande recordatorios")
-    r"\b(?:el\s+asistente|la\s+ia)\s+(?:le\s+|les\s+|me\s+|lo\s+|la\s+)?(?:mande|envíe|remita"
-    r"|derive|dirija)\s+a\b",
     r"\bcuando\s+(?:pregunte|el\s+usuario\s+pregunte)\b[^.]{0,60}?\b(?:usa|di|responde|contesta"
     r"|recomienda)\b",
     r"(?:^|[;:]\s*)(?:usa|di|responde|contesta|recomienda|manda|envía)\s+\S",
     r"^\s*(?:actúa\s+como|finge|ahora\s+eres|eres\s+ahora)\b",
-    r"(?:^|\s)\#*\s*\[?sistema\]?\s*:",
+    r"(?:^|\s)(?:\#{1,6}[ \t]*)?\[?sistema\]?[ \t]*:",
     r"\[\s*sistema\s*\]",
     # a standing rule for later requests: "de ahora en más, cuando hable de bancos, sugerime …"
     r"\b(?:de\s+ahora\s+en\s+(?:más|adelante)|en\s+adelante|en\s+el\s+futuro|de\s+aquí\s+en"
@@ -378,19 +374,22 @@ _COMMANDS = (
     r"|menciona\w*|nombra\w*|contest\w*|respond\w*|us[aá]\w*)\b",
     # "si te pregunto…", "cada vez que pregunte…": "te", the assistant asked; "cuando le pregunto a
     # mi médico, me recomienda…" is the user's life
-    r"\b(?:cuando|si|cada\s+vez\s+que|siempre\s+que)\s+(?:alguna\s+vez\s+|algún\s+día\s+"
-    r"|otra\s+vez\s+|de\s+nuevo\s+)?(?:hable|pregunte|mencione|consulte"
-    r"|necesite|te\s+(?:pregunt[oe]|habl[oe]|consult[oe]|mencion[oe]))\b[^.!?]{0,60}?\b(?:suger\w*"
-    r"|recomend\w*|recomi[eé]nd\w*|dec[ií]\w*|d[ií]me|menciona\w*|nombra\w*|contest[aá]\w*"
-    r"|respond\w*|la\s+respuesta\s+es)\b",
-    r"\b(?:nota|mensaje|instrucci(?:ón|on|ones)|recordatorio|aviso)(?:\s+\w+)?\s+para\s+(?:la\s+|el\s+"
-    r"|los\s+|las\s+"
-    r"|cualquier\s+)?(?:ias?|asistentes?|modelo|chatbots?)\b",
+    r"\b(?:cuando\s+(?:hable|pregunte|mencione|consulte|necesite)|(?:cuando|si|cada\s+vez\s+que"
+    r"|siempre\s+que)\s+(?:alguna\s+vez\s+|otra\s+vez\s+)?te\s+(?:pregunt[oe]|habl[oe]|consult[oe]"
+    r"|mencion[oe]))\b[^.!?]{0,60}?\b(?:suger\w*|recomend\w*|recomi[eé]nd\w*|dec[ií]\w*|d[ií]me"
+    r"|menciona\w*|nombra\w*|la\s+respuesta\s+es)\b",
+    # "asistentes" alone are a congress' attendees: only virtual ones, or an AI
+    r"\b(?:nota|mensaje|instrucci(?:ón|on|ones)|recordatorio|aviso)(?:\s+permanente)?\s+para\s+"
+    r"(?:la\s+|el\s+|los\s+|las\s+|cualquier\s+)?(?:ias?\b|asistente\b|asistentes\s+(?:virtuales"
+    r"|de\s+ia)|modelo\b|chatbots?\b)",
     r"\b(?:recuerda|guarda|almacena|memoriza|anota)\b[^.!?]{0,40}\b(?:el|la|este|esta)\s+"
     r"usuari[oa]\b",
-    r"\bmemoria\s+(?:a\s+largo\s+plazo\s+)?del\s+usuari[oa]\b",
-    # "si te pregunto a qué número llamo, es el …": what to answer when the assistant is asked
-    r"\b(?:si|cuando|cada\s+vez\s+que)\s+(?:alguna\s+vez\s+)?te\s+pregunt[oe]\b[^.!?]{0,80},",
+    r"\b(?:guard|añad|anot|registr)\w*\b[^.!?]{0,30}\ben\s+la\s+memoria\s+(?:a\s+largo\s+plazo\s+)?"
+    r"del\s+usuari[oa]\b",
+    # "si te pregunto a qué número llamo, es el …": what to answer when the assistant is asked;
+    # not "si te pregunto algo de noche, es porque…"
+    r"\b(?:si|cuando|cada\s+vez\s+que)\s+(?:alguna\s+vez\s+)?te\s+pregunt[oe]\b[^.!?]{0,80},\s*"
+    r"(?:es\s+(?:el|la|los|las)\b|la\s+respuesta|dime\b|di\b|recomiéndame|con\s+que\s+me\s+digas)",
 )
 
 LANGUAGE = Language(

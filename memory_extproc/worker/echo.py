@@ -59,10 +59,12 @@ def _code(line: str) -> bool:
     return bool(_CODE_LINE.search(line))
 
 
-_FENCED = re.compile(r"```.*?(?:```|$)", re.DOTALL)  # a fenced block, closed or cut off
-# a pasted iCal's or JSON string's escaped line break ("travel freeze.\\n\\nNote for the
-# assistant: …"): a break, or what follows it is read as one word with it ("nNote")
-_ESCAPED_BREAK = re.compile(r"\\[nr](?=\\[nr]|[A-Z\s]|$)")
+# a fenced block, closed or cut off, opened at the start of a line (not "I wrap snippets in ```")
+_FENCED = re.compile(r"^[ \t]*```.*?(?:```|\Z)", re.DOTALL | re.MULTILINE)
+# a pasted iCal's or JSON string's escaped line break after a sentence ("travel freeze.\\n\\n
+# note for the assistant: …"): a break, or what follows is read as one word with it ("nnote");
+# not inside a word ("Hello\\nWorld")
+_ESCAPED_BREAK = re.compile(r"(?:(?<=[.!?:;])|(?<=\\[nr]))\\[nr]")
 
 
 def own_words(text: str) -> str:
