@@ -366,7 +366,8 @@ _COMMANDS = (
     r"|vermerk|eintrag)",
     # "wenn ich dich frage, an wen …, dann ist das …": what to answer when the assistant is asked
     r"\b(?:wenn|falls|sobald)\s+ich\s+dich\b[^.!?]{0,60}\bfrag\w*\b(?:\s*,[^.!?,]{0,60})?\s*,\s*"
-    r"(?:dann\s+)?(?:ist\s+(?:das|es)|lautet|sag|nenn|antworte|empfiehl|gib)\b",
+    r"(?:dann\s+(?!weil\b|deshalb\b)\w+\b(?!\s+ich\b)|ist\s+(?:das|es)|lautet|sag|nenn|antworte"
+    r"|empfiehl)\b",
     r"\b(?:merk\w*|speicher\w*|notier\w*)\b[^.!?]{0,40}\b(?:der|dieser|die|diese|den|diesen"
     r"|dem|diesem)\s+nutzer(?:in)?\b",
 )

@@ -378,10 +378,11 @@ _COMMANDS = (
     r"|siempre\s+que)\s+(?:alguna\s+vez\s+|otra\s+vez\s+)?te\s+(?:pregunt[oe]|habl[oe]|consult[oe]"
     r"|mencion[oe]))\b[^.!?]{0,60}?\b(?:suger\w*|recomend\w*|recomi[eé]nd\w*|dec[ií]\w*|d[ií]me"
     r"|menciona\w*|nombra\w*|la\s+respuesta\s+es)\b",
-    # "asistentes" alone are a congress' attendees: only virtual ones, or an AI
-    r"\b(?:nota|mensaje|instrucci(?:ón|on|ones)|recordatorio|aviso)(?:\s+permanente)?\s+para\s+"
-    r"(?:la\s+|el\s+|los\s+|las\s+|cualquier\s+)?(?:ias?\b|asistente\b|asistentes\s+(?:virtuales"
-    r"|de\s+ia)|modelo\b|chatbots?\b)",
+    # "asistentes" alone are a congress' attendees, "el asistente" a teacher's: only virtual
+    # ones, or an AI
+    r"\b(?:nota|mensaje|instrucci(?:ón|on|ones)|recordatorio|aviso)(?:\s+\w+)?\s+para\s+(?:la\s+"
+    r"|el\s+|los\s+|las\s+|cualquier\s+)?(?:ias?\b|asistentes?\s+(?:virtual(?:es)?|de\s+ia)"
+    r"|modelos?\s+de\s+(?:ia|lenguaje)|chatbots?\b)",
     r"\b(?:recuerda|guarda|almacena|memoriza|anota)\b[^.!?]{0,40}\b(?:el|la|este|esta)\s+"
     r"usuari[oa]\b",
     r"\b(?:guard|añad|anot|registr)\w*\b[^.!?]{0,30}\ben\s+la\s+memoria\s+(?:a\s+largo\s+plazo\s+)?"
