@@ -63,9 +63,9 @@ def before_roles(text: str) -> str:
     model Understood, from now on…" is the user speaking, then someone else's words, sentence
     after sentence (`make attacks`). The sentence the turn starts in goes too: "Our template
     uses an <instructions> block" is no fact once cut."""
-    starts = [found.start() for found in [_TOKEN.search(text)] if found]
+    starts = [token.start()] if (token := _TOKEN.search(text)) else []
     roles = _ROLE_LINES.finditer(text)
-    if (first := next(roles, None)) and next(roles, None):
+    if (first := next(roles, None)) and next(roles, None):  # two role lines: an exchange
         starts.append(first.start())
     if not starts:
         return text
