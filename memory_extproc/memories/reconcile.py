@@ -175,6 +175,10 @@ def by_words(
         and nearest.score >= policy.same_memory_for(said)
         and not distinct(said, statement(nearest.memory.content))
     ):
+        # of two that say the same thing, the one that says more stays, as overruled() keeps
+        # it: "Der Nutzer hat eine Erdnussallergie" rewrote "… ist allergisch gegen Erdnüsse"
+        if not reword and len(terms(said)) < len(terms(statement(nearest.memory.content))):
+            return ByWords(None, True)
         return ByWords(Revision(nearest, text, "restated"))
     return None
 

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 from memory_extproc.lang import FILED, either
 from memory_extproc.memories.confidence import of_words
-from memory_extproc.memories.facts import Fact
+from memory_extproc.memories.facts import Fact, stated_once
 from memory_extproc.memories.instructions import is_instruction_like
 from memory_extproc.memories.notes import note, note_kind, statement
 from memory_extproc.memories.preferences import states_aversion, states_preference
@@ -74,23 +74,11 @@ def turn_notes(message: str, answer: str, date: str, recalled: Sequence[str] = (
     return [Fact(MemoryType.EPISODIC, note(message, answer, date))]
 
 
-# a constraint said again (lang/shape.py, Notes): the note holds what is stated, once
-_REMINDER = re.compile(either([part.reminder for part in _PARTS]), re.IGNORECASE)
-_REQUESTED = re.compile(either([part.requested for part in _PARTS]), re.IGNORECASE)
-
-
-def _said_once(stated: str) -> str:
-    """The sentence without what a constraint said again adds; whole when that leaves too
-    little ("I'm vegan, so no honey please.")."""
-    said = _REQUESTED.sub("", _REMINDER.sub("", stated))
-    return said if width(said) >= _MIN_CHARS else stated
-
-
 def _stated(message: str) -> list[str]:
     return [
         said
         for s in sentences(message)
-        if width(said := _said_once(statements(s))) >= _MIN_CHARS
+        if width(said := stated_once(statements(s))) >= _MIN_CHARS
         and not _small_talk(said)
         and not said.endswith(":")  # "Here is my script:" — what it announces is not there
     ]

@@ -45,6 +45,24 @@ def test_valid_facts_are_kept_normalized() -> None:
     assert parsed.repairs == ()
 
 
+@pytest.mark.parametrize(
+    ("written", "kept"),
+    [
+        ("Der Nutzer hat eine Erdnussallergie, also bitte keine Erdnüsse",
+         "Der Nutzer hat eine Erdnussallergie"),
+        ("User is allergic to peanuts, so no peanuts please", "User is allergic to peanuts"),
+        ("用户对花生过敏，千万别放花生", "用户对花生过敏"),
+        ("User doesn't eat peanuts, please", "User doesn't eat peanuts, please"),
+    ],
+)  # fmt: skip
+def test_a_models_fact_keeps_the_constraint_not_the_request_said_with_it(
+    written: str, kept: str
+) -> None:
+    """The request is the assistant's to follow now; the fact is what the memory keeps, and
+    with the request it is not the same memory as the fact said before by e5's score."""
+    assert [f.content for f in parse_facts(facts(written), LIMITS).facts] == [kept]
+
+
 TEA = Fact(MemoryType.PREFERENCE, "User likes green tea")  # a standing like, however typed
 
 

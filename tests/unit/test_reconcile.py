@@ -83,6 +83,18 @@ def test_a_near_copy_is_the_same_memory() -> None:
     assert by_words("User enjoys hiking in the mountains on weekends", [below], POLICY) is None
 
 
+def test_a_near_copy_that_says_less_leaves_the_memory_as_it_is() -> None:
+    """German writes the allergy as one word: the same memory by e5's score, fewer words."""
+    fuller = "Der Nutzer ist allergisch gegen Erdnüsse"
+    near = held(fuller, POLICY.same_memory_for(fuller))
+    assert by_words("Der Nutzer hat eine Erdnussallergie", [near], POLICY) == ByWords(
+        None, noop=True
+    )
+    reworded = by_words("Der Nutzer hat eine Erdnussallergie", [near], POLICY, reword=True)
+    assert reworded is not None
+    assert reworded.revision is not None
+
+
 def test_in_another_language_the_same_memory_bar_is_e5s() -> None:
     """e5 scores two Spanish memories on one trip higher than MiniLM scores their English:
     booking flights is not the budget at 0.90, a restatement at 1.10 is the same memory."""
