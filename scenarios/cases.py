@@ -496,7 +496,7 @@ def _problems(scenario: Scenario, outcome: Outcome) -> list[str]:
         if stale:
             problems.append(f"old {value!r} still current in {_quote(stale)}")
         if not any(holds(h, value) for m in after for h in m.history):
-            problems.append(f"old {value!r} not in any memory's history")
+            problems.append(f"old {value!r} not in any memory's history (active: {_quote(after)})")
         if any(as_current(line, value) for line in injected):
             problems.append(f"old {value!r} injected as current: {injected}")
     for value in scenario.kept:  # unchanged, or said again as current (a note split by a move)

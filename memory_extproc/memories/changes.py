@@ -268,6 +268,33 @@ def kept_wrong(fact: str, said: str) -> str | None:
     return None
 
 
+_CAPITALISED = re.compile(r"\b[^\W\d_a-z][^\W\d_]+")
+
+
+def given_away(fact: str, said: str, known: Sequence[str]) -> str | None:
+    """The known fact the user's correction revises, where the model gave its right value to
+    someone the user did not name (None: it did not). For "Ups, mein Fehler: Markus wird 41,
+    nicht 40", with "Der Mann des Nutzers, Markus, wird … 40" known, the 1.5B model wrote "Der
+    Nutzer wird 41 Jahre alt": the husband's age became the user's, and his old one stayed
+    current. Told when the fact holds the right value and none of the people (a name, "brother")
+    that the user's sentence and the known fact share."""
+    written = _read(fact)
+    for sentence in sentences(said):
+        pair = correction(sentence)
+        if pair is None or pair[1].lower() not in fact.lower():
+            continue
+        named = {stem(w.lower()) for w in _CAPITALISED.findall(sentence)}
+        for old in known:
+            mended = corrected(old, sentence)
+            if mended is None:
+                continue
+            held = _read(old)
+            who = (named & held.content) | (_read(sentence).people & held.people)
+            if who and not who & (written.content | written.people):
+                return mended
+    return None
+
+
 @functools.lru_cache(maxsize=4096)
 def ended_object(text: str) -> str | None:
     """What "I sold my car last week" ends: "my car"."""
@@ -490,6 +517,11 @@ def distinct(new: str, old: str) -> bool:
     in Denver"), or one is where the user was born ("El usuario nació en Austin" / "El usuario
     vive en Austin …": e5 scores such pairs over the same-memory bar)."""
     return _born_apart(new, old) or _read(new).people != _read(old).people
+
+
+def people(text: str) -> frozenset[str]:
+    """The people of the user's life it names, by the word for them ("brother", "Mann", "妹妹")."""
+    return _read(text).people
 
 
 def _born_apart(new: str, old: str) -> bool:

@@ -24,7 +24,13 @@ from memory_extproc.llm_api.requests import Turn
 from memory_extproc.llm_client import ChatClient, LlmError
 from memory_extproc.memories import retention
 from memory_extproc.memories.attribution import given_back, in_third_person, own_clause
-from memory_extproc.memories.changes import kept_wrong, read_before, says_change, says_switch
+from memory_extproc.memories.changes import (
+    given_away,
+    kept_wrong,
+    read_before,
+    says_change,
+    says_switch,
+)
 from memory_extproc.memories.confidence import of_fact
 from memory_extproc.memories.facts import Fact, FactLimits, parse_facts, parse_requests, said_in
 from memory_extproc.memories.grounding import chooses, picked, ungrounded
@@ -434,7 +440,9 @@ class LearningJobs:
         facts = []
         said_on = day(batch.at_ms)
         for fact in parsed.facts:
-            if (right := kept_wrong(fact.content, heard)) is not None:  # "not 結衣: 由衣"
+            right = kept_wrong(fact.content, heard)  # "not 結衣: 由衣"
+            right = right or given_away(fact.content, heard, known)  # Markus's 41 as the user's
+            if right is not None:
                 fact = dataclasses.replace(fact, content=right)
                 outcomes["corrected_as_said"] += 1
             mended = given_back(fact.content, heard, known)

@@ -10,6 +10,7 @@ from memory_extproc.memories.changes import (
     corrected,
     correction,
     ended_object,
+    given_away,
     kept_wrong,
     same_amount,
     says_change,
@@ -226,3 +227,28 @@ def test_a_fact_that_kept_the_wrong_value_is_given_the_right_one(
     fact: str, said: str, mended: str | None
 ) -> None:
     assert kept_wrong(fact, said) == mended
+
+
+MARKUS = "Der Mann des Nutzers, Markus, wird in der Woche nach dem 2026-12-06 40"
+LILY = "User's daughter Lily turns 7 the week after 2026-12-06"
+
+
+@pytest.mark.parametrize(
+    ("fact", "said", "known", "mended"),
+    [
+        ("Der Nutzer wird 41 Jahre alt", "Ups, mein Fehler: Markus wird 41, nicht 40.", MARKUS,
+         "Der Mann des Nutzers, Markus, wird in der Woche nach dem 2026-12-06 41"),
+        ("User is turning 8", "Oops, my mistake: Lily is turning 8, not 7.", LILY,
+         "User's daughter Lily turns 8 the week after 2026-12-06"),
+        # the fact names who the correction is about, or the user corrected nothing known
+        ("Der Mann des Nutzers, Markus, wird 41", "Ups, mein Fehler: Markus wird 41, nicht 40.",
+         MARKUS, None),
+        ("User's daughter Lily is turning 8", "Oops, my mistake: Lily is turning 8, not 7.",
+         LILY, None),
+        ("User is turning 41", "I'm turning 41, not 40.", LILY, None),
+    ],
+)  # fmt: skip
+def test_a_correction_given_to_the_user_goes_back_to_whom_it_was_about(
+    fact: str, said: str, known: str, mended: str | None
+) -> None:
+    assert given_away(fact, said, [known, "User lives in Cologne"]) == mended
