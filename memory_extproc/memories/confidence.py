@@ -14,8 +14,8 @@ wording's, and each token of an extraction answer costs time).
 * ``uncertain``: the user hedged ("maybe", "probably", "可能") what it states as sure, or it
   says "could" or "should" where the user did not, or a third of its words are the assistant's
   alone ("User's best way to promote the event is to
-  approach them with a brief proposal"), or it is not of the user at all ("Libraries often
-  handle book donations …").
+  approach them with a brief proposal"), or it is not of the user or of anyone the user
+  named in their life ("Libraries often handle book donations …").
 
 Below the configured bar (``memory.review``) a memory is held as pending: kept for the user to
 confirm or reject, never injected, and raised a level when it is observed again.
@@ -50,7 +50,7 @@ def of_fact(
     if chooses(said):
         return Confidence.IMPLIED
     mine, its = said_by(fact, f"{earlier}\n{said}", others)
-    if "user" not in terms(fact) or hedged(fact, said) or suggested(fact, said):
+    if not _of_user(fact, f"{earlier}\n{said}") or hedged(fact, said) or suggested(fact, said):
         return Confidence.UNCERTAIN
     if 2 * its >= mine:
         # the assistant's words: an answer to what it asked is the user's ("Have you been to a
@@ -63,6 +63,14 @@ def of_fact(
     if kind is MemoryType.PREFERENCE and not states_preference(said):
         return Confidence.IMPLIED
     return Confidence.STATED
+
+
+def _of_user(fact: str, said: str) -> bool:
+    """It says it is the user's, or names someone of the user's life the user named (in the
+    conversation: "Markus wird 41, nicht 40" follows "Mein Mann Markus …"): for
+    "Mein Mann Markus wird nächste Woche 40" the 1.5B model wrote "Der Mann Markus wird … 40
+    Jahre alt", without "des Nutzers", and the husband's age was held as a fact of no one's."""
+    return "user" in terms(fact) or bool(changes.people(fact) & changes.people(said))
 
 
 def of_words(said: str) -> Confidence:

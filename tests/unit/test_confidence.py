@@ -77,7 +77,13 @@ STATED, IMPLIED, UNCERTAIN = Confidence.STATED, Confidence.IMPLIED, Confidence.U
         # an answer to what the assistant asked, in its words
         ("User has not attended any local food truck events yet", FACT, "Not yet, sadly.",
          "Great menu! Have you attended any local food truck events yet?", IMPLIED),
+        # of someone the user named in their life, the user left out: theirs
+        ("Der Mann Markus wird in der Woche nach dem 2026-12-07 40 Jahre alt", FACT,
+         "Mein Mann Markus wird nächste Woche 40, hast du Ideen für die Party?", "", STATED),
+        ("Sister Anna lives in Porto", FACT, "My sister Anna lives in Porto.", "", STATED),
         # not of the user at all
+        ("Der Mann Markus wird 40 Jahre alt", FACT, "Wie feiert man einen 40. Geburtstag?",
+         "", UNCERTAIN),
         ("Libraries often handle book donations with a donation box", FACT,
          "I'm organizing a book drive for my local library.",
          "Libraries often handle book donations with a donation box.", UNCERTAIN),
@@ -95,6 +101,14 @@ def test_the_users_earlier_words_are_theirs_when_the_assistant_repeats_them() ->
     assert of_fact(fact, FACT, said, others) is Confidence.UNCERTAIN
     earlier = "I'm using Bootstrap for responsive design."
     assert of_fact(fact, FACT, said, others, earlier=earlier) is Confidence.STATED
+
+
+def test_someone_the_user_named_earlier_in_the_conversation_is_of_the_users_life() -> None:
+    fact = "Der Mann Markus wird in der Woche nach dem 2026-12-07 41 Jahre alt"
+    said = "Ups, mein Fehler: Markus wird 41, nicht 40."
+    assert of_fact(fact, FACT, said, "") is Confidence.UNCERTAIN
+    earlier = "Mein Mann Markus wird nächste Woche 40, hast du Ideen für die Party?"
+    assert of_fact(fact, FACT, said, "", earlier=earlier) is Confidence.STATED
 
 
 @pytest.mark.parametrize(
