@@ -380,7 +380,7 @@ LANGUAGE = Language(
     names_by_capital=False,
     named="",
     stem=snowball("german"),
-    user=r"\b(?:be)?nutzer(?:in)?\b",
+    user=r"\b(?:be)?nutzer(?:in|s)?\b",  # "des Nutzers": the user's, as "del usuario"
     greetings=r"hallo|hi|hey|moin|servus|guten\s+(?:morgen|tag|abend)|danke(?:\s+(?:schön|sehr))?"
     r"|vielen\s+dank|tschüss?|bis\s+dann|alles\s+klar|super|ja|nein|gerne|klar",
     previously=(" (vorher: ", ")"),

@@ -77,6 +77,10 @@ STATED, IMPLIED, UNCERTAIN = Confidence.STATED, Confidence.IMPLIED, Confidence.U
         # an answer to what the assistant asked, in its words
         ("User has not attended any local food truck events yet", FACT, "Not yet, sadly.",
          "Great menu! Have you attended any local food truck events yet?", IMPLIED),
+        # the user's, in the genitive ("des Nutzers", as "del usuario")
+        ("Die Hausärztin des Nutzers ist Dr. Schneider in Leipzig", FACT,
+         "Ich wohne in Leipzig, meine Hausärztin ist Dr. Schneider, auch in Leipzig.", "",
+         STATED),
         # of someone the user named in their life, the user left out: theirs
         ("Der Mann Markus wird in der Woche nach dem 2026-12-07 40 Jahre alt", FACT,
          "Mein Mann Markus wird nächste Woche 40, hast du Ideen für die Party?", "", STATED),
