@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from memory_extproc.worker.echo import statements
-from scenarios import cases, cases_de, cases_es, cases_ja, cases_pt, cases_zh
+from scenarios import cases, cases_de, cases_es, cases_ja, cases_pt, cases_unseen, cases_zh
 from scenarios.cases import Scenario, Turn
 
 # Each language's sets (`SCENARIO_LANG`, `SCENARIO_SET`); personal is written in English only,
@@ -18,24 +18,28 @@ SETS: dict[str, dict[str, tuple[Scenario, ...]]] = {
         "personal": cases.PERSONAL,
         "changes": cases.CHANGES,
         "cascades": cases.CASCADES,
+        "unseen": cases_unseen.UNSEEN_EN,
     },
     "zh": {
         "truth": cases_zh.SCENARIOS,
         "variants": cases_zh.VARIANTS,
         "changes": cases_zh.CHANGES,
         "cascades": cases_zh.CASCADES,
+        "unseen": cases_unseen.UNSEEN_ZH,
     },
     "es": {
         "truth": cases_es.SCENARIOS,
         "variants": cases_es.VARIANTS,
         "changes": cases_es.CHANGES,
         "cascades": cases_es.CASCADES,
+        "unseen": cases_unseen.UNSEEN_ES,
     },
     "de": {
         "truth": cases_de.SCENARIOS,
         "variants": cases_de.VARIANTS,
         "changes": cases_de.CHANGES,
         "cascades": cases_de.CASCADES,
+        "unseen": cases_unseen.UNSEEN_DE,
     },
     "ja": {
         "truth": cases_ja.SCENARIOS,
