@@ -92,11 +92,11 @@ UNSEEN_EN: tuple[Scenario, ...] = (
 UNSEEN_DE: tuple[Scenario, ...] = (
     Scenario(
         1, "grandma's age corrected right after a relative date",
-        ((Turn("Meine Oma wird nächsten Sonntag 85 – hast du eine Idee, was man ihr schenken "
+        ((Turn("Meine Oma wird nächsten Sonntag 85 – hast du eine Idee, was man ihr schenken "  # noqa: RUF001
                "könnte? Sie hat eigentlich schon alles.",
                "Wie wäre es mit einem Fotobuch mit Bildern aus ihrem Leben?",
                ("Die Oma des Nutzers wird nächsten Sonntag 85",)),
-          Turn("Moment, Quatsch – sie wird 88, nicht 85. Mein Fehler.",
+          Turn("Moment, Quatsch – sie wird 88, nicht 85. Mein Fehler.",  # noqa: RUF001
                "Kein Problem, dann eben 88!",
                ("Die Oma des Nutzers wird 88",), ends=True)),),
         "Wie alt wird meine Oma?", current=("88",), old=("85",),
