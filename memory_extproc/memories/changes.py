@@ -25,7 +25,7 @@ from __future__ import annotations
 import difflib
 import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -467,7 +467,7 @@ def _restates(a: _Read, b: _Read) -> bool:
     if _not_restated(a, b):
         return False
     if a.content and a.content <= b.content and a.numbers <= b.numbers:
-        return _same_claims(a, b, len(a.content))
+        return _same_claims(a, b, len(a.content)) or _claims(a) == _claims_up_to(b, a.content)
     if a.numbers != b.numbers or _substituted(a, b):
         return False
     shared, union = a.content & b.content, a.content | b.content
@@ -505,7 +505,19 @@ def _claims(read: _Read) -> frozenset[str]:
     "more", "has"… Without them, "User's store is doing well" read as "store" and restated
     "User's store is located in a cozy space" (LoCoMo conv-30: "How is my store doing?" lost its
     answer), and "User plays guitar" restated "User would like to play guitar"."""
-    said = {stem(t) for t in read.vocabulary if t in STOPWORDS or stem(t) in STOPWORDS}
+    return _claimed(read.vocabulary)
+
+
+def _claims_up_to(read: _Read, words: frozenset[str]) -> frozenset[str]:
+    """What it claims of ``words``: its claims up to the last of them, not those of what it
+    says after ("User is lactose intolerant and wants dairy-free recipes": "wants" is of the
+    recipes; "User would like to play guitar": "would like" is of the guitar)."""
+    last = max((i for i, t in enumerate(read.tokens) if stem(t) in words), default=-1)
+    return _claimed(read.tokens[: last + 1])
+
+
+def _claimed(tokens: Iterable[str]) -> frozenset[str]:
+    said = {stem(t) for t in tokens if t in STOPWORDS or stem(t) in STOPWORDS}
     if "been" in said:  # "has been vegan" says "is vegan"
         said -= {"has", "have", "had"}
     return frozenset(said) - _GRAMMAR

@@ -74,6 +74,10 @@ HAWAII = "My budget for the Hawaii trip is $10,000"
         ("User plays guitar", "User would like to play guitar", None),
         # …while the grammar between them is not
         ("User has a dog", "User has a dog named Rex", Change.RESTATED),
+        # …nor what the old one claims of other words, said after them
+        ("User is lactose intolerant", "User is lactose intolerant and wants dairy-free recipes",
+         Change.RESTATED),
+        ("User plays guitar", "User would like to play guitar in a band", None),
         ("User is vegan", "User has been vegan since 2020", Change.RESTATED),
         ("User's son got into an accident during the road trip",
          "User went on a road trip with her family that began with an accident involving her son",
