@@ -193,6 +193,7 @@ _CASCADES = Cascades(
         r"\b(?i:wohne|wohnen|wohnt|lebe|leben|lebt)\s+(?:\w+\s+){0,4}?in\s+"
         r"(?P<place>[A-ZÄÖÜ][\w'-]*(?:\s+[A-ZÄÖÜ][\w'-]*)*)",
     ),
+    children=r"\b(?:sohn|söhne|tochter|töchter|kind|kinder)\b",
     local=rf"\b\w*(?:{_LOCAL_ENDINGS})\b",
     past=r"\bfrüher\b|\behemals\b",
     until_move="Bis zum Umzug: {text}",

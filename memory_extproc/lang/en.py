@@ -167,6 +167,7 @@ _CASCADES = Cascades(
         r"\b(?i:live|lives|lived|living|reside|resides|resided|based)\s+in\s+"
         r"(?P<place>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)",
     ),
+    children=r"\b(?:sons?|daughters?|kids?|child(?:ren)?)\b",
     local=r"\b(?:gym|gyms|doctor|dentist|physician|gp|clinic|therapist|pharmacy|vet|commute[sd]?"
     r"|commuting|bus|subway|metro|tram|school|kindergarten|daycare|nursery|club|church|mosque"
     r"|synagogue|temple|library|neighbou?rs?|landlord|apartment|flat|rent|grocery|supermarket"
@@ -175,19 +176,30 @@ _CASCADES = Cascades(
     until_move="Until the move: {text}",
 )
 
+# where people work, as a job is said by its place ("User is a paralegal at a law firm")
+_WORKPLACES = (
+    r"firm|company|hospital|clinic|school|university|college|bank|agency|startup|store|shop"
+    r"|restaurant|bakery|hotel|factory|warehouse|office|lab|laboratory|newspaper|airline"
+    r"|nonprofit|charity|ministry|court|plant|garage|salon|practice"
+)
 _TOPICS = Topics(
     # the user's job by its verbs and nouns ("User works as a baker", "User's new job", "User
     # quit their job"), not work on a thing ("User is working on a painting") nor someone
     # else's ("User's sister works as a nurse")
-    work=r"""(?ix)\buser(?:
+    work=rf"""(?ix)\buser(?:
       ['’]s\s+(?:new\s+|current\s+|old\s+|former\s+|first\s+)?
         (?:job|career|profession|occupation|employer|workplace)\b
-      |\s+(?:\w+\s+){0,3}?(?:
+      |\s+(?:\w+\s+){{0,3}}?(?:
         (?:works|worked|working)\b(?!\s+(?:on|out|through|with|towards?|hard\s+on)\b)
         |employed|retired|resigned|(?:quit|lost|left)\s+(?:\w+\s+)?job
         |(?:got|started|found|landed)\s+(?:a\s+|the\s+)?(?:new\s+)?job
-        |(?:switched|changed)\s+careers?)\b
-      |\s+(?:\w+\s+){1,5}?for\s+(?:a|the|their)\s+(?:new\s+)?job\b)""",
+        |(?:switched|changed)\s+careers?
+        |(?:quit|left|joined)\s+(?:a|an|the|their)\s+(?:\w+\s+){{0,2}}?(?:{_WORKPLACES})
+        |(?:is|was)\s+(?:now\s+)?(?:a|an)\s+(?!(?:\w+\s+)?(?:regular|member|customer|client|patient
+          |guest|fan|visitor)\b)\w+(?:\s+\w+)?\s+(?:at|for|in)\s+(?:a|an|the)\s+(?:\w+\s+){{0,2}}?
+          (?:{_WORKPLACES})
+        |\w+\s+(?:apprenticeship|internship|residency|traineeship))\b
+      |\s+(?:\w+\s+){{1,5}}?for\s+(?:a|the|their)\s+(?:new\s+)?job\b)""",
     work_word="work",
     # the user moving house or town, or planning to; not a move to a team, a role or a diet,
     # nor "moved to tears"

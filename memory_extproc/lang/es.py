@@ -172,6 +172,7 @@ _CASCADES = Cascades(
         r"\b(?i:vivo|vivimos|vive|viven|resido|reside)\s+en\s+"
         r"(?P<place>[A-ZÁÉÍÓÚÑ][\w'-]*(?:\s+[A-ZÁÉÍÓÚÑ][\w'-]*)*)",
     ),
+    children=r"\b(?:hij[oa]s?|niñ[oa]s?|pequeñ[oa]s?)\b",
     local=r"\b(?:gimnasio|médic[oa]|dentista|clínica|terapeuta|farmacia|veterinari[oa]|trayecto"
     r"|autobús|escuela|colegio|guardería|iglesia|biblioteca|vecin[oa]s?|caser[oa]|apartamento"
     r"|piso|alquiler|renta|supermercado|cafetería|peluquería|piscina|coro)\b",

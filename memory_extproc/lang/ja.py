@@ -171,6 +171,7 @@ _CASCADES = Cascades(
         r"(?P<place>[\u4e00-\u9fff\u30a0-\u30ff]{2,8}?)に(?:[^。、に]{0,8}?)?住ん",
         r"(?P<place>[\u4e00-\u9fff\u30a0-\u30ff]{2,8}?)(?:在住|に暮らして)",
     ),
+    children=r"息子|娘|子ども|子供",
     local=_LOCAL,
     past=r"以前|かつて|昔は|前は",
     until_move="引っ越す前：{text}",

@@ -90,6 +90,7 @@ class Cascades:
     """What a move ends with it (memories/cascades.py)."""
 
     home_place: tuple[str, ...]  # the place a residence statement names: group place
+    children: str  # the user's children: their school moves with the family
     local: str  # what one has where one lives: a gym, a doctor, a commute
     past: str  # a memory already past: "used to", "以前"
     until_move: str  # a memory marked as true until the move: {text}

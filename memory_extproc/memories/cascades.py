@@ -7,10 +7,11 @@ injected as today's life beside the move. They stay in history, and their text s
 "Until the move: User goes to a climbing gym in Denver" (not naming the new place: one memory
 says where the user lives now).
 
-What the move does not end: what names no local service of the user's own (a relative's home
-"User's brother lives in Denver", a favourite team, where the user was born), and whatever does
-not name the old place. Words decide, not a model: a 1.5B judge read "goes to a gym in Denver"
-as still true after the move as readily as a brother's home as ended (memories/judge.py).
+What the move does not end: what names no local service of the user's own or their children's
+(a relative's home "User's brother lives in Denver", a favourite team, where the user was born),
+and whatever does not name the old place. Words decide, not a model: a 1.5B judge read "goes to
+a gym in Denver" as still true after the move as readily as a brother's home as ended
+(memories/judge.py).
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ from memory_extproc.words import CJK, sentences
 # The place a residence statement names: a capitalised name after "in"/"en", a run of Chinese
 # after 住在 / between 在 and 住
 _HOME_PLACE = tuple(re.compile(p) for language in FILED for p in language.cascades.home_place)
+# The user's children, whose school or daycare is the family's local life
+_CHILDREN = re.compile(either([language.cascades.children for language in FILED]), re.IGNORECASE)
 # What one has where one lives: services, routines, a home
 _LOCAL = re.compile(either([language.cascades.local for language in FILED]), re.IGNORECASE)
 # A memory already past: an ending, a cascade, a habit given up
@@ -58,8 +61,11 @@ def left_place(move: str, home: str) -> str | None:
 
 
 def ends_with_move(text: str, place: str) -> bool:
-    """``text`` holds part of the user's own local life in ``place``, as current."""
-    if _PAST.search(text) or vocabulary.PEOPLE.search(text) or vocabulary.RESIDENCE.search(text):
+    """``text`` holds part of the user's own local life in ``place``, as current: their own,
+    or their children's ("El hijo del usuario va al colegio Los Aromos en Rosario"), not another
+    relative's."""
+    others = vocabulary.PEOPLE.search(_CHILDREN.sub(" ", text))
+    if _PAST.search(text) or others or vocabulary.RESIDENCE.search(text):
         return False
     bound = "" if CJK.search(place) else r"\b"
     named = re.search(rf"{bound}{re.escape(place)}{bound}", text, re.IGNORECASE)

@@ -49,9 +49,15 @@ def test_the_place_a_move_leaves(move: str, home: str, left: str | None) -> None
         ("User's doctor is Dr. Lee in Denver", "Denver", True),
         ("用户在丹佛的一家健身房攀岩", "丹佛", True),
         ("El usuario lleva a su perro a un veterinario de Denver", "Denver", True),
+        # …and their children's school: the family moved
+        ("El hijo del usuario va al colegio Los Aromos en Rosario", "Rosario", True),
+        ("用户的孩子在南京的育英小学上二年级", "南京", True),
+        ("User's daughter goes to Lincoln Elementary School in Denver", "Denver", True),
         # someone else's life, no local service, another place, already past
         ("User's brother lives in Denver", "Denver", False),
         ("User's sister goes to a gym in Denver", "Denver", False),
+        ("User's sister's son goes to school in Denver", "Denver", False),
+        ("User's son lives in Denver", "Denver", False),
         ("用户的妹妹住在丹佛", "丹佛", False),
         ("El hermano del usuario va a un gimnasio en Denver", "Denver", False),
         ("User is a fan of the Denver Broncos", "Denver", False),
