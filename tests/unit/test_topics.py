@@ -27,10 +27,15 @@ from memory_extproc.memories.topics import topic_words
         ("User's new job is at Google", "work"),
         ("User quit their job at Acme", "work"),
         ("User retired last year", "work"),
+        # …or by where it is done ("What do I do for a living?" scored 0.40 and 0.36 unkeyed)
+        ("User is a paralegal at a law firm downtown", "work"),
+        ("User left the law firm and is now doing an electrician apprenticeship", "work"),
         # someone else's job, a membership, a diet, anything else
         ("User's sister works as a nurse", ""),
         ("User is working on a painting", ""),
         ("User worked out at the gym", ""),
+        ("User is a regular at a café downtown", ""),
+        ("User is a big fan at the bakery", ""),
         ("User lives in Boston", ""),
         ("用户的妹妹是护士", ""),
         ("我妈妈是老师", ""),
