@@ -23,6 +23,7 @@ DAY = 86_400_000
         ("Big news: we moved to Seattle last month.", "I've lived in Denver for five years.",
          "Denver"),
         ("用户2026年11月搬到了西雅图", "用户在丹佛住了五年", "丹佛"),
+        ("用户一家三口上周搬到深圳了", "用户住在南京", "南京"),  # the family of three
         # the date the product wrote between the user and the move
         ("用户2026年11月22日那一周搬到了芝加哥", "用户在奥斯汀住了很多年", "奥斯汀"),
         ("El usuario se mudó a Seattle en noviembre de 2026",
