@@ -97,8 +97,9 @@ compress: setup
 	$(PY) -m eval.compress
 
 # The nine truth scenarios in three modes (real local model, scripted, notes): a table, then JSON.
-# Knobs: SCENARIO_SET=truth|variants|personal|changes|cascades|recall, SCENARIO_LANG=en|zh|es|de|ja|pt
-# (personal: en only; recall: pt only, a language with no rules of its own), SCENARIO_MODES=real,scripted,notes
+# Knobs: SCENARIO_SET=truth|variants|personal|changes|cascades|unseen|recall, SCENARIO_LANG=en|zh|es|de|ja|pt
+# (personal: en only; unseen: en, zh, es, de, written blind; recall: pt only, a language with no rules of its
+# own), SCENARIO_MODES=real,scripted,notes
 scenarios: setup
 	$(PY) -m scenarios
 

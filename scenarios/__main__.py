@@ -13,9 +13,12 @@ scenarios or their variants as a speaker of Chinese, Spanish, German or Japanese
 (scenarios/cases_zh.py, cases_es.py, cases_de.py, cases_ja.py); personal is in English only.
 `SCENARIO_SET=changes`: a move in a later conversation, a number corrected after a relative
 date, a job left for another; `SCENARIO_SET=cascades`: what a move ends with it (both in the
-five languages). `SCENARIO_LANG=pt` runs recall, the only set in Brazilian Portuguese, a
-language the product has no rules of its own for: one fact said, asked in a later session
-(scenarios/cases_pt.py). A language without truth scenarios runs its first set by default.
+five languages); `SCENARIO_SET=unseen`: six of these kinds in English, Chinese, Spanish and German,
+written by a helper session that had read only this format, never the product, as a check the rules
+were not written for (scenarios/cases_unseen.py). `SCENARIO_LANG=pt` runs recall, the only set in
+Brazilian Portuguese, a language the product has no rules of its own for: one fact said, asked in a
+later session (scenarios/cases_pt.py). A language without truth scenarios runs its first set by
+default.
 """
 
 from __future__ import annotations

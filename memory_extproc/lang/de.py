@@ -147,7 +147,9 @@ _CHANGES = Changes(
         rf"(?P<wrong>{_STOP}+?)\s*,\s*sondern\s+(?P<right>{_STOP}+)",
         rf"\b(?:mein\s+fehler|sorry|entschuldigung|pardon|korrektur|ups|hoppla|vertippt"
         rf"|verschrieben|(?:hab|habe)\s+mich\s+vertan)\b"
-        rf"{_SENTENCE}*?(?<!\w)(?P<right>{_WORD})\s*,\s*nicht\s+(?P<wrong>{_WORD})",
+        rf"{_SENTENCE}*?(?<!\w)(?P<right>{_WORD})"
+        # an amount said with its unit: "it's 54 people, not 45"
+        rf"(?:(?<=\d)\s+[^\W\d_]+(?=\s*,\s*nicht\s+[$€£]?\d))?\s*,\s*nicht\s+(?P<wrong>{_WORD})",
     ),
     endings=(
         # "Ich habe mein Auto verkauft": between the auxiliary and the participle

@@ -115,7 +115,9 @@ _CHANGES = Changes(
         # "Oops, my mistake: Mark is turning 41, not 40": one word for another, after a word
         # that owns the mistake (without it, "I like cats, not dogs" would "correct" a dog)
         rf"\b(?:my\s+mistake|my\s+bad|oops|sorry|i\s+mean|correction|i\s+was\s+wrong)\b"
-        rf"{_SENTENCE}*?(?<!\w)(?P<right>{_WORD})\s*,\s*not\s+(?P<wrong>{_WORD})",
+        rf"{_SENTENCE}*?(?<!\w)(?P<right>{_WORD})"
+        # an amount said with its unit: "it's 54 people, not 45"
+        rf"(?:(?<=\d)\s+[^\W\d_]+(?=\s*,\s*not\s+[$€£]?\d))?\s*,\s*not\s+(?P<wrong>{_WORD})",
     ),
     endings=(
         r"\b(?:sold|quit|stopped|left|gave\s+up|got\s+rid\s+of|broke\s+up\s+with|moved\s+out\s+of"

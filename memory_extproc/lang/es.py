@@ -134,7 +134,9 @@ _CHANGES = Changes(
         rf"\bno\s+(?!(?:s[oó]lo|solamente|únicamente|simplemente)\b)"
         rf"(?P<wrong>{_STOP}+?)\s*,\s*sino\s+(?P<right>{_STOP}+)",
         rf"\b(?:me\s+equivoqué|me\s+confundí|perd(?:ón|ona)|error|corrijo)\b"
-        rf"{_SENTENCE}*?(?<!\w)(?P<right>{_WORD})\s*,\s*no\s+(?P<wrong>{_WORD})",
+        rf"{_SENTENCE}*?(?<!\w)(?P<right>{_WORD})"
+        # an amount said with its unit: "it's 54 people, not 45"
+        rf"(?:(?<=\d)\s+[^\W\d_]+(?=\s*,\s*no\s+[$€£]?\d))?\s*,\s*no\s+(?P<wrong>{_WORD})",
     ),
     endings=(
         r"\b(?:vend(?:í|i|ió|imos|ieron)|dej(?:é|ó)|renunci(?:é|ó)\s+a|cancel(?:é|ó)"

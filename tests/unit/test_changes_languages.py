@@ -74,6 +74,14 @@ def test_truth_rules_read_chinese_and_spanish(
         ("Perdón, dije Valeria, pero quise decir Valentina.", "Mi hija se llama Valeria.",
          "Mi hija se llama Valentina."),
         ("No Boston, sino Austin.", "Vivo en Boston.", "Vivo en Austin."),
+        # an amount said with its unit is the amount, not the unit
+        ("Wait, sorry, it's 54 people, not 45.", "User's party will have 45 people coming",
+         "User's party will have 54 people coming"),
+        ("Perdón, son 150 invitados, no 120.", "La boda tiene 120 invitados",
+         "La boda tiene 150 invitados"),
+        ("Sorry, es sind 54 Leute, nicht 45.", "Zur Feier kommen 45 Leute",
+         "Zur Feier kommen 54 Leute"),
+        ("Oops, I mean Austin, not Boston.", "I live in Boston.", "I live in Austin."),
     ],
 )  # fmt: skip
 def test_a_correction_is_applied_to_the_statement_it_corrects(
