@@ -50,7 +50,12 @@ def of_fact(
     if chooses(said):
         return Confidence.IMPLIED
     mine, its = said_by(fact, f"{earlier}\n{said}", others)
-    if not _of_user(fact, f"{earlier}\n{said}") or hedged(fact, said) or suggested(fact, said):
+    # the user's own words, in the model's copy: "Der Budget für die Hawaii-Reise liegt jetzt bei
+    # 9.000 Euro" for "unser Budget … liegt jetzt bei 9.000 Euro", "Wir sind … nach Stuttgart
+    # gezogen" (no "Nutzer": held as of no one's, they stayed out of the truth rules)
+    copied = its == 0 and 2 * mine >= len(terms(fact) - {"user"})
+    of_user = copied or _of_user(fact, f"{earlier}\n{said}")
+    if not of_user or hedged(fact, said) or suggested(fact, said):
         return Confidence.UNCERTAIN
     if 2 * its >= mine:
         # the assistant's words: an answer to what it asked is the user's ("Have you been to a

@@ -85,6 +85,13 @@ STATED, IMPLIED, UNCERTAIN = Confidence.STATED, Confidence.IMPLIED, Confidence.U
         ("Der Mann Markus wird in der Woche nach dem 2026-12-07 40 Jahre alt", FACT,
          "Mein Mann Markus wird nächste Woche 40, hast du Ideen für die Party?", "", STATED),
         ("Sister Anna lives in Porto", FACT, "My sister Anna lives in Porto.", "", STATED),
+        # the user's own words copied without "Nutzer": theirs
+        ("Der Budget für die Hawaii-Reise liegt jetzt bei 9.000 Euro", FACT,
+         "Meine Schwester Julia kommt mit, und unser Budget für die Hawaii-Reise liegt jetzt "
+         "bei 9.000 Euro.", "Wie schön! Mit 9.000 Euro könnt ihr sogar etwas länger bleiben.",
+         STATED),
+        ("Wir sind letztes Monat nach Stuttgart gezogen", FACT,
+         "Wir sind letzten Monat nach Stuttgart gezogen.", "Glückwunsch zum Umzug!", STATED),
         # not of the user at all
         ("Der Mann Markus wird 40 Jahre alt", FACT, "Wie feiert man einen 40. Geburtstag?",
          "", UNCERTAIN),
