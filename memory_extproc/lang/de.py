@@ -33,6 +33,7 @@ from memory_extproc.lang.shape import (
     Secrets,
     Topics,
     Words,
+    unit_before,
 )
 from memory_extproc.lang.snowball import snowball
 from memory_extproc.lang.when import When, ahead, counted, days, last
@@ -148,8 +149,8 @@ _CHANGES = Changes(
         rf"\b(?:mein\s+fehler|sorry|entschuldigung|pardon|korrektur|ups|hoppla|vertippt"
         rf"|verschrieben|(?:hab|habe)\s+mich\s+vertan)\b"
         rf"{_SENTENCE}*?(?<!\w)(?P<right>{_WORD})"
-        # an amount said with its unit: "it's 54 people, not 45"
-        rf"(?:(?<=\d)\s+[^\W\d_]+(?=\s*,\s*nicht\s+[$€£]?\d))?\s*,\s*nicht\s+(?P<wrong>{_WORD})",
+        + unit_before(r"nicht")
+        + rf"\s*,\s*nicht\s+(?P<wrong>{_WORD})",
     ),
     endings=(
         # "Ich habe mein Auto verkauft": between the auxiliary and the participle

@@ -26,6 +26,7 @@ from memory_extproc.lang.shape import (
     Secrets,
     Topics,
     Words,
+    unit_before,
 )
 from memory_extproc.lang.snowball import snowball
 from memory_extproc.lang.when import When, ahead, counted, days, last
@@ -116,8 +117,8 @@ _CHANGES = Changes(
         # that owns the mistake (without it, "I like cats, not dogs" would "correct" a dog)
         rf"\b(?:my\s+mistake|my\s+bad|oops|sorry|i\s+mean|correction|i\s+was\s+wrong)\b"
         rf"{_SENTENCE}*?(?<!\w)(?P<right>{_WORD})"
-        # an amount said with its unit: "it's 54 people, not 45"
-        rf"(?:(?<=\d)\s+[^\W\d_]+(?=\s*,\s*not\s+[$€£]?\d))?\s*,\s*not\s+(?P<wrong>{_WORD})",
+        + unit_before(r"not")
+        + rf"\s*,\s*not\s+(?P<wrong>{_WORD})",
     ),
     endings=(
         r"\b(?:sold|quit|stopped|left|gave\s+up|got\s+rid\s+of|broke\s+up\s+with|moved\s+out\s+of"

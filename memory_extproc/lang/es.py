@@ -27,6 +27,7 @@ from memory_extproc.lang.shape import (
     Secrets,
     Topics,
     Words,
+    unit_before,
 )
 from memory_extproc.lang.snowball import snowball
 from memory_extproc.lang.when import When, ahead, counted, days, last
@@ -135,8 +136,8 @@ _CHANGES = Changes(
         rf"(?P<wrong>{_STOP}+?)\s*,\s*sino\s+(?P<right>{_STOP}+)",
         rf"\b(?:me\s+equivoqué|me\s+confundí|perd(?:ón|ona)|error|corrijo)\b"
         rf"{_SENTENCE}*?(?<!\w)(?P<right>{_WORD})"
-        # an amount said with its unit: "it's 54 people, not 45"
-        rf"(?:(?<=\d)\s+[^\W\d_]+(?=\s*,\s*no\s+[$€£]?\d))?\s*,\s*no\s+(?P<wrong>{_WORD})",
+        + unit_before(r"no")
+        + rf"\s*,\s*no\s+(?P<wrong>{_WORD})",
     ),
     endings=(
         r"\b(?:vend(?:í|i|ió|imos|ieron)|dej(?:é|ó)|renunci(?:é|ó)\s+a|cancel(?:é|ó)"

@@ -20,6 +20,14 @@ from memory_extproc.lang.when import When
 CLAUSE_CHAR = r"[^,.;!?，。；！？]"  # a character of the same clause
 SENTENCE_CHAR = r"[^.;!?。；！？]"  # a character of the same sentence
 WORD_OR_AMOUNT = r"[$€£]?\w+(?:[.,]\d+)*"  # "41", "$1,350", "Austin"
+
+
+def unit_before(negation: str) -> str:
+    """An amount's unit, skipped when the wrong value after ``negation`` is an amount too: "it's
+    54 people, not 45" corrects 45 by 54, not by "people"."""
+    return rf"(?:(?<=\d)\s+[^\W\d_]+(?=\s*,\s*{negation}\s+[$€£]?\d))?"
+
+
 # a capitalised word inside a sentence: a name where names are written so ("a cat named Luna",
 # "Porto"), not a sentence's first word
 INNER_CAPITAL = r"(?<=[a-z0-9,;:] )([A-Z][a-z]+)\b"
