@@ -6,7 +6,16 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from memory_extproc.worker.echo import statements
-from scenarios import cases, cases_de, cases_es, cases_ja, cases_pt, cases_unseen, cases_zh
+from scenarios import (
+    cases,
+    cases_blind,
+    cases_de,
+    cases_es,
+    cases_ja,
+    cases_pt,
+    cases_unseen,
+    cases_zh,
+)
 from scenarios.cases import Scenario, Turn
 
 # Each language's sets (`SCENARIO_LANG`, `SCENARIO_SET`); personal is written in English only,
@@ -19,6 +28,7 @@ SETS: dict[str, dict[str, tuple[Scenario, ...]]] = {
         "changes": cases.CHANGES,
         "cascades": cases.CASCADES,
         "unseen": cases_unseen.UNSEEN_EN,
+        "blind": cases_blind.BLIND_EN,
     },
     "zh": {
         "truth": cases_zh.SCENARIOS,
@@ -26,6 +36,7 @@ SETS: dict[str, dict[str, tuple[Scenario, ...]]] = {
         "changes": cases_zh.CHANGES,
         "cascades": cases_zh.CASCADES,
         "unseen": cases_unseen.UNSEEN_ZH,
+        "blind": cases_blind.BLIND_ZH,
     },
     "es": {
         "truth": cases_es.SCENARIOS,
@@ -33,6 +44,7 @@ SETS: dict[str, dict[str, tuple[Scenario, ...]]] = {
         "changes": cases_es.CHANGES,
         "cascades": cases_es.CASCADES,
         "unseen": cases_unseen.UNSEEN_ES,
+        "blind": cases_blind.BLIND_ES,
     },
     "de": {
         "truth": cases_de.SCENARIOS,
@@ -40,12 +52,14 @@ SETS: dict[str, dict[str, tuple[Scenario, ...]]] = {
         "changes": cases_de.CHANGES,
         "cascades": cases_de.CASCADES,
         "unseen": cases_unseen.UNSEEN_DE,
+        "blind": cases_blind.BLIND_DE,
     },
     "ja": {
         "truth": cases_ja.SCENARIOS,
         "variants": cases_ja.VARIANTS,
         "changes": cases_ja.CHANGES,
         "cascades": cases_ja.CASCADES,
+        "blind": cases_blind.BLIND_JA,
     },
     "pt": {"recall": cases_pt.RECALL},
 }

@@ -51,13 +51,14 @@ def test_each_language_says_the_behaviours_of_english(lang: str, name: str) -> N
 
 def test_personal_is_english_only_and_every_language_says_how_it_echoes() -> None:
     four = {"truth", "variants", "changes", "cascades"}
-    unseen = {*four, "unseen"}  # written blind, by someone who had not read the product
+    # written blind, by someone who had not read the product: unseen, then blind a day later
+    unseen = {*four, "unseen", "blind"}
     assert {lang: set(sets) for lang, sets in SETS.items()} == {
         "en": {*unseen, "personal"},
         "zh": unseen,
         "es": unseen,
         "de": unseen,
-        "ja": four,
+        "ja": {*four, "blind"},
         "pt": {"recall"},  # a language with no rules of its own: what was said comes back
     }
     assert set(TOLD) == set(SETS)
