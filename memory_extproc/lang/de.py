@@ -100,6 +100,8 @@ _DATES = Dates(
     appended="{fact} {when}",
     # each wording has its preposition: "(im) letzten Monat" is "im November 2026"
     edge=r"(?<!\w)(?:(?:im|am|vom|in\s+de[rmn]|an\s+dem)\s+)?{}(?!\w)",
+    point=r"\b(?:seit|bis|ab|von)\s+$",
+    bare=((r"^(?:im|am)\b", "dem"), (r"^in\s+", "")),
 )
 
 _STOP, _SENTENCE, _WORD = CLAUSE_CHAR, SENTENCE_CHAR, WORD_OR_AMOUNT
@@ -167,8 +169,13 @@ _CHANGES = Changes(
     moved=rf"\b(?:ich\s+(?:bin|habe|hab)|wir\s+(?:sind|haben)|{_USER}\s+(?:ist|hat))\s+"
     rf"{_SENTENCE}{{0,60}}?\b(?:umgezogen|(?:nach|in\s+die|in\s+den|ins)\s+\S+(?:\s+\S+){{0,4}}?"
     rf"\s+(?:gezogen|hingezogen))\b|\b(?:ich|wir|{_USER})\s+(?:zog|zogen)\s+(?:\w+\s+){{0,3}}?nach\b",
-    residence=rf"\b(?:ich|wir|{_USER})\s+(?:\w+\s+){{0,2}}?(?:wohne|wohnen|wohnt|lebe|leben"
-    r"|lebt)\s+(?:\w+\s+){0,4}?in\b",
+    # "ich wohn(e)", and the verb first: "seit letztem Monat wohnen wir in Hamburg"
+    residence=rf"\b(?:(?:ich|wir|{_USER})\s+(?:\w+\s+){{0,2}}?(?:wohne|wohnen|wohnt|wohn|lebe"
+    r"|leben|lebt|leb)|(?:wohne|wohnen|wohn|lebe|leben|leb)\s+(?:ich|wir))\s+(?:\w+\s+){0,4}?in\b",
+    settled=r"\bseit\s+(?:letzte[mnr]?|vorige[mnr]?|diese[mnr]?|kurzem|neuestem|gestern"
+    r"|(?:einer|einem|ein\s+paar|wenigen|zwei|drei|vier|fünf|sechs|\d+)\s+(?:tag(?:en)?|wochen?"
+    r"|monat(?:en)?)|(?:anfang|mitte|ende)\s+(?:des\s+monats|der\s+woche|\w+)|montag|dienstag"
+    r"|mittwoch|donnerstag|freitag|samstag|sonntag)\b",
     switch=r"\b(?:gewechselt|umgestiegen|umgesattelt|geworden|nicht\s+mehr|aufgegeben"
     r"|gekündigt|ersetzt|umgezogen|gezogen)\b",
     when=r"(?:letzte[nmrs]?|vorige[nmrs]?|diese[nmrs]?|nächste[nmrs]?)\s+\w+|gestern|heute"
@@ -193,7 +200,7 @@ _CHANGES = Changes(
 
 _CASCADES = Cascades(
     home_place=(
-        r"\b(?i:wohne|wohnen|wohnt|lebe|leben|lebt)\s+(?:\w+\s+){0,4}?in\s+"
+        r"\b(?i:wohne|wohnen|wohnt|wohn|lebe|leben|lebt|leb)\s+(?:\w+\s+){0,4}?in\s+"
         r"(?P<place>[A-ZÄÖÜ][\w'-]*(?:\s+[A-ZÄÖÜ][\w'-]*)*)",
     ),
     children=r"\b(?:sohn|söhne|tochter|töchter|kind|kinder)\b",

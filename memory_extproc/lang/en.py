@@ -86,6 +86,8 @@ _DATES = Dates(
     appended="{fact} {when}",
     # "(in) the last month" is "in November 2026"; not "move in (next month)", a particle
     edge=r"(?<!\w)(?:(?:(?:in|during|over|within)\s+)?the\s+)?{}(?!\w)",
+    point=r"\b(?:since|until|till|from)\s+$",
+    bare=((r"^(?:on|in)\s+", ""),),
 )
 
 _STOP, _SENTENCE, _WORD = CLAUSE_CHAR, SENTENCE_CHAR, WORD_OR_AMOUNT
@@ -131,6 +133,11 @@ _CHANGES = Changes(
     r"(?:moved|relocated)\s+(?:back\s+)?(?:to|into)\b",
     residence=r"\b(?:i|we|user)(?:'ve|'m|\s+have|\s+has|\s+am|\s+are|\s+is)?\s+(?:\w+\s+){0,2}?"
     r"(?:live|lives|lived|living|reside|resides|resided|based)\s+in\b",
+    settled=r"\b(?:since\s+(?:last\s+(?:week|weekend|month|spring|summer|fall|autumn|winter)"
+    r"|yesterday|(?:mon|tues|wednes|thurs|fri|satur|sun)day|(?:the\s+)?(?:start|beginning|end"
+    r"|middle)\s+of\s+(?:the|this|last)\s+(?:week|month)|(?:a|one|two|three|four|five|six|a\s+few"
+    r"|a\s+couple(?:\s+of)?|\d+)\s+(?:days?|weeks?|months?)\s+ago)|for\s+(?:a|one|two|three|four"
+    r"|five|six|a\s+few|a\s+couple(?:\s+of)?|\d+)\s+(?:days?|weeks?)|for\s+a\s+month)\b",
     switch=r"\b(?:switched|changed|became|become|no\s+longer|gave\s+up|quit|swapped|replaced"
     r"|moved|relocated)\b",
     when=r"(?:last|this|next)\s+\w+|yesterday|today|\w+\s+ago|on\s+\S+|in\s+\d[\d-]*"

@@ -100,6 +100,8 @@ _DATES = Dates(
     appended="{fact} {when}",
     # "(en) el mes pasado" is "en noviembre de 2026"
     edge=r"(?<!\w)(?:(?:en|durante)\s+)?{}(?!\w)",
+    point=r"\b(?:desde|hasta)\s+$",
+    bare=((r"^en\s+", ""),),
 )
 
 _STOP, _SENTENCE, _WORD = CLAUSE_CHAR, SENTENCE_CHAR, WORD_OR_AMOUNT
@@ -152,6 +154,10 @@ _CHANGES = Changes(
     r"\s+(?:a|para)\b",
     residence=r"(?:^|[¡¿.,;:!?]\s*|\b(?:el\s+usuari[oa]|la\s+usuaria|yo|nosotr[oa]s)\s+"
     r"(?:\w+\s+){0,2}?)(?:vivo|vivimos|vive|viven|resido|reside)\s+en\b",
+    settled=r"\bdesde\s+(?:hace\s+(?:un|una|unos|unas|dos|tres|cuatro|cinco|seis|pocos|pocas"
+    r"|\d+)\s+(?:días?|semanas?|mes(?:es)?)|el\s+(?:mes|fin\s+de\s+semana)\s+pasado|la\s+semana"
+    r"\s+pasada|ayer|(?:principios|inicios|finales|mediados)\s+de(?:l)?\s+mes|el\s+(?:lunes"
+    r"|martes|miércoles|jueves|viernes|sábado|domingo))\b",
     switch=r"\b(?:cambi(?:é|ó)|me\s+volví|se\s+volvió|me\s+hice|se\s+hizo|ya\s+no|dej(?:é|ó)"
     r"|renunci(?:é|ó)|reemplac(?:é|ó)|pas(?:é|ó)\s+a|me\s+mudé|nos\s+mudamos|se\s+mudó)\b",
     when=r"(?:la|el)\s+(?:semana|mes|año)\s+pasad[oa]|ayer|hoy|hace\s+\w+(?:\s+\w+)?"

@@ -57,6 +57,11 @@ class Dates:
     # wording replaces too (German "im letzten Monat": "im November 2026", not "im im …")
     edge: str = r"(?<!\w){}(?!\w)"
     shared: int = 2  # words a fact shares with the clause of the phrase, at least
+    # a phrase kept after a word a span starts or ends at ("since last month") is worded as a
+    # point: ``point`` ends the text before it, ``bare`` rewrites the wording's start ("since
+    # November 2026", not "since in November 2026"; German "seit dem November 2026")
+    point: str = ""
+    bare: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +85,8 @@ class Changes:
     job_word: str  # …called this
     moved: str  # the user moved ("we moved to Seattle"), not a relative
     residence: str  # where the user lives
+    # a home said to have begun lately ("since last month", "seit ein paar Wochen"): a move
+    settled: str
     switch: str  # one thing replaced another, whatever it was
     when: str  # a time after what ended: "last week", "la semana pasada"
     object_end: str  # what an ending names stops where a new clause starts

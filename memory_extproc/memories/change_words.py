@@ -110,6 +110,11 @@ LEFT_JOB = tuple(
 MOVED = _merged("moved")
 # Where the user lives (not "User's brother lives in …")
 RESIDENCE = _merged("residence")
+# The place a residence statement names: a capitalised name after "in"/"en", a run of Chinese
+# after 住在 / between 在 and 住 (group place)
+HOME_PLACE = tuple(re.compile(p) for language in FILED for p in language.cascades.home_place)
+# …said to have begun lately: with a residence, a move ("we've lived in Tucson since last month")
+SETTLED = _merged("settled")
 # One thing replaced another, whatever it was (not "now" or "new": "User got a new puppy"
 # replaces nothing)
 SWITCH = _merged("switch")

@@ -311,14 +311,32 @@ def ended_object(text: str) -> str | None:
 def moved_from(new: str, old: str) -> bool:
     """The user moved (``new``), and ``old`` says where they lived, somewhere the move does not
     name: the move ends it ("User moved to Seattle" / "User has lived in Denver for five
-    years"; not "… lives in Seattle")."""
+    years"; not "… lives in Seattle"). A home said as begun lately is a move ("Seit letztem
+    Monat wohnen wir in Hamburg" / "Der Nutzer wohnt in Bremen")."""
     new, old = without_resolved_dates(new), without_resolved_dates(old)  # "用户2026年…搬到"
-    if not (_moves(new) and vocabulary.RESIDENCE.search(old)):
+    if not vocabulary.RESIDENCE.search(old) or vocabulary.MOVED.search(old):
         return False
-    if _moves(old):
-        return False
-    a, b = _read(new), _read(old)
-    return not (a.content & b.content) - a.numbers
+    if vocabulary.MOVED.search(new):
+        a, b = _read(new), _read(old)
+        return not (a.content & b.content) - a.numbers
+    if says_move(new):  # both say where the user lives: by the place
+        place = home_place(old)
+        return place is not None and not names_place(new, place)
+    return False
+
+
+def names_place(text: str, place: str) -> bool:
+    """``text`` names ``place`` or a part of it ("Hamburg" of "Hamburg-Altona"; not "new" of
+    "New York")."""
+    return any(part in text.casefold() for part in place.casefold().split("-") if part)
+
+
+def home_place(home: str) -> str | None:
+    """The place a residence statement names ("Denver" of "User lives in Denver")."""
+    for pattern in vocabulary.HOME_PLACE:
+        if found := pattern.search(home):
+            return found.group("place")
+    return None
 
 
 def says_switch(text: str) -> bool:
@@ -333,8 +351,12 @@ def _marked(text: str) -> bool:
 
 
 @functools.lru_cache(maxsize=4096)
-def _moves(text: str) -> bool:
-    return vocabulary.MOVED.search(text) is not None
+def says_move(text: str) -> bool:
+    """The user moved: said so, or said where they live since lately ("seit letztem Monat
+    wohnen wir in Hamburg"), which a later conversation says of a new home, not the old."""
+    if vocabulary.MOVED.search(text):
+        return True
+    return bool(vocabulary.SETTLED.search(text) and vocabulary.RESIDENCE.search(text))
 
 
 def says_change(text: str) -> bool:
@@ -375,7 +397,7 @@ def _apart(new: str, old: str) -> bool:
         new != old
         and not (_words(new) & _words(old))
         and not _marked(new)
-        and not _moves(new)
+        and not says_move(new)
         and correction(new) is None
     )
 
@@ -697,7 +719,7 @@ def clear_caches() -> None:
     """After a forget: nothing read from a memory's text stays in this process, here or in
     the words it was read with (every text still stored is read again when it comes back)."""
     for cached in (_tokens, _words, _sure, _read, _language, _content, _named, _names, _opcodes,
-                   correction, ended_object, compare, _clauses, _marked, _moves,
+                   correction, ended_object, compare, _clauses, _marked, says_move,
                    without_resolved_dates):  # fmt: skip
         cached.cache_clear()
     words.clear_cache()

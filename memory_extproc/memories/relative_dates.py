@@ -104,6 +104,9 @@ def dated(fact: str, said: str, day: str) -> str:
                 continue
             worded = _worded(language, language.meaning(match, said_on))
             if kept:  # with the words before it its file says are its own ("im", "in the")
+                if language.point and re.search(language.point, fact[: kept.start()], re.I):
+                    for start, instead in language.bare:
+                        worded = re.sub(start, instead, worded)
                 if not kept.start():
                     worded = worded[:1].upper() + worded[1:]
                 return f"{fact[: kept.start()]}{worded}{fact[kept.end() :]}"

@@ -32,7 +32,13 @@ from memory_extproc.embedding.spaces import (
 from memory_extproc.languages import is_english
 from memory_extproc.llm_client import ChatClient, LlmError
 from memory_extproc.memories import changes, confidence, retention
-from memory_extproc.memories.cascades import ends_with_move, left_place, said_beside, until_moved
+from memory_extproc.memories.cascades import (
+    ends_with_move,
+    home_asked,
+    left_place,
+    said_beside,
+    until_moved,
+)
 from memory_extproc.memories.changes import Change, same_amount, says_change, says_switch
 from memory_extproc.memories.directives import is_directive
 from memory_extproc.memories.facts import Fact
@@ -288,6 +294,10 @@ class MemoryWriter:
                 for i, _ in kept
             ]
         )  # fmt: skip
+        similar = [
+            [*candidates, *await self._homes(user_id, project_id, facts[i].content, candidates)]
+            for (i, _), candidates in zip(kept, similar, strict=True)
+        ]
         placed = [
             (i, vector, *await self._place(
                 user_id, project_id, facts[i].content, candidates, change_said=changed[i]
@@ -655,6 +665,22 @@ class MemoryWriter:
             if await self._store.forget(memory.user_id, memory.id):
                 _record_ended(memory.id)
             log.debug("Memory: a copy of a revised memory retired")
+
+    async def _homes(
+        self, user_id: str, project_id: str, text: str, candidates: Sequence[ScoredMemory]
+    ) -> list[ScoredMemory]:
+        """Where the user lived, beside a move's candidates, found by what a home says."""
+        said = statement(text)
+        asked = home_asked(said)
+        if asked is None:
+            return []
+        vector = await self._embedder.statement(asked, in_language_of=said)
+        hits = await self._store.retrieve(
+            SearchRequest(user_id, vector, limit=POLICY.candidates,
+                          threshold=POLICY.related_when_switched, project_id=project_id)
+        )  # fmt: skip
+        seen = {c.memory.id for c in candidates}
+        return [h for h in hits if h.memory.id not in seen]
 
     async def _ended(
         self, user_id: str, project_id: str, obj: str, said: str

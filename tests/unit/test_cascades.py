@@ -6,10 +6,12 @@ import pytest
 
 from memory_extproc.embedding.spaces import Embeddings
 from memory_extproc.memories.cascades import ends_with_move, left_place, said_beside, until_moved
+from memory_extproc.memories.changes import moved_from
 from memory_extproc.memories.facts import Fact
 from memory_extproc.memories.writer import MemoryWriter
 from memory_extproc.store.memory import InMemoryStore
 from memory_extproc.store.model import MemoryType
+from memory_extproc.worker.turn_notes import turn_notes
 
 T0 = 1_700_000_000_000
 DAY = 86_400_000
@@ -145,3 +147,50 @@ async def test_a_move_ends_the_home_and_the_local_life_it_left_and_nothing_else(
         "User plays the cello",
         "User's brother lives in Denver",
     ]
+
+
+@pytest.mark.parametrize(
+    ("home", "move"),
+    [
+        # the home note says more than the home: 0.22 from the move's own words
+        ("I live in Denver and my dentist is Dr. Reyes downtown. Is $150 for a cleaning normal?",
+         "We finally did it, we moved to Seattle last weekend!"),
+        # a home said as begun lately is a move, the verb first as German says it
+        ("Wir wohnen in Köln, mein Zahnarzt ist Dr. Berger am Ring.",
+         "Seit ein paar Wochen wohnen wir in Hamburg, endlich angekommen."),
+    ],
+)  # fmt: skip
+async def test_a_move_finds_the_home_it_ends_by_what_a_home_says(
+    embeddings: Embeddings, home: str, move: str
+) -> None:
+    store = InMemoryStore()
+    writer = MemoryWriter(store, embeddings, None)
+    for day, said in enumerate((home, move)):
+        for note in turn_notes(said, "OK.", f"2026-11-0{day + 1}"):
+            await writer.write("alice", "", note, T0 + day * DAY, source="c")
+    (current,) = [m.content for m in await store.list("alice")]  # the move, the home its past
+    now, before = current.split(" (", 1)
+    assert move in now
+    assert home.split(",")[0].split(" and")[0] in before
+
+
+@pytest.mark.parametrize(
+    ("new", "old", "moved"),
+    [
+        ("Seit letztem Monat wohnen wir in Hamburg.", "Der Nutzer wohnt in Bremen", True),
+        ("We've lived in Boston since last month.", "User lives in New York", True),
+        # the same city, or a part of it: no move
+        ("Der Nutzer wohnt seit letztem Monat in Hamburg", "Der Nutzer wohnt in Hamburg-Altona",
+         False),
+        ("We've lived in New York since last month.", "User lives in New York", False),
+        # a home of long standing, said again later, is no news of a move
+        ("We've lived in Boston since 2015.", "User lives in New York", False),
+        # a later move ends a home said as begun lately
+        ("Der Nutzer ist letzte Woche nach Düsseldorf gezogen",
+         "Der Nutzer wohnt seit letztem Monat in Hamburg", True),
+    ],
+)  # fmt: skip
+def test_a_home_said_as_begun_lately_is_a_move_from_another_place(
+    new: str, old: str, moved: bool
+) -> None:
+    assert moved_from(new, old) is moved

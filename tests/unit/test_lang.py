@@ -96,6 +96,8 @@ MAY_BE_EMPTY = {
     # Japanese joins a question to a statement with 、 and the statement's が or けど
     # ("大阪に行くんですが、どこがいいですか？"): not measured
     ("ja", "asks.trailing"),
+    # a Chinese or Japanese date is worded with no preposition to drop after "从" or "から"
+    *((code, f"dates.{field}") for code in ("zh", "ja") for field in ("point", "bare")),
 }
 
 
@@ -160,6 +162,8 @@ class Row:
     home: str  # a memory: where the user lives
     moved: str  # a memory: the user moved elsewhere (ends ``home``)
     relative_moved: str  # a relative moved: ends nothing of the user's
+    # a home said as begun lately (a move: ends ``home``), and one said as long held (ends nothing)
+    settled: tuple[str, str]
     cascade: str  # the user's local life in the old place (ends with the move)
     until_move: str  # how ``cascade`` reads once the move ended it (its start)
     job: str  # a memory: the user's work
@@ -211,6 +215,7 @@ TABLE = {
         home="User lives in Denver",
         moved="User moved to Seattle",
         relative_moved="User's sister moved to Seattle",
+        settled=("We've lived in Seattle since last month.", "We've lived in Seattle since 2015."),
         cascade="User goes to a climbing gym in Denver",
         until_move="Until the move: ",
         job="User works as a nurse at a hospital",
@@ -252,6 +257,7 @@ TABLE = {
         home="El usuario vive en Boston",
         moved="El usuario se mudó a Sevilla",
         relative_moved="La hermana del usuario se mudó a Sevilla",
+        settled=("Vivimos en Sevilla desde hace dos semanas.", "Vivimos en Sevilla desde 2015."),
         cascade="El usuario va a un gimnasio en Boston",
         until_move="Hasta la mudanza: ",
         job="El usuario trabaja de enfermera en un hospital",
@@ -286,6 +292,7 @@ TABLE = {
         home="用户住在丹佛",
         moved="用户上个月搬到西雅图",
         relative_moved="用户的妹妹搬到西雅图",
+        settled=("我们从上个月开始住在西雅图。", "我们从2015年开始住在西雅图。"),
         cascade="用户在丹佛有一位家庭医生",
         until_move="搬家之前：",
         job="用户在一家医院当护士",
@@ -315,6 +322,7 @@ TABLE = {
         home="Der Nutzer wohnt seit fünf Jahren in Köln",
         moved="Der Nutzer ist letzten Monat nach Hamburg umgezogen",
         relative_moved="Die Schwester des Nutzers ist nach Hamburg gezogen",
+        settled=("Seit letztem Monat wohnen wir in Hamburg.", "Seit 2015 wohnen wir in Hamburg."),
         cascade="Der Nutzer geht in Köln in eine Kletterhalle",
         until_move="Bis zum Umzug: ",
         job="Der Nutzer arbeitet als Krankenschwester im Krankenhaus",
@@ -345,6 +353,7 @@ TABLE = {
         home="ユーザーは福岡に5年住んでいる",
         moved="ユーザーは先月大阪に引っ越した",
         relative_moved="ユーザーの兄は大阪に引っ越した",
+        settled=("先月から大阪に住んでいます。", "2015年から大阪に住んでいます。"),
         cascade="ユーザーは福岡のボルダリングジムに通っている",
         until_move="引っ越す前：",
         job="ユーザーは病院で看護師として働いている",
@@ -386,6 +395,8 @@ def test_a_language_reads_as_it_means(code: str) -> None:
     assert not is_greeting(row.not_greeting)
     assert moved_from(row.moved, row.home)
     assert not moved_from(row.relative_moved, row.home)
+    assert moved_from(row.settled[0], row.home)
+    assert not moved_from(row.settled[1], row.home)
     place = left_place(row.moved, row.home)
     assert place is not None
     assert place in row.cascade

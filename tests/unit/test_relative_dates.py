@@ -194,6 +194,17 @@ def test_a_fact_in_spanish_or_chinese_keeps_when_it_happened(
          "User lived in Seattle in April 2023"),
         ("User's sister will move in next month", "My sister will move in next month.",
          "User's sister will move in in June 2023"),
+        # a point a span starts or ends at: "since in April" says nothing
+        ("User has lived in Tucson since last month", "We've lived in Tucson since last month.",
+         "User has lived in Tucson since April 2023"),
+        ("User has been sober since yesterday", "I've been sober since yesterday.",
+         "User has been sober since 2023-05-07"),
+        ("Der Nutzer wohnt seit letztem Monat in Hamburg",
+         "Seit letztem Monat wohnen wir in Hamburg.",
+         "Der Nutzer wohnt seit dem April 2023 in Hamburg"),
+        ("El usuario vive en Monterrey desde el mes pasado",
+         "Vivimos en Monterrey desde el mes pasado.",
+         "El usuario vive en Monterrey desde abril de 2023"),
     ],
 )  # fmt: skip
 def test_a_kept_phrase_is_replaced_without_saying_its_preposition_twice(
