@@ -464,10 +464,23 @@ def _same_frame(new: str, old: str, a: _Read, b: _Read, said: bool) -> Change | 
     # is read "self タバコ" (hiragana are not read) and held no word "ユーザーはタバコを吸います"
     # lacks
     ends = obj is not None and ended_object(old) is None
-    if not ends and a.negated == b.negated and a.people == b.people and _restates(a, b):
+    if not ends and a.negated == b.negated and _same_people(a, b) and _restates(a, b):
         return Change.RESTATED
     named = _read(obj).content - vocabulary.WHEN if obj is not None else frozenset()
     return Change.ENDED if ends and named & b.content else None
+
+
+def _same_people(a: _Read, b: _Read) -> bool:
+    """Both are about the same people, or ``b`` names one only after all ``a`` says: "El
+    usuario es del Betis de toda la vida, por su abuelo" says all "El usuario es del Betis"
+    says, of the same user (not "User's sister is vegan" / "User is vegan")."""
+    if a.people == b.people:
+        return True
+    if a.people or not a.content:
+        return False
+    last = max((i for i, t in enumerate(b.tokens) if stem(t) in a.content), default=-1)
+    joined = "" if CJK.search(b.text) else " "  # "用户的哥哥", read as written
+    return last >= 0 and not people(joined.join(b.tokens[: last + 1]))
 
 
 def _job_changed(new: str, old: str) -> bool:

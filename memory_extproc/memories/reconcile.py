@@ -203,6 +203,8 @@ def overruled(written: Memory, held: Sequence[Memory]) -> list[Overruled]:
         newer, older = sorted((written, other), key=lambda m: m.recorded_at, reverse=True)
         said, before = statement(newer.content), statement(older.content)
         change = compare(said, before)
+        if change is None and compare(before, said) is Change.RESTATED:
+            change = Change.RESTATED  # said again with more: "… del Betis de toda la vida"
         if change is None:
             continue
         loser, winner = older, newer

@@ -167,6 +167,25 @@ def test_of_two_that_say_the_same_the_one_that_says_more_stays_whichever_is_newe
     assert (verdict.loser, verdict.winner, verdict.reason) == (less, more, "restated")
 
 
+@pytest.mark.parametrize(
+    ("less", "more"),
+    [
+        ("El usuario es del Betis", "El usuario es del Betis de toda la vida, por su abuelo"),
+        ("User plays the cello", "User plays the cello in an orchestra with her cousin"),
+    ],
+)
+def test_a_fact_said_again_later_with_more_replaces_what_it_says_more_of(
+    less: str, more: str
+) -> None:
+    """A person named only in what the later one adds is no other person's fact."""
+    older, newer = said_on(1, less), said_on(2, more)
+    for written, held_ in ((newer, [older]), (older, [newer])):
+        (verdict,) = overruled(written, held_)
+        assert (verdict.loser, verdict.winner, verdict.reason) == (older, newer, "restated")
+    # …but a relative's is theirs: "User's sister is vegan" does not say "User is vegan"
+    assert overruled(said_on(2, "User's sister is vegan"), [said_on(1, "User is vegan")]) == []
+
+
 def test_a_written_memory_that_loses_is_not_compared_further() -> None:
     new = said_on(3, "Actually my Hawaii budget is now $15,000")
     old = said_on(2, "My Hawaii budget is $10,000")
