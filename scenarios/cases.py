@@ -351,7 +351,7 @@ CASCADES: tuple[Scenario, ...] = (
 # Words that say a value is no longer current ("no longer", "sold", "used to"), by language.
 _QUALIFIED = re.compile(
     r"\b(no longer|not|n't|sold|quit|left|former|formerly|used to|previously|until|from|instead of"
-    r"|anymore|was|changed|meant)\b",
+    r"|anymore|was|changed|meant|kicked|gave up)\b",
     re.IGNORECASE,
 )
 # Chinese has no spaces: substrings. "不…了" is "no longer" ("不住在波士顿了"), "从…到" a change

@@ -157,10 +157,13 @@ _CHANGES = Changes(
     endings=(
         # "Ich habe mein Auto verkauft": between the auxiliary and the participle
         rf"\b(?:hab|habe|hat|haben|hatte)\s+(?P<object>{_STOP}+?)\s+(?:verkauft|aufgegeben"
-        r"|abgemeldet|abgeschafft|verlassen|gekündigt|abgegeben|beendet|weggegeben|verschenkt)\b",
+        r"|abgemeldet|abgeschafft|verlassen|gekündigt|abgegeben|beendet|weggegeben|verschenkt"
+        r"|an\s+den\s+nagel\s+gehängt)\b",
         rf"\b(?:verkaufte|verließ|kündigte|beendete)\s+(?P<object>{_STOP}+)",
         rf"\b(?:hab|habe|hat|haben)\s+mit\s+(?P<object>{_STOP}+?)\s+(?:aufgehört|schluss\s+gemacht)",
         r"\b(?:kein\w*)\s+(?P<object>\w+)\s+mehr\b",
+        # "Mit Fußball ist Schluss"
+        rf"\bmit\s+(?P<object>{_STOP}+?)\s+ist\s+(?:jetzt\s+|endgültig\s+|erstmal\s+)?schluss\b",
     ),
     left_job=r"\b(?:gekündigt|kündigte|in\s+rente\s+gegangen|pensioniert)\b",
     job_word="Stelle",

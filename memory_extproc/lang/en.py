@@ -124,6 +124,7 @@ _CHANGES = Changes(
     ),
     endings=(
         r"\b(?:sold|quit|stopped|left|gave\s+up|got\s+rid\s+of|broke\s+up\s+with|moved\s+out\s+of"
+        r"|kicked|ditched|swore\s+off|cut\s+out"
         r"|cancel+ed|retired\s+from|no\s+longer\s+\w+|(?:do|does|did)\s*n[o']t\s+\w+"
         rf"(?=.*\banymore\b))\s+(?P<object>{_STOP}+)",
     ),
@@ -140,7 +141,8 @@ _CHANGES = Changes(
     r"|five|six|a\s+few|a\s+couple(?:\s+of)?|\d+)\s+(?:days?|weeks?)|for\s+a\s+month)\b",
     switch=r"\b(?:switched|changed|became|become|no\s+longer|gave\s+up|quit|swapped|replaced"
     r"|moved|relocated)\b",
-    when=r"(?:last|this|next)\s+\w+|yesterday|today|\w+\s+ago|on\s+\S+|in\s+\d[\d-]*"
+    when=r"(?:last|this|next)\s+\w+|yesterday|today|(?:a\s+(?:few|couple(?:\s+of)?)\s+)?\w+\s+(?:ago|back)"
+    r"|on\s+\S+|in\s+\d[\d-]*"
     r"|in\s+[a-z]+\s+\d{4}|the\s+week(?:end)?\s+(?:before|of)\s+\S+",
     object_end=r"\s+(?:and|but)\s+(?=(?:now|then|i|i'm|we|user|he|she|they)\b).*$",
     determiner=tuple("my our their his her the a an this that".split()),
@@ -200,7 +202,7 @@ _TOPICS = Topics(
       ['’]s\s+(?:new\s+|current\s+|old\s+|former\s+|first\s+)?
         (?:job|career|profession|occupation|employer|workplace)\b
       |\s+(?:\w+\s+){{0,3}}?(?:
-        (?:works|worked|working)\b(?!\s+(?:on|out|through|with|towards?|hard\s+on)\b)
+        (?:works|worked|working|work)\b(?!\s+(?:on|out|through|with|towards?|hard\s+on)\b)
         |employed|retired|resigned|(?:quit|lost|left)\s+(?:\w+\s+)?job
         |(?:got|started|found|landed)\s+(?:a\s+|the\s+)?(?:new\s+)?job
         |(?:switched|changed)\s+careers?

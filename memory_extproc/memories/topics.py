@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 
 from memory_extproc.lang import FILED
+from memory_extproc.words import in_memory_voice
 
 # Each language's rules, read with every text: a word for a kind, in the text's language
 _RULES = tuple(
@@ -37,5 +38,7 @@ _RULES = tuple(
 def topic_words(text: str) -> tuple[str, ...]:
     """The words for what ``text`` is about, in its language, where its reader needs them
     ("用户是一名软件工程师" → "工作", "User moved to Porto for a new job" → "where the user
-    lives"); none otherwise. A move for a job is about both."""
-    return tuple(word for rule, word in _RULES if rule.search(text))
+    lives"); none otherwise. A move for a job is about both. A note's words are read as a
+    memory says them ("I'm doing an electrician apprenticeship now": "User is doing …")."""
+    read = (text, in_memory_voice(text))  # not only: Spanish "Me acabo de mudar" is no "User"
+    return tuple(word for rule, word in _RULES if any(rule.search(t) for t in read))

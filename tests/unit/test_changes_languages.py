@@ -99,6 +99,12 @@ def test_a_correction_is_applied_to_the_statement_it_corrects(
         ("Vendí mi carro la semana pasada.", "carro"),
         ("El usuario renunció a su trabajo en Acme Corp", "trabajo en Acme Corp"),
         ("I sold my car last week.", "car"),
+        # said colloquially
+        ("I kicked the soda habit a few weeks back.", "soda habit"),
+        ("Mit Handball ist Schluss, mein Rücken macht nicht mehr mit.", "Handball"),
+        ("Ich hab das Rauchen an den Nagel gehängt.", "Rauchen"),
+        ("膝盖伤了，网球是打不了了。", "网球"),
+        ("我现在不喝可乐了。", "可乐"),
     ],
 )
 def test_an_ending_names_what_it_ends(said: str, named: str) -> None:
@@ -107,7 +113,8 @@ def test_an_ending_names_what_it_ends(said: str, named: str) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["我上个月开始学大提琴了。", "Empecé a tomar clases de violonchelo.", "我喜欢吃苹果。"],
+    ["我上个月开始学大提琴了。", "Empecé a tomar clases de violonchelo.", "我喜欢吃苹果。",
+     "我不打算去了。"],
 )
 def test_a_new_fact_says_no_change(text: str) -> None:
     assert not says_change(text)

@@ -255,6 +255,9 @@ def test_as_current_reads_chinese_and_spanish(text: str, value: str, current: bo
         ("User's sister Anna is coming", "Ann", False, False),
         ("User has no car and lives in Austin", "Austin", True, True),  # "no" is Spanish only
         ("User loves the jazz era of Austin", "Austin", True, True),  # and so is "era"
+        # an ending said colloquially: the habit is what it was
+        ('On 2026-12-07 the user said: "I kicked the soda habit last month."', "soda", True, False),
+        ("User gave up soda last month", "soda", True, False),
     ],
 )  # fmt: skip
 def test_english_is_judged_as_before(text: str, value: str, held: bool, current: bool) -> None:

@@ -30,6 +30,12 @@ from memory_extproc.memories.topics import topic_words
         # …or by where it is done ("What do I do for a living?" scored 0.40 and 0.36 unkeyed)
         ("User is a paralegal at a law firm downtown", "work"),
         ("User left the law firm and is now doing an electrician apprenticeship", "work"),
+        # a note, in the user's own words, as a memory says them
+        ("I'm doing a plumbing apprenticeship now and loving it.", "work"),
+        ("I work as a baker in Porto.", "work"),
+        ("My new job starts Monday.", "work"),
+        ("I work out every morning.", ""),
+        ("My brother works as a nurse.", ""),
         # someone else's job, a membership, a diet, anything else
         ("User's sister works as a nurse", ""),
         ("User is working on a painting", ""),
