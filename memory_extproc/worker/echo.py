@@ -38,6 +38,7 @@ _COMMANDS = re.compile(either([language.asks.commands for language in FILED]), r
 # fits my budget?", "…，预算方面要注意什么？", "…, ¿qué barrios me recomiendas?"): cut, the
 # statement kept
 _TRAILING_ASK = re.compile(either([language.asks.trailing for language in FILED]), re.IGNORECASE)
+_FULL_WIDTH = re.compile("[，、]")  # …and the statement ends as its language ends one
 
 
 # A line of pasted code, a log or markup: what it says is not the user speaking ("def f(n):",
@@ -89,7 +90,7 @@ def statements(text: str) -> str:
             continue
         if _COMMANDS.match(sentence) and not speaks_of_self_in_any(sentence):
             continue
-        stated = _TRAILING_ASK.sub("。" if "，" in sentence else ".", sentence)
+        stated = _TRAILING_ASK.sub("。" if _FULL_WIDTH.search(sentence) else ".", sentence)
         if not stated.endswith(("?", "\uff1f")):  # asked without a question word: "Any tips?"
             kept.append(stated)
     return " ".join(kept)

@@ -93,9 +93,6 @@ MAY_BE_EMPTY = {
         for code in ("de", "ja")
         for field in ("holder", "user_head", "pointing")
     ),
-    # Japanese joins a question to a statement with 、 and the statement's が or けど
-    # ("大阪に行くんですが、どこがいいですか？"): not measured
-    ("ja", "asks.trailing"),
     # a Chinese or Japanese date is worded with no preposition to drop after "从" or "から"
     *((code, f"dates.{field}") for code in ("zh", "ja") for field in ("point", "bare")),
 }
@@ -371,6 +368,7 @@ TABLE = {
         stated=("来月大阪に行きます。おすすめのお店を教えてください。", "来月大阪に行きます。"),
         amount=("ジムには何回行っていますか？", "ユーザーは週三回ジムに通っている"),
         courtesy="ユーザーはジーナに感謝している",
+        trailing=("来月から名古屋に住むんだけど、おすすめの街ってある？", "来月から名古屋に住むんだけど。"),
     ),
 }  # fmt: skip
 
