@@ -101,7 +101,7 @@ _DATES = Dates(
     # each wording has its preposition: "(im) letzten Monat" is "im November 2026"
     edge=r"(?<!\w)(?:(?:im|am|vom|in\s+de[rmn]|an\s+dem)\s+)?{}(?!\w)",
     point=r"\b(?:seit|bis|ab|von)\s+$",
-    bare=((r"^(?:im|am)\b", "dem"), (r"^in\s+", "")),
+    bare=((r"^im\s+Jahr\b", "dem Jahr"), (r"^(?:im|am|in)\s+", "")),
 )
 
 _STOP, _SENTENCE, _WORD = CLAUSE_CHAR, SENTENCE_CHAR, WORD_OR_AMOUNT
@@ -175,10 +175,11 @@ _CHANGES = Changes(
     # "ich wohn(e)", and the verb first: "seit letztem Monat wohnen wir in Hamburg"
     residence=rf"\b(?:(?:ich|wir|{_USER})\s+(?:\w+\s+){{0,2}}?(?:wohne|wohnen|wohnt|wohn|lebe"
     r"|leben|lebt|leb)|(?:wohne|wohnen|wohn|lebe|leben|leb)\s+(?:ich|wir))\s+(?:\w+\s+){0,4}?in\b",
-    settled=r"\bseit\s+(?:letzte[mnr]?|vorige[mnr]?|diese[mnr]?|kurzem|neuestem|gestern"
-    r"|(?:einer|einem|ein\s+paar|wenigen|zwei|drei|vier|fünf|sechs|\d+)\s+(?:tag(?:en)?|wochen?"
-    r"|monat(?:en)?)|(?:anfang|mitte|ende)\s+(?:des\s+monats|der\s+woche|\w+)|montag|dienstag"
-    r"|mittwoch|donnerstag|freitag|samstag|sonntag)\b",
+    settled=r"\bseit\s+(?:(?:letzte[mnr]?|vorige[mnr]?|diese[mnr]?)\s+(?:woche|wochenende|monat)"
+    r"|kurzem|neuestem|gestern|(?:einer|einem|ein\s+paar|wenigen|zwei|drei|vier|fünf|sechs|\d+)"
+    r"\s+(?:tag(?:en)?|wochen?)|(?:einem|zwei|drei)\s+monaten?|(?:anfang|mitte|ende)\s+(?:des"
+    rf"\s+monats|der\s+woche|(?:{'|'.join(_MONTHS)})(?!\s+\d))|montag|dienstag|mittwoch|donnerstag"
+    r"|freitag|samstag|sonntag)\b",
     switch=r"\b(?:gewechselt|umgestiegen|umgesattelt|geworden|nicht\s+mehr|aufgegeben"
     r"|gekündigt|ersetzt|umgezogen|gezogen)\b",
     when=r"(?:letzte[nmrs]?|vorige[nmrs]?|diese[nmrs]?|nächste[nmrs]?)\s+\w+|gestern|heute"

@@ -124,7 +124,7 @@ _CHANGES = Changes(
     ),
     endings=(
         r"\b(?:sold|quit|stopped|left|gave\s+up|got\s+rid\s+of|broke\s+up\s+with|moved\s+out\s+of"
-        r"|kicked|ditched|swore\s+off|cut\s+out"
+        r"|kicked(?=\s+(?:the|my|that|this)\s+(?:\w+\s+){0,2}?habit\b)|ditched|swore\s+off"
         r"|cancel+ed|retired\s+from|no\s+longer\s+\w+|(?:do|does|did)\s*n[o']t\s+\w+"
         rf"(?=.*\banymore\b))\s+(?P<object>{_STOP}+)",
     ),
@@ -137,8 +137,7 @@ _CHANGES = Changes(
     settled=r"\b(?:since\s+(?:last\s+(?:week|weekend|month|spring|summer|fall|autumn|winter)"
     r"|yesterday|(?:mon|tues|wednes|thurs|fri|satur|sun)day|(?:the\s+)?(?:start|beginning|end"
     r"|middle)\s+of\s+(?:the|this|last)\s+(?:week|month)|(?:a|one|two|three|four|five|six|a\s+few"
-    r"|a\s+couple(?:\s+of)?|\d+)\s+(?:days?|weeks?|months?)\s+ago)|for\s+(?:a|one|two|three|four"
-    r"|five|six|a\s+few|a\s+couple(?:\s+of)?|\d+)\s+(?:days?|weeks?)|for\s+a\s+month)\b",
+    r"|a\s+couple(?:\s+of)?|\d+)\s+(?:days?|weeks?|months?)\s+ago))\b",
     switch=r"\b(?:switched|changed|became|become|no\s+longer|gave\s+up|quit|swapped|replaced"
     r"|moved|relocated)\b",
     when=r"(?:last|this|next)\s+\w+|yesterday|today|(?:a\s+(?:few|couple(?:\s+of)?)\s+)?\w+\s+(?:ago|back)"
@@ -202,7 +201,7 @@ _TOPICS = Topics(
       ['’]s\s+(?:new\s+|current\s+|old\s+|former\s+|first\s+)?
         (?:job|career|profession|occupation|employer|workplace)\b
       |\s+(?:\w+\s+){{0,3}}?(?:
-        (?:works|worked|working|work)\b(?!\s+(?:on|out|through|with|towards?|hard\s+on)\b)
+        (?:works|worked|working|work(?=\s+(?:as|at|for)\b))\b(?!\s+(?:on|out|through|with|towards?|hard\s+on)\b)
         |employed|retired|resigned|(?:quit|lost|left)\s+(?:\w+\s+)?job
         |(?:got|started|found|landed)\s+(?:a\s+|the\s+)?(?:new\s+)?job
         |(?:switched|changed)\s+careers?

@@ -236,9 +236,9 @@ _ASKS = Asks(
     asks=r"(?:教えて|おすすめ|何|なに|どこ|いつ|誰|なぜ|どう|どの|どれ|お願い)",
     commands=r"(?:翻訳|要約|書いて|作って|計算して|無視して|一覧)",
     speaker=r"私|僕|俺",
-    # a question joined to a statement by its が, けど, ので, から or し ("大阪に住んでるんだけど、
-    # おすすめのカフェある？"): the statement kept
-    trailing=r"(?<=[がどもでらし])[、，,]\s*[^、，,。！!？?]*[？?]$",
+    # a question joined to a statement by its が, けど, ので or から ("大阪に住んでるんだけど、
+    # おすすめのカフェある？"): the statement kept; not a condition ("引っ越すとしたら、…？")
+    trailing=r"(?:(?<=が)|(?<=けど)|(?<=けれども)|(?<=ので)|(?<=から))[、，,]\s*[^、，,。！!？?]*[？?]$",
 )
 
 _AMOUNTS = Amounts(

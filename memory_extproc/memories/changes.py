@@ -356,7 +356,10 @@ def says_move(text: str) -> bool:
     wohnen wir in Hamburg"), which a later conversation says of a new home, not the old."""
     if vocabulary.MOVED.search(text):
         return True
-    return bool(vocabulary.SETTLED.search(text) and vocabulary.RESIDENCE.search(text))
+    return any(  # in one sentence, naming a place: not "living in chaos since last week"
+        vocabulary.SETTLED.search(s) and vocabulary.RESIDENCE.search(s) and home_place(s)
+        for s in sentences(text)
+    )
 
 
 def says_change(text: str) -> bool:
@@ -479,8 +482,10 @@ def _same_people(a: _Read, b: _Read) -> bool:
     if a.people or not a.content:
         return False
     last = max((i for i, t in enumerate(b.tokens) if stem(t) in a.content), default=-1)
+    said = b.tokens[: last + 1]
     joined = "" if CJK.search(b.text) else " "  # "用户的哥哥", read as written
-    return last >= 0 and not people(joined.join(b.tokens[: last + 1]))
+    # …of the user, said before the person ("In Berlin wohnt die Schwester des Nutzers": hers)
+    return "self" in said and not people(joined.join(said))
 
 
 def _job_changed(new: str, old: str) -> bool:

@@ -680,7 +680,8 @@ class MemoryWriter:
                           threshold=POLICY.related_when_switched, project_id=project_id)
         )  # fmt: skip
         seen = {c.memory.id for c in candidates}
-        return [h for h in hits if h.memory.id not in seen]
+        # for the word rules only: not near the statement, whatever the home query scored
+        return [dataclasses.replace(h, score=0.0) for h in hits if h.memory.id not in seen]
 
     async def _ended(
         self, user_id: str, project_id: str, obj: str, said: str

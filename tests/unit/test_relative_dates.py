@@ -201,7 +201,7 @@ def test_a_fact_in_spanish_or_chinese_keeps_when_it_happened(
          "User has been sober since 2023-05-07"),
         ("Der Nutzer wohnt seit letztem Monat in Hamburg",
          "Seit letztem Monat wohnen wir in Hamburg.",
-         "Der Nutzer wohnt seit dem April 2023 in Hamburg"),
+         "Der Nutzer wohnt seit April 2023 in Hamburg"),
         ("El usuario vive en Monterrey desde el mes pasado",
          "Vivimos en Monterrey desde el mes pasado.",
          "El usuario vive en Monterrey desde abril de 2023"),

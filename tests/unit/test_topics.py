@@ -35,6 +35,8 @@ from memory_extproc.memories.topics import topic_words
         ("I work as a baker in Porto.", "work"),
         ("My new job starts Monday.", "work"),
         ("I work out every morning.", ""),
+        ("I hate work.", ""),
+        ("I have to work late tonight.", ""),
         ("My brother works as a nurse.", ""),
         # someone else's job, a membership, a diet, anything else
         ("User's sister works as a nurse", ""),
