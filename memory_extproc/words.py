@@ -23,8 +23,12 @@ STOPWORDS = ENGLISH.words.stopwords
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?", re.UNICODE)
 # a sentence ends at . ! ? … and a space, at a CJK stop (no space after it), at a line end
 # (the spaces before a line break are stripped with the sentence: read before it, a long run of
-# them took quadratic time)
-_SENTENCE_END = re.compile(r"(?<=[.!?…])\s+|(?<=[\u3002\uff01\uff1f])\s*|\n\s*")
+# them took quadratic time), and at an emoji before a space and a capital or CJK, as a chat ends
+# one ("jetzt Hamburg-Altona 🙌 Wie find ich …?": the question took the move with it)
+_SENTENCE_END = re.compile(
+    r"(?<=[.!?…])\s+|(?<=[\u3002\uff01\uff1f])\s*|\n\s*"
+    r"|(?<=[\U0001F300-\U0001FAFF\u2600-\u27BF])\s+(?=[A-ZÀ-ÖØ-Þ¿¡\u3040-\u30ff\u4e00-\u9fff])"
+)
 # a full stop that ends no sentence, in any filed language: "Dr. Smith", "e.g. Lisbon", "z.B."
 _ABBREVIATION = re.compile(
     rf"(?:^|\s)(?:{either([language.words.abbreviations for language in FILED])})\.$", re.I

@@ -171,7 +171,9 @@ _CHANGES = Changes(
     # (a model writes "Der Nutzer hat nach Hamburg gezogen" too)
     moved=rf"\b(?:ich\s+(?:bin|habe|hab)|wir\s+(?:sind|haben)|{_USER}\s+(?:ist|hat))\s+"
     rf"{_SENTENCE}{{0,60}}?\b(?:umgezogen|(?:nach|in\s+die|in\s+den|ins)\s+\S+(?:\s+\S+){{0,4}}?"
-    rf"\s+(?:gezogen|hingezogen))\b|\b(?:ich|wir|{_USER})\s+(?:zog|zogen)\s+(?:\w+\s+){{0,3}}?nach\b",
+    rf"\s+(?:gezogen|hingezogen))\b|\b(?:ich|wir|{_USER})\s+(?:zog|zogen)\s+(?:\w+\s+){{0,3}}?nach\b"
+    # …or said by the new home: "unsere neue Wohnung in Leipzig"
+    r"|\b(?:unsere|meine)\s+neue\s+wohnung\s+in\b|\b(?:unser|mein)\s+neues\s+(?:haus|zuhause)\s+in\b",
     # "ich wohn(e)", and the verb first: "seit letztem Monat wohnen wir in Hamburg"
     residence=rf"\b(?:(?:ich|wir|{_USER})\s+(?:\w+\s+){{0,2}}?(?:wohne|wohnen|wohnt|wohn|lebe"
     r"|leben|lebt|leb)|(?:wohne|wohnen|wohn|lebe|leben|leb)\s+(?:ich|wir))\s+(?:\w+\s+){0,4}?in\b",

@@ -151,9 +151,16 @@ _CHANGES = Changes(
     job_word="trabajo",
     moved=r"\b(?:me\s+mud(?:é|o)|nos\s+mud(?:amos|aremos)|me\s+he\s+mudado|nos\s+hemos\s+mudado"
     r"|(?:el\s+usuari[oa]|la\s+usuaria)\s+(?:\w+\s+){0,2}?(?:se\s+)?(?:mudó|ha\s+mudado))"
-    r"\s+(?:a|para)\b",
-    residence=r"(?:^|[¡¿.,;:!?]\s*|\b(?:el\s+usuari[oa]|la\s+usuaria|yo|nosotr[oa]s)\s+"
-    r"(?:\w+\s+){0,2}?)(?:vivo|vivimos|vive|viven|resido|reside)\s+en\b",
+    r"\s+(?:a|para)\b"
+    # …or said by the new home: "el depa nuevo en Querétaro", "ya instalados en Querétaro"
+    r"|\b(?:el|un|mi|nuestro|nuestra|la|una)\s+(?:depa|departamento|piso|apartamento|casa)"
+    r"\s+nuev[oa]\s+en\b|\bya\s+(?:estamos\s+)?instalad[oa]s\s+en\s+(?:[A-ZÁÉÍÓÚÑ]|(?:el|la|nuestro"
+    r"|nuestra)\s+(?:depa|departamento|piso|apartamento|casa))",
+    # the user's home: the first person, said alone ("Vivo en Puebla"), or "el usuario" (not "El
+    # hermano del usuario, Tomás, vive en Denver")
+    residence=r"(?:(?:^|[¡¿.,;:!?]\s*|\b(?:yo|nosotr[oa]s)\s+(?:\w+\s+){0,2}?)(?:vivo|vivimos|resido)"
+    r"|\b(?:el\s+usuari[oa]|la\s+usuaria)\b[^.;!?]{0,40}?\b(?:vive|viven|reside))"
+    r"\s+(?:\w+\s+){0,2}?en\b",
     settled=r"\bdesde\s+(?:hace\s+(?:un|una|unos|unas|dos|tres|cuatro|cinco|seis|pocos|pocas"
     r"|\d+)\s+(?:días?|semanas?|mes(?:es)?)|el\s+(?:mes|fin\s+de\s+semana)\s+pasado|la\s+semana"
     r"\s+pasada|ayer|(?:principios|inicios|finales|mediados)\s+de(?:l)?\s+mes|el\s+(?:lunes"

@@ -316,13 +316,13 @@ def moved_from(new: str, old: str) -> bool:
     new, old = without_resolved_dates(new), without_resolved_dates(old)  # "用户2026年…搬到"
     if not vocabulary.RESIDENCE.search(old) or vocabulary.MOVED.search(old):
         return False
-    if vocabulary.MOVED.search(new):
-        a, b = _read(new), _read(old)
-        return not (a.content & b.content) - a.numbers
-    if says_move(new):  # both say where the user lives: by the place
+    if not says_move(new):
+        return False
+    if vocabulary.RESIDENCE.search(new):  # both say where the user lives: by the place
         place = home_place(old)
         return place is not None and not names_place(new, place)
-    return False
+    a, b = _read(new), _read(old)
+    return not (a.content & b.content) - a.numbers
 
 
 def names_place(text: str, place: str) -> bool:

@@ -185,6 +185,18 @@ async def test_a_move_finds_the_home_it_ends_by_what_a_home_says(
         ("We've lived in New York since last month.", "User lives in New York", False),
         # a home of long standing, said again later, is no news of a move
         ("We've lived in Boston since 2015.", "User lives in New York", False),
+        # a move said by the new home
+        ("Ya instalados en el depa nuevo en Querétaro!", "Vivo en Puebla.", True),
+        ("El usuario vive ahora en un departamento nuevo en Querétaro", "El usuario vive en Puebla",
+         True),
+        ("Our new flat in Leeds has a tiny kitchen.", "I live in York.", True),
+        ("We're finally settled in Leeds.", "User lives in York", True),
+        ("Unsere neue Wohnung in Leipzig ist super.", "Der Nutzer wohnt in Köln", True),
+        # …not a relative's, nor an app installed
+        ("My sister's new flat in Leeds is tiny.", "User lives in York", False),
+        ("Tengo la app ya instalada en el móvil", "El usuario vive en Sevilla", False),
+        ("El usuario vive ahora en un departamento nuevo en Querétaro",
+         "El hermano del usuario, Tomás, vive en Denver", False),
         # a later move ends a home said as begun lately
         ("Der Nutzer ist letzte Woche nach Düsseldorf gezogen",
          "Der Nutzer wohnt seit letztem Monat in Hamburg", True),

@@ -18,6 +18,11 @@ from memory_extproc.words import sentences, terms
         ("I said no. Then I left.", ["I said no.", "Then I left."]),
         ("我住在柏林。我的经理是Priya\uff01", ["我住在柏林。", "我的经理是Priya\uff01"]),
         ("first line\nsecond line", ["first line", "second line"]),
+        # an emoji ends a chat's sentence before a capital, not a word inside one
+        ("jetzt Leipzig-Plagwitz 🙌 Wie find ich hier einen Bäcker?",
+         ["jetzt Leipzig-Plagwitz 🙌", "Wie find ich hier einen Bäcker?"]),
+        ("搬到苏州了😅 有什么推荐？", ["搬到苏州了😅", "有什么推荐？"]),
+        ("I love 🍕 and sushi", ["I love 🍕 and sushi"]),
         ("", []),
     ],
 )  # fmt: skip
