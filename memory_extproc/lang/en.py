@@ -134,7 +134,7 @@ _CHANGES = Changes(
     moved=r"\b(?:i|we|user)(?:'ve|\s+have|\s+has)?\s+(?:just\s+|recently\s+|finally\s+|also\s+)?"
     r"(?:moved|relocated)\s+(?:back\s+)?(?:to|into)\b"
     r"|\b(?:our|my|user's)\s+new\s+(?:place|flat|apartment|house|home|condo)\s+in\b"
-    r"|\b(?:we|i|user)(?:'re|'m|\s+are|\s+am|\s+is)\s+(?:\w+\s+)?settled\s+in\s+(?=[A-Z])",
+    r"|\b(?:we|i|user)(?:'re|'m|\s+are|\s+am|\s+is)\s+(?:\w+\s+)?settled\s+in\s+(?=(?-i:[A-Z]))",
     residence=r"\b(?:i|we|user)(?:'ve|'m|\s+have|\s+has|\s+am|\s+are|\s+is)?\s+(?:\w+\s+){0,2}?"
     r"(?:live|lives|lived|living|reside|resides|resided|based)\s+in\b",
     settled=r"\b(?:since\s+(?:last\s+(?:week|weekend|month|spring|summer|fall|autumn|winter)"

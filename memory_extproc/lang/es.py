@@ -154,7 +154,7 @@ _CHANGES = Changes(
     r"\s+(?:a|para)\b"
     # …or said by the new home: "el depa nuevo en Querétaro", "ya instalados en Querétaro"
     r"|\b(?:el|un|mi|nuestro|nuestra|la|una)\s+(?:depa|departamento|piso|apartamento|casa)"
-    r"\s+nuev[oa]\s+en\b|\bya\s+(?:estamos\s+)?instalad[oa]s\s+en\s+(?:[A-ZÁÉÍÓÚÑ]|(?:el|la|nuestro"
+    r"\s+nuev[oa]\s+en\b|\bya\s+(?:estamos\s+)?instalad[oa]s\s+en\s+(?:(?-i:[A-ZÁÉÍÓÚÑ])|(?:el|la|nuestro"
     r"|nuestra)\s+(?:depa|departamento|piso|apartamento|casa))",
     # the user's home: the first person, said alone ("Vivo en Puebla"), or "el usuario" (not "El
     # hermano del usuario, Tomás, vive en Denver")
