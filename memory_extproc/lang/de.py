@@ -201,6 +201,10 @@ _CHANGES = Changes(
     beside=r"\b(?:zusätzlich|nebenbei|nebenher|nebenjob|teilzeit|am\s+wochenende"
     r"|an\s+wochenenden|außerdem)\b",
     born=r"\bgeboren\b|\bgebürtig\w*",
+    routine=tuple(
+        rf"\b(?:{d}s|{d}(?:morgen|vormittag|nachmittag|abend)s|jeden\s+{d})\b"
+        for d in ("montag", "dienstag", "mittwoch", "donnerstag", "freitag", "samstag", "sonntag")
+    ),  # type: ignore[arg-type]
     expansions={},
 )
 

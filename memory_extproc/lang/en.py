@@ -156,6 +156,10 @@ _CHANGES = Changes(
     r"(?:works?\s+(?:as|at|for)|teach(?:es)?\s+(?:at|in)|(?:is\s+)?employed\s+(?:at|by))\b",
     beside=r"\b(?:also|too|as\s+well|second\s+job|side\s+job|part-time|on\s+weekends)\b",
     born=r"\bborn\b",
+    routine=tuple(
+        rf"\b(?:every\s+{d}|{d}s|{d}\s+(?:morning|afternoon|evening|night)s)\b"
+        for d in ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+    ),  # type: ignore[arg-type]
     expansions={
         "i'm": "i am",
         "i've": "i have",

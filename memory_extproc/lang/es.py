@@ -180,6 +180,18 @@ _CHANGES = Changes(
     r"|doy\s+clases)",
     beside=r"\b(?:además|también|los\s+fines\s+de\s+semana|a\s+tiempo\s+parcial)\b",
     born=r"\bnac(?:í|ió|ido|ida)\b",
+    routine=tuple(
+        rf"\b(?:los\s+{many}|cada\s+{one})\b"
+        for one, many in (
+            ("lunes", "lunes"),
+            ("martes", "martes"),
+            ("miércoles", "miércoles"),
+            ("jueves", "jueves"),
+            ("viernes", "viernes"),
+            ("sábado", "sábados"),
+            ("domingo", "domingos"),
+        )
+    ),  # type: ignore[arg-type]
     expansions={"soy": "yo soy", "estoy": "yo estoy"},  # the pronoun dropped
 )
 

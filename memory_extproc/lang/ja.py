@@ -164,6 +164,7 @@ _CHANGES = Changes(
     r"|の仕事をして|先生をして|教師をして)",
     beside=r"副業|兼業|掛け持ち|週末|パート|アルバイト",
     born=r"生まれ|出身",
+    routine=tuple(rf"毎週{d}曜|{d}曜日?(?:の(?:朝|昼|夜|夕方))?は" for d in "月火水木金土日"),  # type: ignore[arg-type]
     expansions={},
 )
 

@@ -96,6 +96,10 @@ class Changes:
     job: str  # the user's work
     beside: str  # a second job beside the first, not one for the other
     born: str  # where and when the user was born: the past, not the present
+    # a weekday said as a routine's ("Sunday mornings", "mittwochs", "los domingos", "每周日",
+    # "毎週日曜"), Monday to Sunday: a new routine on that day, said to have changed, replaces
+    # the old one
+    routine: tuple[str, str, str, str, str, str, str]
     # a token read as the words it stands for: "i'm" is "i am", "soy" (vegano) is "yo soy"
     expansions: dict[str, str]
 

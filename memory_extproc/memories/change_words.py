@@ -142,3 +142,7 @@ BESIDE = _merged("beside")
 # Where and when the user was born: a fact of the past that changes nothing said of the present
 # ("I was born in Austin, actually" does not replace "User lives in Austin")
 BORN = _merged("born")
+# Each weekday said as a routine's, in every filed language (Monday first)
+ROUTINE = tuple(
+    re.compile(either([c.routine[day] for c in _EVERY]), re.IGNORECASE) for day in range(7)
+)

@@ -438,6 +438,8 @@ def _compare(new: str, old: str, change_said: bool) -> Change | None:
     said = change_said or _marked(new)
     if said and _job_changed(new, old):
         return Change.ENDED
+    if said and _routine_replaced(new, old):
+        return Change.CHANGED
     if len(set(_tokens(new)).intersection(_tokens(old))) < 2 and ended_object(new) is None:
         return None  # not even a frame in common: the common case, decided without reading
     a, b = _read(new), _read(old)
@@ -486,6 +488,24 @@ def _same_people(a: _Read, b: _Read) -> bool:
     joined = "" if CJK.search(b.text) else " "  # "用户的哥哥", read as written
     # …of the user, said before the person ("In Berlin wohnt die Schwester des Nutzers": hers)
     return "self" in said and not people(joined.join(said))
+
+
+_PARTS = re.compile(r"[,;，；、]")
+
+
+def _routine_replaced(new: str, old: str) -> bool:
+    """Said to have changed, a routine on a weekday the old one was held on ("Sunday mornings
+    are pickleball now" / "I do the river loop every Sunday morning with the Mudlarks";
+    "mittwochs geh ich jetzt bouldern" / "Mittwochs spiel ich Handball"): they share only the
+    day, which the user gave to the new one. Not a routine beside it ("also"), nor someone
+    else's, nor the same one said again."""
+    days = [day for day in vocabulary.ROUTINE if day.search(new) and day.search(old)]
+    if not days or vocabulary.BESIDE.search(new):
+        return False
+    # read by the part that names the day: "Die Schulter macht nicht mehr mit, mittwochs …"
+    part = next(p for p in _PARTS.split(new) if any(day.search(p) for day in days))
+    a, b = _read(part), _read(old)
+    return a.people == b.people and a.negated == b.negated and not a.content <= b.content
 
 
 def _job_changed(new: str, old: str) -> bool:

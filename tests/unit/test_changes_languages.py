@@ -227,3 +227,28 @@ def test_ordinary_sentences_end_restate_or_move_nothing(new: str, old: str) -> N
 )
 def test_a_japanese_question_that_states_nothing_is_dropped(said: str) -> None:
     assert statements(said) == ""
+
+
+@pytest.mark.parametrize(
+    ("new", "old", "change"),
+    [
+        # a routine on the same weekday, said to have changed, replaces the old one
+        ("Saturday mornings are yoga now, my knees gave up on football.",
+         "I play five-a-side football every Saturday morning with the Rovers.", Change.CHANGED),
+        ("Das Knie macht nicht mehr mit, freitags geh ich jetzt schwimmen.",
+         "Freitags spiel ich Volleyball im Verein.", Change.CHANGED),
+        ("Ahora los sábados hago yoga", "Los sábados juego al fútbol en el parque",
+         Change.CHANGED),
+        ("现在每周六改去练瑜伽了", "我每周六都去踢足球", Change.CHANGED),
+        ("今は毎週土曜にヨガをしています", "毎週土曜にサッカーをしています", Change.CHANGED),
+        # …not a second routine, another day, someone else's, or said without a change
+        ("I now also do yoga on Saturdays", "I play football every Saturday", None),
+        ("Sundays are yoga now", "I play football every Saturday", None),
+        ("My son now has swimming on Saturdays", "I play football every Saturday", None),
+        ("I do yoga on Saturdays", "I play football every Saturday", None),
+    ],
+)  # fmt: skip
+def test_a_new_routine_on_a_weekday_replaces_the_old_one(
+    new: str, old: str, change: Change | None
+) -> None:
+    assert compare(new, old) is change
