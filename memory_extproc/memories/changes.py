@@ -439,7 +439,7 @@ def _compare(new: str, old: str, change_said: bool) -> Change | None:
     if said and _job_changed(new, old):
         return Change.ENDED
     if said and _routine_replaced(new, old):
-        return Change.CHANGED
+        return Change.ENDED  # with what it replaced: "(previously: … every Sunday morning …)"
     if len(set(_tokens(new)).intersection(_tokens(old))) < 2 and ended_object(new) is None:
         return None  # not even a frame in common: the common case, decided without reading
     a, b = _read(new), _read(old)
