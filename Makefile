@@ -97,9 +97,10 @@ compress: setup
 	$(PY) -m eval.compress
 
 # The nine truth scenarios in three modes (real local model, scripted, notes): a table, then JSON.
-# Knobs: SCENARIO_SET=truth|variants|personal|changes|cascades|unseen|recall, SCENARIO_LANG=en|zh|es|de|ja|pt
-# (personal: en only; unseen: en, zh, es, de, written blind; recall: pt only, a language with no rules of its
-# own), SCENARIO_MODES=real,scripted,notes
+# Knobs: SCENARIO_SET=truth|variants|personal|changes|cascades|unseen|blind|recall,
+# SCENARIO_LANG=en|zh|es|de|ja|pt (personal: en only; unseen: en, zh, es, de, written blind; blind: the
+# same and ja, written blind a day later; recall: pt only, a language with no rules of its own),
+# SCENARIO_MODES=real,scripted,notes
 scenarios: setup
 	$(PY) -m scenarios
 

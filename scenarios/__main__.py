@@ -15,10 +15,11 @@ scenarios or their variants as a speaker of Chinese, Spanish, German or Japanese
 date, a job left for another; `SCENARIO_SET=cascades`: what a move ends with it (both in the
 five languages); `SCENARIO_SET=unseen`: six of these kinds in English, Chinese, Spanish and German,
 written by a helper session that had read only this format, never the product, as a check the rules
-were not written for (scenarios/cases_unseen.py). `SCENARIO_LANG=pt` runs recall, the only set in
-Brazilian Portuguese, a language the product has no rules of its own for: one fact said, asked in a
-later session (scenarios/cases_pt.py). A language without truth scenarios runs its first set by
-default.
+were not written for (scenarios/cases_unseen.py); `SCENARIO_SET=blind`: thirty more, harder, in
+those four and Japanese, written the same way a day later (scenarios/cases_blind.py).
+`SCENARIO_LANG=pt` runs recall, the only set in Brazilian Portuguese, a language the product has
+no rules of its own for: one fact said, asked in a later session (scenarios/cases_pt.py). A
+language without truth scenarios runs its first set by default.
 """
 
 from __future__ import annotations
