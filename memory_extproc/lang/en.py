@@ -124,7 +124,7 @@ _CHANGES = Changes(
     ),
     endings=(
         r"\b(?:sold|quit|stopped|left|gave\s+up|got\s+rid\s+of|broke\s+up\s+with|moved\s+out\s+of"
-        r"|kicked(?=\s+(?:the|my|that|this)\s+(?:\w+\s+){0,2}?habit\b)|ditched|swore\s+off"
+        r"|walked\s+away\s+from|stepped\s+(?:down|away)\s+from|kicked(?=\s+(?:the|my|that|this)\s+(?:\w+\s+){0,2}?habit\b)|ditched|swore\s+off"
         r"|cancel+ed|retired\s+from|no\s+longer\s+\w+|(?:do|does|did)\s*n[o']t\s+\w+"
         rf"(?=.*\banymore\b))\s+(?P<object>{_STOP}+)",
     ),

@@ -238,6 +238,9 @@ def correction(new: str) -> tuple[str, str] | None:
     return None
 
 
+_CJK_CHARS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff"
+
+
 def corrected(old: str, new: str) -> str | None:
     """The old statement with the correction applied, if the new one corrects it."""
     pair = correction(new)
@@ -246,8 +249,13 @@ def corrected(old: str, new: str) -> str | None:
     wrong, right = pair
     if CJK.search(wrong):  # "是满41岁，不是40岁": the verb said once, before the right value
         wrong = next((right[:k] + wrong for k in (3, 2, 1) if right[:k] + wrong in old), wrong)
-    # Chinese words have no boundaries; an amount starts with no word character ("$1,200")
-    before, after = ("", "") if CJK.search(wrong) else (r"(?<!\w)", r"(?!\w)")
+    # Chinese words have no boundaries; an amount starts with no word character ("$1,200"), and
+    # beside a Chinese character it is a word of its own ("份子钱我打算包600")
+    before, after = (r"(?<!\w)", r"(?!\w)")
+    if CJK.search(wrong):
+        before, after = "", ""
+    elif CJK.search(old):
+        before, after = rf"(?<![^\W{_CJK_CHARS}])", rf"(?![^\W{_CJK_CHARS}])"
     pattern = re.compile(rf"{before}{re.escape(wrong)}{after}", re.IGNORECASE)
     if not wrong or not pattern.search(old):
         return None

@@ -83,6 +83,8 @@ def test_truth_rules_read_chinese_and_spanish(
         ("Sorry, es sind 54 Leute, nicht 45.", "Zur Feier kommen 45 Leute",
          "Zur Feier kommen 54 Leute"),
         ("Oops, I mean Austin, not Boston.", "I live in Boston.", "I live in Austin."),
+        # an amount beside a Chinese character is a word of its own (not "1700")
+        ("啊不对，是900，不是700。", "份子钱我打算包700。", "份子钱我打算包900。"),
     ],
 )  # fmt: skip
 def test_a_correction_is_applied_to_the_statement_it_corrects(
@@ -102,6 +104,7 @@ def test_a_correction_is_applied_to_the_statement_it_corrects(
         ("I sold my car last week.", "car"),
         # said colloquially
         ("I kicked the soda habit a few weeks back.", "soda habit"),
+        ("I finally walked away from the agency.", "agency"),
         ("Mit Handball ist Schluss, mein Rücken macht nicht mehr mit.", "Handball"),
         ("Ich hab das Rauchen an den Nagel gehängt.", "Rauchen"),
         ("膝盖伤了，网球是打不了了。", "网球"),
