@@ -238,6 +238,7 @@ _PREFERENCES = Preferences(
     # "soy alérgico"), or "(el/al) usuario" before a third person's, not "… del usuario"
     standing=rf"""\b(?:
       me\s+(?:gusta|gustan|encanta|encantan|fascina|horroriza|apasiona|apasionan|mareo)
+        (?!\s*(?:mucho|much[ií]simo)?\s*[!.…]*\s*$)  # of nothing named: "…, ¡me encanta!"
       |no\s+me\s+(?:gusta|gustan|interesa)|soy\s+(?:una?\s+)?(?:gran\s+|muy\s+)?(?:fan|aficionad)
       |valoro|no\s+confío|mi\s+(?:máxima\s+|principal\s+|primera\s+)?prioridad
       |(?:uso|en)\s+silla\s+de\s+ruedas|presupuesto\s+(?:ajustado|limitado|reducido)

@@ -305,6 +305,9 @@ def test_what_eating_shapes_is_implied_by_a_food_constraint(text: str, food: boo
         ("我推着奶奶的轮椅", False),
         ("我明天面试会紧张", False),
         ("El hermano del usuario es fan del fútbol", False),
+        # a taste of nothing named is a reaction to what was said, not a preference
+        ("Ahora trabajo de cocinero en Málaga, ¡me encanta!", False),
+        ("Me encantan los perros!", True),
         # a health condition, a doctor's order, a habit given up
         ("我不宜吃海鲜", True),
         ("医生不让我吃辣", True),
