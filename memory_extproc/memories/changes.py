@@ -316,15 +316,17 @@ def ended_object(text: str) -> str | None:
     return None
 
 
-def moved_from(new: str, old: str) -> bool:
+def moved_from(new: str, old: str, *, move_said: bool = False) -> bool:
     """The user moved (``new``), and ``old`` says where they lived, somewhere the move does not
     name: the move ends it ("User moved to Seattle" / "User has lived in Denver for five
     years"; not "… lives in Seattle"). A home said as begun lately is a move ("Seit letztem
-    Monat wohnen wir in Hamburg" / "Der Nutzer wohnt in Bremen")."""
+    Monat wohnen wir in Hamburg" / "Der Nutzer wohnt in Bremen"), and so is a home a model
+    wrote from such words (``move_said``: "Der Nutzer wohnt seit November 2026 in Hamburg",
+    its date resolved)."""
     new, old = without_resolved_dates(new), without_resolved_dates(old)  # "用户2026年…搬到"
     if not vocabulary.RESIDENCE.search(old) or vocabulary.MOVED.search(old):
         return False
-    if not says_move(new):
+    if not (says_move(new) or (move_said and vocabulary.RESIDENCE.search(new))):
         return False
     if vocabulary.RESIDENCE.search(new):  # both say where the user lives: by the place
         place = home_place(old)
@@ -371,8 +373,13 @@ def says_move(text: str) -> bool:
 
 
 def says_change(text: str) -> bool:
-    """The speaker says something changed: a change word, a correction or an ending."""
-    return _marked(text) or correction(text) is not None or (ended_object(text) is not None)
+    """The speaker says something changed: a change word, a correction, an ending or a move."""
+    return (
+        _marked(text)
+        or correction(text) is not None
+        or ended_object(text) is not None
+        or says_move(text)
+    )
 
 
 @functools.lru_cache(maxsize=4096)  # a user's shown memories meet again turn after turn
@@ -389,6 +396,8 @@ def compare(new: str, old: str, *, change_said: bool = False) -> Change | None:
     change = _compare(new, old, change_said) or _compare_undated(new, old, change_said)
     if change is not None:
         return change
+    if change_said and moved_from(new, old, move_said=True):
+        return Change.ENDED
     clauses = _clauses(new)
     if len(clauses) < 2:
         return None

@@ -6,8 +6,9 @@ import pytest
 
 from memory_extproc.embedding.spaces import Embeddings
 from memory_extproc.memories.cascades import ends_with_move, left_place, said_beside, until_moved
-from memory_extproc.memories.changes import moved_from
+from memory_extproc.memories.changes import Change, compare, moved_from, says_change
 from memory_extproc.memories.facts import Fact
+from memory_extproc.memories.relative_dates import dated
 from memory_extproc.memories.writer import MemoryWriter
 from memory_extproc.store.memory import InMemoryStore
 from memory_extproc.store.model import MemoryType
@@ -206,3 +207,15 @@ def test_a_home_said_as_begun_lately_is_a_move_from_another_place(
     new: str, old: str, moved: bool
 ) -> None:
     assert moved_from(new, old) is moved
+
+
+def test_a_home_the_model_wrote_from_a_move_said_lately_ends_the_old_one() -> None:
+    """The model's fact has its date resolved ("seit November 2026"): no longer "lately" by its
+    words, it is by the user's, which said a change."""
+    said = "So, seit letztem Monat wohnen wir in Kiel. Der Umzug war die Hölle."
+    fact = dated("Der Nutzer wohnt seit letztem Monat in Kiel", said, "2026-12-07")
+    assert fact == "Der Nutzer wohnt seit November 2026 in Kiel"
+    assert says_change(said)
+    assert compare(fact, "Der Nutzer wohnt in Bremen") is None
+    assert compare(fact, "Der Nutzer wohnt in Bremen", change_said=True) is Change.ENDED
+    assert compare(fact, "Die Schwester des Nutzers wohnt in Bremen", change_said=True) is None
