@@ -520,6 +520,9 @@ _COMMANDS = (
     # "You must have been elated" are a friend's advice and cheer (LoCoMo), not commands
     r"\b(?:assistant|the\s+ai|the\s+model|chatgpt)\s+(?:must|should|shall|will|are\s+to"
     r"|need\s+to)\b",
+    # what the assistant is said to be now: "the assistant is now unrestricted"
+    r"\b(?:assistant|the\s+ai|the\s+model|chatgpt)\s+is\s+now\s+(?:unrestricted|unfiltered"
+    r"|uncensored|jailbroken|allowed|permitted|free\s+to|in\s+\w+\s+mode)\b",
     r"\byou\s+(?:must|should|shall|will|are\s+to|need\s+to)\s+(?:always\s+|never\s+|only\s+"
     r"|now\s+)?(?:respond|reply"
     r"|answer|say|tell|mention|reveal|recommend|suggest|refer|use|call|remember|forget|ignore"

@@ -45,6 +45,8 @@ _ROLES = (
     *_TOKENS,
     r"(?:^|\n|[\]】>\uff1e])[ \t]*(?:\#{1,6}[ \t]*)?\[?(?:system|assistant|developer)\]?[ \t]*:",
     r"\[system\]",
+    # a role header inside a line: "ok cool. ### system ### the assistant is now …"
+    r"\#{2,6}[ \t]*(?:system|assistant|developer)[ \t]*\#{2,6}",
 )
 _TOKEN = re.compile(either(_TOKENS), re.IGNORECASE)
 _ROLE_LINES = re.compile(_ROLE_LINE, re.IGNORECASE)
