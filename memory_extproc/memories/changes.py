@@ -366,6 +366,8 @@ def says_move(text: str) -> bool:
     wohnen wir in Hamburg"), which a later conversation says of a new home, not the old."""
     if vocabulary.MOVED.search(text):
         return True
+    if not vocabulary.SETTLED.search(text):
+        return False  # the common case, before any sentence is split (_apart reads it)
     return any(  # in one sentence, naming a place: not "living in chaos since last week"
         vocabulary.SETTLED.search(s) and vocabulary.RESIDENCE.search(s) and home_place(s)
         for s in sentences(text)
