@@ -130,6 +130,29 @@ class DirectiveRefused(Exception):
     """An explicit add that reads as a standing rule for the assistant (directives.py)."""
 
 
+_Placed = tuple[int, np.ndarray, Revision | None, Written]  # a fact, its vector, what it does
+
+
+def _revised_once(placed: Sequence[_Placed]) -> list[_Placed]:
+    """One memory is revised by one fact of a job: the one nearest it, the others are their
+    own. "Seit letztem Monat wohnen wir in Hamburg. Der Umzug war die Hölle." gave two facts
+    the model judged to end the Bremen home, and the second revision wrote over the first:
+    Hamburg was lost."""
+    chosen: dict[str, tuple[float, int]] = {}  # each target's nearest fact, the first of ties
+    for at, (_, _, revision, _) in enumerate(placed):
+        if revision is not None:
+            target = revision.target
+            nearest = chosen.get(target.memory.id)
+            if nearest is None or target.score > nearest[0]:
+                chosen[target.memory.id] = (target.score, at)
+    return [
+        (i, vector, None, Written.STORED)
+        if revision is not None and chosen[revision.target.memory.id][1] != at
+        else (i, vector, revision, outcome)
+        for at, (i, vector, revision, outcome) in enumerate(placed)
+    ]
+
+
 class MemoryWriter:
     def __init__(
         self,
@@ -304,6 +327,7 @@ class MemoryWriter:
             ))
             for (i, vector), candidates in zip(kept, similar, strict=True)
         ]  # fmt: skip
+        placed = _revised_once(placed)
         near = {i: candidates for (i, _), candidates in zip(kept, similar, strict=True)}
         updates = [  # what the user said: a note's date frame is not an amount
             statement(facts[i].content) for i, _, revision, _ in placed if revision is not None

@@ -704,3 +704,23 @@ async def test_a_copy_of_what_a_correction_revised_goes_with_it(
     assert "Der Nutzer läuft 40 Kilometer pro Woche" in now
     (birthday,) = [m for m in now if "Markus" in m]
     assert " 41" in birthday
+
+
+@pytest.mark.parametrize("first_the_home", [True, False])
+async def test_one_memory_is_revised_once_in_a_job(
+    store: InMemoryStore, embeddings: Embeddings, first_the_home: bool
+) -> None:
+    """ "Seit letztem Monat wohnen wir in Hamburg. Der Umzug war die Hölle." gave two facts that
+    both ended the Bremen home; the second revision wrote over the first and Hamburg was lost.
+    The fact nearest the memory revises it; the other is its own. The model judged both."""
+    said = "So, seit letztem Monat wohnen wir in Hamburg. Der Umzug war die Hölle."
+    w = writer(store, embeddings, Judge(*['{"still_true": false}'] * 9))
+    await w.write_batch("alice", "", [fact("Der Nutzer wohnt in Bremen.")], T0, source="c")
+    home = Fact(MemoryType.SEMANTIC, "Der Nutzer wohnt seit November 2026 in Hamburg.", said)
+    hell = Fact(MemoryType.EPISODIC, "Der Umzug war die Hölle.", said)
+    facts = [home, hell] if first_the_home else [hell, home]
+    await w.write_batch("alice", "", facts, T0 + DAY, source="c", changes=[True, True])
+    now = await active(store)
+    assert any("Hamburg" in m and "Bremen" in m for m in now), now
+    assert not any(m.startswith("Der Nutzer wohnt in Bremen") for m in now), now
+    assert "Der Umzug war die Hölle." in now
