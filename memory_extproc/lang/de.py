@@ -232,6 +232,7 @@ _TOPICS = Topics(
       |(?:nach|ins|in\s+die|in\s+den)\s+\S+(?:\s+\S+){{0,3}}?\s+(?:gezogen|hingezogen))\b
     |\bich\s+ziehe\b""",
     move_word="wohnt in",
+    home_asked="Wo wohnt der Nutzer?",
 )
 
 _PREFERENCES = Preferences(
@@ -271,6 +272,16 @@ _REQUESTS = Requests(
     recounts=r"^\s*(?:wann|warum|wer)\b|\b(?:habe|hab|hat)\s+(?:ich|er|sie)\b[^?!]{0,40}"
     r"\b(?:empfohlen|vorgeschlagen|gesagt)\b",
     reminded=r"\bhilf\s+mir[,\s]+(?:mich\s+)?(?:zu\s+)?(?:erinnern|daran\s+zu\s+erinnern)\b",
+    home=r"""\bwo\s+(?:ich|wir)\s+(?:wohne|wohnen|lebe|leben)\b
+    | \bin\s+(?:meiner|unserer)\s+(?:Nähe|Stadt|Gegend|Region|Umgebung|Nachbarschaft)\b
+    | \b(?:meine[rnms]?|unsere[rnms]?)\s+(?:Stadt|Gegend|Wohnort|Heimatstadt|Nachbarschaft
+        |Viertel|Kiez|Umgebung)\b
+    | \bbei\s+(?:mir|uns)\s+(?:in\s+der\s+(?:Nähe|Gegend|Stadt)|um\s+die\s+Ecke)\b
+    | \b(?:hier\s+in\s+der\s+Gegend|in\s+der\s+Nähe)\b""",
+    work=r"""\b(?:ich|wir|mir|mich|uns|mein\w*)\b[^.?!]{0,60}?
+        \b(?:(?:vor|nach|bei|auf)\s+der\s+Arbeit|zur\s+Arbeit|Arbeitsweg)\b
+    | \b(?:meine[rnms]?)\s+(?:Job|Arbeit|Beruf|Schicht|Schichten|Chef|Chefin|Kollegen|Kollegin
+        |Kolleginnen|Büro|Arbeitsplatz|Arbeitgeber|Arbeitsstelle|Dienst)\b""",
 )
 
 _NOTES = Notes(

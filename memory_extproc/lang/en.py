@@ -229,6 +229,7 @@ _TOPICS = Topics(
         |diet|version|stage|phase|level|management)\b)
       |in\b|from\b|abroad|away|out\s+of|across|house|home|cities|countries|states|here|there)""",
     move_word="where the user lives",
+    home_asked="Where does the user live?",
 )
 
 # A standing preference: English reads its subject apart from its words ("User … avoids")
@@ -355,6 +356,19 @@ _REQUESTS = Requests(
         (?:give|suggest|recommend|say|tell|write|get)\b
     """,
     reminded=r"\bhelp\s+(?:me|us)\s+(?:to\s+)?(?:remember|recall)\b",
+    home=r"""\bwhere\s+(?:i|we)\s+(?:live|am\s+living|are\s+living|stay)\b
+    | \b(?:near|around|close\s+to)\s+(?:me|us|home|my\s+(?:place|home|house|flat|apartment))\b
+    | \b(?:in|around|for)\s+(?:my|our)\s+(?:city|town|area|neighbou?rhood|region|village
+        |part\s+of\s+(?:town|the\s+country))\b
+    | \bmy\s+(?:city|town|neighbou?rhood|hometown)\b | \baround\s+here\b""",
+    # the user's own going to and being at work: not "get this script to work", nor "What
+    # did Melanie do at work?"
+    work=r"""\b(?:i|we|me|us|my|our)\b[^.?!]{0,60}?(?:
+        \b(?:before|after|at|from|off)\s+work\b
+        | \b(?:go(?:ing)?|went|drive|driving|commute|commuting|walk|walking|bike|biking|cycle
+          |cycling|ride|riding|late|way|ready|head(?:ing)?)\s+(?:to|for)\s+work\b)
+    | \bmy\s+(?:job|shifts?|office|boss|manager|co-?workers?|colleagues?|workplace
+        |commute|employer|team\s+at\s+work)\b""",
 )
 
 _NOTES = Notes(

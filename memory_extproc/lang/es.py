@@ -224,6 +224,7 @@ _TOPICS = Topics(
     |\bme\s+(?:mudé|he\s+mudado|acabo\s+de\s+mudar|voy\s+a\s+mudar|mudo|trasladé
       |fui\s+a\s+vivir){_NOT_A_HOME}\b""",
     move_word="vive en",
+    home_asked="¿Dónde vive el usuario?",
 )
 
 # Cannot eat, drink or stand ("no puedo comer gluten"), not how much ("no puedo comer más")
@@ -285,6 +286,14 @@ _REQUESTS = Requests(
     """,
     recounts=r"^\s*(?:cu[aá]ndo|por\s+qu[eé]|qui[eé]n)\b|\b(?:recomend[eé]|suger[ií]|me\s+dijo)\b",
     reminded=r"\bay[uú]dame\s+a\s+recordar\b",
+    home=r"""\bdonde\s+(?:vivo|vivimos)\b
+    | \bcerca\s+de\s+(?:mí|mi|nosotros|casa|mi\s+casa|donde\s+vivo)\b
+    | \b(?:en|por|de)\s+(?:mi|nuestra?)\s+(?:ciudad|zona|barrio|pueblo|región|colonia|área)\b
+    | \bmi\s+(?:ciudad|barrio|pueblo)\b | \bpor\s+aquí\b | \bcerca\s+de\s+aquí\b""",
+    work=r"""\b(?:antes|después)\s+de\s+(?:ir\s+a\s+)?(?:trabajar|el\s+trabajo|la\s+chamba)\b
+    | \b(?:en|al|del)\s+(?:el\s+)?trabajo\b | \b(?:voy|ir|llegar|llego)\s+a\s+trabajar\b
+    | \bmis?\s+(?:trabajo|turnos?|jefe|jefa|oficina|empleo|compañeros\s+de\s+trabajo
+        |curro|chamba|guardias?)\b""",
 )
 
 _NOTES = Notes(

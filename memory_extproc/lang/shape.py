@@ -124,6 +124,10 @@ class Topics:
     work_word: str
     move: str
     move_word: str
+    # where the user lives, asked ("Where does the user live?"): what finds their home for a
+    # request that refers to it (retrieval/own_life.py); the move's word is no question
+    # ("wohnt in" found 3 homes among a German user's 10 nearest, "Wo wohnt der Nutzer?" 8)
+    home_asked: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -231,6 +235,10 @@ class Requests:
     open: str  # asks for recommendations, ideas, a plan, what the user should do…
     recounts: str  # …unless it asks what happened or was said: a question to memory
     reminded: str  # asking to be reminded is not asking for help choosing
+    # refers to where the user lives ("where I live", "near me", "in meiner Stadt") or to their
+    # work ("before work", "my shift"): the memory that says it bears on the answer
+    home: str
+    work: str
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 
 from memory_extproc.lang import FILED
+from memory_extproc.memories import change_words as vocabulary
 from memory_extproc.words import in_memory_voice
 
 # Each language's rules, read with every text: a word for a kind, in the text's language
@@ -42,3 +43,19 @@ def topic_words(text: str) -> tuple[str, ...]:
     memory says them ("I'm doing an electrician apprenticeship now": "User is doing …")."""
     read = (text, in_memory_voice(text))  # not only: Spanish "Me acabo de mudar" is no "User"
     return tuple(word for rule, word in _RULES if any(rule.search(t) for t in read))
+
+
+_WORK = tuple(re.compile(language.topics.work) for language in FILED)
+
+
+def says_home(text: str) -> bool:
+    """``text`` says where the user lives, or that they moved: not a relative's home."""
+    return any(
+        vocabulary.RESIDENCE.search(t) or vocabulary.MOVED.search(t)
+        for t in (text, in_memory_voice(text))
+    )
+
+
+def says_work(text: str) -> bool:
+    """``text`` says the user's job: not a relative's, nor work on a thing."""
+    return any(rule.search(t) for rule in _WORK for t in (text, in_memory_voice(text)))

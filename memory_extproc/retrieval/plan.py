@@ -8,6 +8,7 @@ from memory_extproc.identity import HeaderSignals
 from memory_extproc.llm_api.requests import ChatRequest
 from memory_extproc.retrieval.decision import DecisionInput, Skip, decide
 from memory_extproc.retrieval.open_requests import is_open_request
+from memory_extproc.retrieval.own_life import Own, referred
 from memory_extproc.retrieval.query import build_search_query, is_self_contained
 from memory_extproc.retrieval.rank import RankPolicy
 from memory_extproc.store.model import MemoryType
@@ -35,6 +36,8 @@ class SearchPlan:
     vague: bool = False  # the message needs its conversation to be searched (rewrite candidate)
     # asks for something chosen or made for the user: the preferences near it join the search
     preferences: bool = False
+    # refers to the user's home or work ("near me", "before work"): the memory saying it joins
+    about: tuple[Own, ...] = ()
 
 
 def plan_retrieval(
@@ -77,4 +80,6 @@ def plan_retrieval(
         and threshold <= policy.threshold
         and (not types or MemoryType.PREFERENCE in types)
         and is_open_request(request.query),
+        # …and a request that narrowed the types or raised the bar gets what it asked for only
+        about=referred(request.query) if not types and threshold <= policy.threshold else (),
     )

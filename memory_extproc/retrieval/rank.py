@@ -164,3 +164,13 @@ def with_preferences(
     chosen = chosen[: policy.preference_limit]
     ids = {p.memory.id for p in chosen}
     return (chosen + [m for m in ranked if m.memory.id not in ids])[:limit]
+
+
+def with_own_life(
+    ranked: list[ScoredMemory], own: list[ScoredMemory], limit: int
+) -> list[ScoredMemory]:
+    """What the request refers to of the user's life (its home, its job: retrieval/own_life.py)
+    ahead of what it matched itself (an open request's preferences go ahead of both), each
+    memory once, ``limit`` in all."""
+    ids = {m.memory.id for m in own}
+    return (own + [m for m in ranked if m.memory.id not in ids])[:limit]

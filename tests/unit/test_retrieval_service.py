@@ -296,3 +296,91 @@ async def test_a_questions_language_is_told_once(
     )
     assert result.outcome is Outcome.INJECTED
     assert len(told) == 1
+
+
+OWN_LIFE = {  # a user's memories, and requests that refer to their home, their job, or neither
+    "en": (
+        ("User lives in Tucson in a second-floor apartment", "User works as a line cook at "
+         "Harlow's", "User's sister lives in Porto", "User enjoys hiking on weekends"),
+        ("What's the weather usually like where I live this time of year?",
+         "What should I eat before work?", "What is the capital of Peru?"),
+    ),
+    "de": (
+        ("Der Nutzer wohnt in Freiburg", "Der Nutzer arbeitet als Lkw-Fahrer",
+         "Die Schwester des Nutzers wohnt in Berlin", "Der Nutzer spielt Cello"),
+        ("Hast du Ausflugstipps in der Nähe meiner Stadt?",
+         "Was soll ich vor der Arbeit essen?", "Was ist die Hauptstadt von Peru?"),
+    ),
+    "es": (
+        ("El usuario vive en Monterrey", "El usuario trabaja como enfermero en urgencias",
+         "El hermano del usuario vive en Denver", "El usuario es vegano"),
+        ("¿Qué hago este finde cerca de casa?",
+         "¿Qué me recomiendas comer antes de ir a trabajar?", "¿Cuál es la capital de Perú?"),
+    ),
+    "zh": (
+        ("用户住在成都", "用户在一所小学当老师", "用户的姐姐住在上海", "用户喜欢爬山"),
+        ("我家附近有什么好玩的？", "上班前吃什么好？", "秘鲁的首都是哪里？"),
+    ),
+    "ja": (
+        ("ユーザーは札幌に住んでいる", "ユーザーは看護師として働いている",
+         "ユーザーの姉は大阪に住んでいる", "ユーザーは山登りが好きだ"),
+        ("近所でおすすめの店はある？", "仕事の前に何を食べたらいい？", "ペルーの首都はどこ？"),
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("language", sorted(OWN_LIFE))
+async def test_a_request_that_refers_to_the_users_home_or_work_is_given_it(
+    embeddings: Embeddings, stored_vector: Callable[[str], np.ndarray], language: str
+) -> None:
+    """ "What's the weather like where I live?" names no city, and scored 0.26 with the user's
+    home: it is given the memory that says the home (not a sister's), "before work" the job."""
+    (home, job, relative, other), (near_home, before_work, unrelated) = OWN_LIFE[language]
+    store = InMemoryStore()
+    for text in (home, job, relative, other):
+        await store.store(Memory.new("alice", text, kind_of(text)), stored_vector(text))
+    retrieval = MemoryRetrieval(embeddings, store, RetrievalPolicy(), 1.0)
+
+    def asking(text: str, **config: object):  # type: ignore[no-untyped-def]
+        body: dict[str, object] = {"messages": [{"role": "user", "content": text}]}
+        if config:
+            body["memory_config"] = config
+        return parse_request(Api.CHAT_COMPLETIONS, orjson.dumps(body))
+
+    given = (await retrieval.process(asking(near_home), ALICE)).recalled
+    assert home in given  # an open request's preference may come before it
+    assert relative not in given
+    assert job in (await retrieval.process(asking(before_work), ALICE)).recalled
+    assert (await retrieval.process(asking(unrelated), ALICE)).recalled == ()
+    narrowed = asking(near_home, memory_types=["preference"])
+    assert home not in (await retrieval.process(narrowed, ALICE)).recalled
+
+
+class NoSecondSearch(InMemoryStore):
+    def __init__(self) -> None:
+        super().__init__()
+        self.searches = 0
+
+    async def retrieve(self, request):  # type: ignore[no-untyped-def]
+        self.searches += 1
+        if self.searches > 1:
+            raise StoreUnavailableError("the second search failed")
+        return await super().retrieve(request)
+
+
+async def test_the_search_for_the_users_home_is_best_effort(
+    embeddings: Embeddings,
+    stored_vector: Callable[[str], np.ndarray],
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    store = NoSecondSearch()
+    for text in ("User lives in Tucson", "User is planning a trip to Iceland in March"):
+        await store.store(Memory.new("alice", text), stored_vector(text))
+    body = {"messages": [{"role": "user", "content": "Any tips for my trip to Iceland? "
+                                                     "Is it far from where I live?"}]}  # fmt: skip
+    given = await MemoryRetrieval(embeddings, store, RetrievalPolicy(), 1.0).process(
+        parse_request(Api.CHAT_COMPLETIONS, orjson.dumps(body)), ALICE
+    )
+    assert given.outcome is Outcome.INJECTED  # what it matched itself
+    assert given.recalled[0] == "User is planning a trip to Iceland in March"
+    assert "Search for the user's home failed: StoreUnavailableError" in caplog.text
