@@ -398,7 +398,9 @@ def compare(new: str, old: str, *, change_said: bool = False) -> Change | None:
     change = _compare(new, old, change_said) or _compare_undated(new, old, change_said)
     if change is not None:
         return change
-    if change_said and moved_from(new, old, move_said=True):
+    # a home said with a change word is a move: "User now lives in Duluth", for "ever since we
+    # got to Duluth …", left "User lives in Tucson" current beside it
+    if (change_said or _marked(new)) and moved_from(new, old, move_said=True):
         return Change.ENDED
     clauses = _clauses(new)
     if len(clauses) < 2:

@@ -256,3 +256,20 @@ def test_a_correction_given_to_the_user_goes_back_to_whom_it_was_about(
     fact: str, said: str, known: str, mended: str | None
 ) -> None:
     assert given_away(fact, said, [known, "User lives in Cologne"]) == mended
+
+
+@pytest.mark.parametrize(
+    ("new", "old"),
+    [
+        ("User now lives in Duluth", "User lives in Tucson in a second-floor apartment"),
+        ("Der Nutzer wohnt jetzt in Freiburg und fährt fast nur noch Rad",
+         "Der Nutzer wohnt in Bielefeld"),
+        ("Ich wohne jetzt in Hamburg und arbeite bei Airbus.", "Ich wohne in Köln."),
+    ],
+)  # fmt: skip
+def test_a_home_said_with_a_change_word_ends_the_old_one(new: str, old: str) -> None:
+    """ "ever since we got to Duluth …" was written "User now lives in Duluth": no move verb, and
+    the Tucson home stayed current beside it. (A home for a home in the same words is read as
+    a new value: "ユーザーは現在福岡に住んでいる" changes "…大阪に住んでいる".)"""
+    assert compare(new, old) is Change.ENDED
+    assert compare("User lives in Duluth", "User lives in Tucson") is None  # no change said

@@ -522,8 +522,10 @@ def test_a_german_noun_first_is_no_person() -> None:
     # German words move around the verb: one word for another, said to have changed
     window, aisle = "Im Flugzeug sitze ich am liebsten am Fenster.", "Mittlerweile sitze ich im "
     assert compare(aisle + "Flugzeug lieber am Gang.", window) is Change.CHANGED
-    assert (
-        compare("Ich wohne jetzt in Hamburg und arbeite bei Airbus.", "Ich wohne in Köln.") is None
+    # …not two slots at once: "und arbeite bei Airbus" is no new home (the move ends it by the
+    # move rule: test_changes.py)
+    assert compare("Ich esse jetzt gern Sushi und arbeite bei Airbus.", "Ich esse gern Pizza.") is (
+        None
     )
 
 
