@@ -403,7 +403,10 @@ _ASKS = Asks(
     # ASCII case folding ("(?a:"): Unicode folding also took the Turkish dotless and dotted i
     # for "i"; "I/O", "print(I)" are not the user
     speaker=r"(?<![\w/'(=-])(?a:i(?:'(?:m|ve|d|ll)| am)?|me|my(?:self)?|mine)(?![\w/'=)-])",
-    trailing=LAST_CLAUSE_ASKS,
+    # …or a tag that asks nothing: "First week running the kitchen at St. Brigid's and
+    # honestly??" was dropped as a question, and the new job with it
+    trailing=LAST_CLAUSE_ASKS + r"|\s+(?:(?:and|but)\s+)?(?:honestly|seriously|really|right|tbh"
+    r"|ngl|lol|lmao|haha|huh|eh)\s*[?!]*\?[?!]*$",
 )
 
 _AMOUNTS = Amounts(

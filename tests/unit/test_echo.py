@@ -38,6 +38,21 @@ def test_requests_state_nothing(text: str, asks: bool) -> None:
     assert (statements(text) == "") is asks
 
 
+@pytest.mark.parametrize(
+    ("text", "stated"),
+    [
+        ("First week running the kitchen at St. Brigid's and honestly?? Weekends off.",
+         "First week running the kitchen at St. Brigid's. Weekends off."),
+        ("We finally adopted a dog lol?", "We finally adopted a dog."),
+        ("I live in Paris, right?", "I live in Paris."),
+        ("Really?", ""),  # a tag alone asks
+        ("Are you serious lol?", ""),
+    ],
+)  # fmt: skip
+def test_a_tag_that_asks_nothing_leaves_its_statement(text: str, stated: str) -> None:
+    assert statements(text) == stated
+
+
 def test_sentences_restating_an_injected_memory_are_dropped() -> None:
     answer = (
         "Your budget for the Hawaii trip is $10,000. "
