@@ -391,6 +391,10 @@ _COMMANDS = (
     r"\b(?:künftig|zukünftig|in\s+zukunft|fortan|von\s+jetzt\s+an)\b[^.!?]{0,60}?\b(?:nenn\w*"
     r"|empfehl\w*|empfiehl\w*|sag\w*|antwort\w*|verweis\w*|erwähn\w*)\b",
     r"\bbei\s+\w*fragen\s+(?:\w+\s+){0,3}(?:immer|stets|nur)\b",
+    # …said by when: "Jedes Mal, wenn es um Versicherungen geht, verweise mich auf …" (not "…,
+    # sagt er immer nein": the imperative to the assistant, before "mich" or "mir")
+    r"\b(?:jedes\s+mal|wann\s+immer|immer\s+wenn)\b[^.!?]{0,60}?\b(?:verweise|empfiehl|nenne?"
+    r"|sag|sage|schick|schicke|erwähne|schlag|antworte)\s+(?:mich|mir|uns)\b",
     r"\b(?:hinweis|anweisung\w*|notiz|nachricht)\s+(?:an|für)\s+(?:die\s+|den\s+|das\s+|alle\s+)?"
     r"(?:automatisierte\w*\s+)?(?:ki\b(?:-\w+)?|ki-assistent\w*|assistenten\b|assistenzsystem\w*"
     r"|sprachmodell\w*|modell\b|chatbots?)",
