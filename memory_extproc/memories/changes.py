@@ -493,7 +493,37 @@ def _same_frame(new: str, old: str, a: _Read, b: _Read, said: bool) -> Change | 
     if not ends and a.negated == b.negated and _same_people(a, b) and _restates(a, b):
         return Change.RESTATED
     named = _read(obj).content - vocabulary.WHEN if obj is not None else frozenset()
-    return Change.ENDED if ends and named & b.content else None
+    if not (ends and named & b.content) or obj is None:
+        return None
+    return None if _only_whose(obj.strip(), old) else Change.ENDED
+
+
+# Between a name and the person it is whose: "Jake's sister", "阿杰的妹妹", "Jakes Schwester";
+# and between the person and the name: "la hermana de Jake", "die Schwester von Jake"
+_WHOSE_AFTER = re.compile(r"(?:['’]s|s|的|の)\s*")
+_ONE_WORD = re.compile(r"(?:\w+\s+)?")
+_WHOSE_BEFORE = re.compile(r"\s+(?:de|del|von|des)\s+(?:\w+\s+)?$")
+
+
+def _only_whose(name: str, text: str) -> bool:
+    """``name`` is in ``text`` only as whose someone is: a breakup with 阿杰 does not end "阿杰的
+    妹妹小雨是用户的大学室友" (his sister is still the user's roommate), as the real model's
+    reading of "跟阿杰分手了" did."""
+    found = [m.span() for m in re.finditer(re.escape(name), text, re.IGNORECASE)]
+    if not found:
+        return False
+    relatives = [m.span() for m in vocabulary.PEOPLE.finditer(text)]
+    for start, end in found:
+        after = _WHOSE_AFTER.match(text, end)
+        whose = after is not None and any(
+            s >= after.end() and _ONE_WORD.fullmatch(text, after.end(), s) for s, _ in relatives
+        )
+        whose = whose or any(
+            _WHOSE_BEFORE.search(text[e:start]) for _, e in relatives if e <= start
+        )
+        if not whose:
+            return False
+    return True
 
 
 def _same_people(a: _Read, b: _Read) -> bool:

@@ -273,3 +273,24 @@ def test_a_home_said_with_a_change_word_ends_the_old_one(new: str, old: str) -> 
     a new value: "ユーザーは現在福岡に住んでいる" changes "…大阪に住んでいる".)"""
     assert compare(new, old) is Change.ENDED
     assert compare("User lives in Duluth", "User lives in Tucson") is None  # no change said
+
+
+@pytest.mark.parametrize(
+    ("ending", "old", "ended"),
+    [
+        ("用户已经和阿杰分手了", "阿杰的妹妹小雨是用户的大学室友，两人下个月一起去大阪玩", False),
+        ("用户已经和阿杰分手了", "用户和男朋友阿杰每个周末一起爬梧桐山", True),
+        ("User broke up with Jake", "Jake's younger sister Mia is User's roommate", False),
+        ("User broke up with Jake", "User and boyfriend Jake hike every weekend", True),
+        ("User broke up with Jake", "User and Jake's dog Rex walk every day", True),
+        ("Der Nutzer hat sich von Jan getrennt", "Jans Schwester ist seine Mitbewohnerin", False),
+        ("El usuario rompió con Jake", "La hermana de Jake, Mia, vive con el usuario", False),
+        ("ユーザーは健太と別れた", "健太の妹はユーザーのルームメイト", False),
+    ],
+)  # fmt: skip
+def test_an_ending_does_not_end_what_is_only_whose_someone_is(
+    ending: str, old: str, ended: bool
+) -> None:
+    """The real model's "跟阿杰分手了" ended the memory of his sister, the user's roommate (the
+    blind set's Chinese #5): a name said only as whose a person is names that person."""
+    assert (compare(ending, old) is Change.ENDED) is ended
