@@ -280,8 +280,8 @@ _REQUESTS = Requests(
     | \b(?:hier\s+in\s+der\s+Gegend|in\s+der\s+Nähe)\b""",
     work=r"""\b(?:ich|wir|mir|mich|uns|mein\w*)\b[^.?!]{0,60}?
         \b(?:(?:vor|nach|bei|auf)\s+der\s+Arbeit|zur\s+Arbeit|Arbeitsweg)\b
-    | \b(?:meine[rnms]?)\s+(?:Job|Arbeit|Beruf|Schicht|Schichten|Chef|Chefin|Kollegen|Kollegin
-        |Kolleginnen|Büro|Arbeitsplatz|Arbeitgeber|Arbeitsstelle|Dienst)\b""",
+    | \b(?:meine[rnms]?)\s+(?:Job|Arbeit|Beruf|Schicht|Schichten|Büro|Arbeitsplatz|Arbeitgeber
+        |Arbeitsstelle|Dienst)\b""",
 )
 
 _NOTES = Notes(

@@ -367,8 +367,7 @@ _REQUESTS = Requests(
         \b(?:before|after|at|from|off)\s+work\b
         | \b(?:go(?:ing)?|went|drive|driving|commute|commuting|walk|walking|bike|biking|cycle
           |cycling|ride|riding|late|way|ready|head(?:ing)?)\s+(?:to|for)\s+work\b)
-    | \bmy\s+(?:job|shifts?|office|boss|manager|co-?workers?|colleagues?|workplace
-        |commute|employer|team\s+at\s+work)\b""",
+    | \bmy\s+(?:job|shifts?|office|workplace|commute|employer)\b""",
 )
 
 _NOTES = Notes(

@@ -291,9 +291,8 @@ _REQUESTS = Requests(
     | \b(?:en|por|de)\s+(?:mi|nuestra?)\s+(?:ciudad|zona|barrio|pueblo|región|colonia|área)\b
     | \bmi\s+(?:ciudad|barrio|pueblo)\b | \bpor\s+aquí\b | \bcerca\s+de\s+aquí\b""",
     work=r"""\b(?:antes|después)\s+de\s+(?:ir\s+a\s+)?(?:trabajar|el\s+trabajo|la\s+chamba)\b
-    | \b(?:en|al|del)\s+(?:el\s+)?trabajo\b | \b(?:voy|ir|llegar|llego)\s+a\s+trabajar\b
-    | \bmis?\s+(?:trabajo|turnos?|jefe|jefa|oficina|empleo|compañeros\s+de\s+trabajo
-        |curro|chamba|guardias?)\b""",
+    | \b(?:voy|ir|llegar|llego)\s+a\s+trabajar\b
+    | \bmis?\s+(?:trabajo|turnos?|oficina|empleo|curro|chamba|guardias?)\b""",
 )
 
 _NOTES = Notes(

@@ -11,7 +11,7 @@ REFERS = [
     ("Any good restaurants near me?", (Own.HOME,)),
     ("What can we do this weekend in our neighborhood?", (Own.HOME,)),
     ("What should I eat before work?", (Own.WORK,)),
-    ("How do I tell my boss I need a day off?", (Own.WORK,)),
+    ("Can I swap my shift on Friday?", (Own.WORK,)),
     ("Hast du Ausflugstipps in der Nähe meiner Stadt?", (Own.HOME,)),
     ("Was soll ich vor der Arbeit essen?", (Own.WORK,)),
     ("¿Qué hago este finde cerca de casa?", (Own.HOME,)),
@@ -31,6 +31,8 @@ NEITHER = [
     "Why did Maria join a nearby church recently?",  # not the user's: LoCoMo
     "Can you review my work on this essay?",
     "Was hat Anna auf der Arbeit gemacht?",
+    "What is my manager's name?",  # a person at work, asked by name: the bench's own question
+    "¿Qué hizo María en el trabajo?",
     "这个函数怎么工作？",
     "如何在本地安装？",
     "¿Cuál es la capital de Perú?",
