@@ -172,5 +172,6 @@ def with_own_life(
     """What the request refers to of the user's life (its home, its job: retrieval/own_life.py)
     ahead of what it matched itself (an open request's preferences go ahead of both), each
     memory once, ``limit`` in all."""
-    ids = {m.memory.id for m in own}
-    return (own + [m for m in ranked if m.memory.id not in ids])[:limit]
+    first = list({m.memory.id: m for m in own}.values())  # a move for a job is both
+    ids = {m.memory.id for m in first}
+    return (first + [m for m in ranked if m.memory.id not in ids])[:limit]

@@ -6,7 +6,13 @@ from __future__ import annotations
 import pytest
 
 from memory_extproc.retrieval.amounts import asks_amount, holds_amount
-from memory_extproc.retrieval.rank import RankPolicy, preferences_held, rank, with_preferences
+from memory_extproc.retrieval.rank import (
+    RankPolicy,
+    preferences_held,
+    rank,
+    with_own_life,
+    with_preferences,
+)
 from memory_extproc.store.model import Memory, MemoryType, ScoredMemory
 from memory_extproc.words import stem, terms
 
@@ -158,6 +164,14 @@ def test_an_open_requests_preferences_lead_down_to_their_floor() -> None:
     assert with_preferences([], [vegetarian, heights], 5, one) == [vegetarian]
     assert with_preferences([], [far], 5, ON) == []  # below the floor
     assert with_preferences(matched, [vegetarian, heights], 1, ON) == [vegetarian]  # k in all
+
+
+def test_the_users_home_and_work_go_ahead_of_what_the_request_matched_each_once() -> None:
+    moved = hit("moved to Porto for a new job as a nurse", 0.3)  # found as the home and the job
+    matched = [hit("likes rainy days", 0.5), moved]
+    assert with_own_life(matched, [moved, moved], 5) == [moved, matched[0]]
+    assert with_own_life(matched, [], 1) == [matched[0]]
+    assert with_own_life(matched, [moved], 1) == [moved]  # k in all
 
 
 def test_a_requests_own_results_hold_its_preferences_when_they_cannot_have_left_one_out() -> None:
