@@ -268,6 +268,8 @@ _REQUESTS = Requests(
     | \bhilf\s+(?:mir|uns)\b
     | \b(?:gut|gute[nmrs]?|beste[nmrs]?|passend\w*)\b[^?!.]{0,40}\bfür\s+(?:mich|uns)\b
     | \b(?:ich\s+suche|wir\s+suchen|ich\s+plane|wir\s+planen)\b
+    | \b(?:ein\w*|paar|neue\w*|gute\w*|mir|uns)\s+(?:\w+\s+){0,2}?(?:rezept\w*|menüs?
+        |speiseplan\w*|trainingsplan\w*|playlist\w*|geschenk\w*)\b
     """,
     recounts=r"^\s*(?:wann|warum|wer)\b|\b(?:habe|hab|hat)\s+(?:ich|er|sie)\b[^?!]{0,40}"
     r"\b(?:empfohlen|vorgeschlagen|gesagt)\b",

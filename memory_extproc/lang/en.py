@@ -333,6 +333,10 @@ _REQUESTS = Requests(
     open=r"""
     \b(?:recomm?end\w*|reccomm?end\w*|suggest\w*|ideas?|tips|advice|options|alternatives
         |planning|itinerary|strateg(?:y|ies)|approach(?:es)?)\b
+    # …or asks for something made for someone: "Can you send me a quick dinner recipe?" (not
+    # "the recipe shared by Nate", "grandma's gift": LoCoMo's questions)
+    | \b(?:a|an|some|me|us|new|good|quick|easy|few)\s+(?:\w+\s+){0,2}?(?:recipes?|menus?
+        |meal\s+plans?|workouts?|playlists?|gift)\b
     | (?:^|\b(?:me|us|you|please|to)\s+)plan\b
     | \b(?:what|which)\b[^?!]{0,60}?\b(?:should|could|can|would|might)\s+(?:i|we)\b
     | \b(?:where|how)\b[^?!]{0,60}?\b(?:should|could|would|might)\s+(?:i|we)\b

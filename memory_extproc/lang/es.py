@@ -283,6 +283,8 @@ _REQUESTS = Requests(
         |planifica\w*|planea\w*|itinerario)\b
     | \bqu[eé]\b[^?!]{0,60}?\b(?:deber[ií]a|podr[ií]a|puedo|debo)\b
     | \b(?:para\s+m[ií]|ay[uú]dame\s+a)\b
+    | \b(?:una?s?|alg[uú]na?s?|me|nos|nuevas?|buenas?)\s+(?:\w+\s+){0,2}?(?:recetas?|men[uú]s?
+        |rutinas?\s+de\s+ejercicio|lista\s+de\s+reproducci[oó]n|regalo)\b
     """,
     recounts=r"^\s*(?:cu[aá]ndo|por\s+qu[eé]|qui[eé]n)\b|\b(?:recomend[eé]|suger[ií]|me\s+dijo)\b",
     reminded=r"\bay[uú]dame\s+a\s+recordar\b",

@@ -149,6 +149,13 @@ def test_other_memories_are_not_preferences(text: str) -> None:
         "What are some tips to help me remember vocabulary?",
         "Help me remember my mom's favourite flowers and suggest a bouquet for her birthday",
         "Ayúdame a recordar qué regalo le puedo hacer a mi hermana, dame ideas",
+        # asks for something made for the user, in no word of advice (the blind set's Spanish
+        # diet: nothing was injected)
+        "Can you send me a quick dinner recipe?",
+        "¿Me pasas una receta rápida de cena que encaje con mi dieta?",
+        "Gib mir ein schnelles Rezept fürs Abendessen",
+        "给我一个晚餐食谱",
+        "夕飯のレシピを教えて",
     ],
 )
 def test_open_requests_are_recognised(text: str) -> None:
@@ -179,6 +186,9 @@ def test_open_requests_are_recognised(text: str) -> None:
         "Help me remember: where does my sister live?",
         "Can you help me recall what my budget for the Oslo trip is?",
         "Ayúdame a recordar: ¿dónde vive mi hermana?",
+        # a recipe or a gift someone gave: LoCoMo's questions
+        "What are the main ingredients of the ice cream recipe shared by Nate?",
+        "What was grandma's gift to Caroline?",
     ],
 )
 def test_other_requests_are_not_open(text: str) -> None:
