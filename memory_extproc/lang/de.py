@@ -241,7 +241,8 @@ _PREFERENCES = Preferences(
     standing=r"""(?<!des\s)\b(?:ich|wir|(?:der\s+|die\s+)?(?:be)?nutzer(?:in)?)\b
       [^.;!?]{0,40}?\b(?:mag|mögen|liebe|liebt|hasse|hasst|vermeide|vermeidet|meide|meidet
       |bevorzuge|bevorzugt|(?:esse|isst|trinke|trinkt)\s+(?:\w+\s+)?(?:kein\w*|nie|nicht)
-      |vegetari\w*|vegan\w*|allergi\w*|unverträglich\w*|angst\s+vor|fürchte\w*
+      |\w*vegetari\w*|vegan\w*|pescetari\w*|flexitari\w*|allergi\w*|unverträglich\w*|angst\s+vor
+      |fürchte\w*
       |(?:kann|darf)\s+(?:kein\w*|nicht)\s+\w+|am\s+liebsten|lieber|lieblings\w*|fan\s+von
       |halal|koscher|glutenfrei|laktosefrei|diabetiker\w*|zöliakie)\b
     |\bmein(?:e|en|em)?\s+lieblings\w*""",

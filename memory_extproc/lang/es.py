@@ -249,13 +249,15 @@ _PREFERENCES = Preferences(
         |(?:usar|tomar|coger)\s+(?:el\s+)?(?:transporte\s+público|metro|autobús|avión))
       |soy\s+(?:diabétic|abstemi)|tengo\s+diabetes|dejé\s+de\s+(?:beber|fumar|comer|tomar)
       |no\s+tomo\s+(?:alcohol|café|cafeína|lácteos|leche|azúcar|vino|cerveza|refrescos|carne)
-      |prefiero|odio|detesto|evito|temo|rechazo|soy\s+(?:vegetarian|vegan|alérgic|celíac|intolerante)
+      |prefiero|odio|detesto|evito|temo|rechazo|soy\s+(?:ahora\s+|ya\s+)?(?:\w*vegetarian|vegan|pescetarian
+        |flexitarian|alérgic|celíac|intolerante)
       |no\s+(?:como|bebo|soporto|tolero|uso|consumo)|solo\s+(?:como|bebo|uso|compro|visto)
       |(?:no|tampoco|nunca)\s+(?:l[oae]s?\s+)?(?:puedo|podemos)\s+{_CANNOT}
       |tengo\s+(?:miedo|fobia|alergia|intolerancia|aversión)|sigo\s+una\s+dieta)\w*
     |(?<!del\s)\busuario\b[^,.;!?]{{0,40}}?\b(?:
       gusta|gustan|encanta|encantan|prefiere|odia|detesta|evita|teme|rechaza|se\s+opone
-      |es\s+(?:vegetarian|vegan|alérgic|celíac|intolerante)|no\s+(?:come|bebe|soporta|tolera|usa
+      |es\s+(?:ahora\s+|ya\s+)?(?:\w*vegetarian|vegan|pescetarian|flexitarian|alérgic|celíac
+        |intolerante)|no\s+(?:come|bebe|soporta|tolera|usa
       |consume)
       |(?:no|tampoco|nunca)\s+(?:l[oae]s?\s+)?pueden?\s+{_CANNOT}
       |solo\s+(?:come|bebe|usa|compra|viste)|es\s+(?:una?\s+)?(?:gran\s+|muy\s+)?(?:fan|aficionad)

@@ -30,6 +30,11 @@ from memory_extproc.retrieval.open_requests import is_open_request
         "User opposes using any wearable technology",
         "I strongly oppose fast fashion.",
         "I'm vegan, so no honey please.",  # a note quotes the user
+        # a diet said as a change, or by its compound name (the blind set's Spanish diet was an
+        # ordinary memory, so a request for a recipe "for my diet" was not given it)
+        "El usuario es ahora ovolactovegetariano: come huevos y queso",
+        "Soy pescetariana desde mayo",
+        "Der Nutzer ist Pescetarier",
         "I really like jazz",
         "I dislike crowded beaches",
         "I have a strong dislike for wicker or rattan furniture.",
