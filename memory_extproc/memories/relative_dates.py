@@ -47,27 +47,53 @@ def _clause(language: Dates, sentence: str, match: re.Match[str]) -> frozenset[s
     return words
 
 
+def _template_pattern(language: Dates, template: str) -> str:
+    """A wording's template ("in {month} {year}") as a pattern of any date it words."""
+    fields = {"iso": r"\d{4}-\d{2}-\d{2}", "year": r"\d{4}", "m": r"\d{1,2}", "d": r"\d{1,2}",
+              "month": "|".join(language.months) or "_"}  # fmt: skip
+    pattern = re.escape(template).replace(r"\{", "{").replace(r"\}", "}").replace(r"\ ", r"\s+")
+    return pattern.format(**{k: f"(?:{v})" for k, v in fields.items()})
+
+
 def _worded_pattern(*, bare_year: bool) -> str:
     """Any date as any language words it, as a pattern: "the week after 2026-12-06", the
     longest wording first ("2026年11月22日の週" before Chinese's "2026年11月22日").
     ``bare_year``: with "2015年" too, which in Chinese is also a car's model year."""
-    worded = []
-    for language in _LANGUAGES:
-        fields = {"iso": r"\d{4}-\d{2}-\d{2}", "year": r"\d{4}", "m": r"\d{1,2}", "d": r"\d{1,2}",
-                  "month": "|".join(language.months) or "_"}  # fmt: skip
-        for template in language.words.values():
-            if bare_year or template != "{year}年":
-                pattern = re.escape(template).replace(r"\{", "{").replace(r"\}", "}")
-                pattern = pattern.replace(r"\ ", r"\s+")
-                worded.append(
-                    (len(template), pattern.format(**{k: f"(?:{v})" for k, v in fields.items()}))
-                )
+    worded = [
+        (len(template), _template_pattern(language, template))
+        for language in _LANGUAGES
+        for template in language.words.values()
+        if bare_year or template != "{year}年"
+    ]
     return "|".join(f"(?:{w})" for _, w in sorted(worded, key=lambda one: -one[0]))
 
 
-# What ``dated`` writes, in every language: after a space, or in brackets (Chinese, appended)
+_POINT_END = r"\s+$"  # how a language's ``point`` ends: the text before the date ends there
+
+
+def _point_pattern() -> str:
+    """A date worded as a point after its word, as ``dated`` writes it ("since November 2026",
+    "desde noviembre de 2026", "seit November 2026"): the wordings as ``bare`` rewrites them,
+    after the point's word. Not a year alone: "since 2015" is the user's own."""
+    worded = []
+    for language in (language for language in _LANGUAGES if language.point):
+        bared = []
+        for template in language.words.values():
+            words = template
+            for start, instead in language.bare:
+                words = re.sub(start, instead, words)
+            if words not in (template, "{year}"):
+                bared.append(_template_pattern(language, words))
+        point = language.point.removesuffix(_POINT_END)
+        worded.append(rf"(?:{point})\s+(?:{'|'.join(bared)})")
+    return "|".join(f"(?:{w})" for w in worded)
+
+
+# What ``dated`` writes, in every language: after a space, or in brackets (Chinese, appended),
+# or as a point after its word
 _RESOLVED = re.compile(
-    rf"\s*[（(](?:{_worded_pattern(bare_year=True)})[）)]|\s*(?:{_worded_pattern(bare_year=False)})",
+    rf"\s*[（(](?:{_worded_pattern(bare_year=True)})[）)]|\s*(?:{_point_pattern()})"
+    rf"|\s*(?:{_worded_pattern(bare_year=False)})",
     re.IGNORECASE,
 )
 

@@ -20,6 +20,7 @@ from memory_extproc.memories.facts import Fact, stated_once
 from memory_extproc.memories.instructions import is_instruction_like
 from memory_extproc.memories.notes import note, note_kind, statement
 from memory_extproc.memories.preferences import states_aversion, states_preference
+from memory_extproc.memories.relative_dates import without_resolved_dates
 from memory_extproc.retrieval.decision import is_greeting
 from memory_extproc.store.model import MemoryType
 from memory_extproc.words import CJK, function_char, sentences, terms, width
@@ -151,7 +152,9 @@ def _kept_in(sentence: str, preferences: Sequence[Fact]) -> bool:
     sentence = _HOLDING_UNSPACED.sub(" ", sentence)
     said, characters = terms(sentence) - _HOLDING, _characters(sentence)
     for preference in preferences:
-        content = statement(preference.content)
+        # the date the product wrote is not the user's words ("… es vegetariano desde
+        # noviembre de 2026" for "me hice vegetariano hace un mes")
+        content = without_resolved_dates(statement(preference.content))
         if characters and against != _held_against(content):
             continue
         keeps_aversion = states_aversion(content) or not averse

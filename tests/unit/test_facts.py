@@ -645,6 +645,11 @@ def test_a_preference_the_model_did_not_keep_as_one_is_noted() -> None:
     assert preferences_missed("Keep it meat-free, I'm vegetarian.", [vegetarian], "d") == []
     spanish = Fact(MemoryType.PREFERENCE, "El usuario es vegetariano")
     assert preferences_missed("Soy vegetariano.", [spanish], "d") == []
+    # …with the date the product wrote into it (unseen es #4 kept a note beside it)
+    since = Fact(MemoryType.PREFERENCE, "El usuario ya no come carne y es vegetariano desde "
+                 "noviembre de 2026")  # fmt: skip
+    said = "Te cuento que ya no como carne: me hice vegetariano hace un mes."
+    assert preferences_missed(said, [since], "d") == []
     dislikes = Fact(MemoryType.PREFERENCE, "User avoids documentaries")  # the same verb only
     assert len(preferences_missed("I tend to avoid crowds.", [dislikes], "d")) == 1
     assert preferences_missed("Don't remember that I love cats.", [], "d") == []

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memory_extproc.memories.relative_dates import dated
+from memory_extproc.memories.relative_dates import dated, without_resolved_dates
 
 MONDAY = "2023-05-08"
 
@@ -211,3 +211,19 @@ def test_a_kept_phrase_is_replaced_without_saying_its_preposition_twice(
     fact: str, said: str, kept: str
 ) -> None:
     assert dated(fact, said, MONDAY) == kept
+
+
+@pytest.mark.parametrize(
+    ("fact", "said"),
+    [
+        ("User has lived in Tucson since November 2026", "User has lived in Tucson"),
+        ("El usuario es vegetariano desde noviembre de 2026", "El usuario es vegetariano"),
+        ("Der Nutzer wohnt seit November 2026 in Hamburg", "Der Nutzer wohnt in Hamburg"),
+        ("User has lived in Austin since 2026-11-30", "User has lived in Austin"),
+        ("User has been painting since 2016", "User has been painting since 2016"),  # the user's
+    ],
+)
+def test_a_date_worded_as_a_point_is_read_through(fact: str, said: str) -> None:
+    """ "since November 2026", as ``dated`` words a point, hid the fact as the user said it: a
+    preference the model kept was noted again beside it."""
+    assert without_resolved_dates(fact) == said
