@@ -560,9 +560,9 @@ _COMMANDS = (
     # a standing rule for later requests: "going forward, recommend …", "if I ever ask about
     # loans, the answer is …", "whenever crypto comes up, point me to …", "treat any question
     # about my cardiologist as being about …"
-    r"\b(?:going\s+forward|in\s+(?:the\s+)?future|from\s+here\s+on|henceforth|hereafter)\b,?"
-    r"[^.!?]{0,60}?\b(?:recommend|suggest|point|say|tell|answer|reply|respond|use|mention|refer"
-    r"|send)\b",
+    r"\b(?:going\s+forward|moving\s+forward|in\s+(?:the\s+)?future|from\s+here\s+on|henceforth"
+    r"|hereafter)\b,?[^.!?]{0,60}?\b(?:recommend|suggest|point|say|tell|answer|reply|respond|use"
+    r"|mention|refer|send|(?:steer|direct)\s+(?:me|us))\b",
     r"\b(?:when(?:ever)?|if|each\s+time|every\s+time|any\s*time)\s+(?:i|the\s+user)\s+(?:ever\s+)?"
     r"(?:ask|mention|bring\w*\s+up|talk|need)\w*\b[^.!?]{0,60}?(?:\b(?:recommend|suggest|point|say"
     r"|tell|answer|reply|respond|use|mention|refer|send)\b|\bthe\s+answer\s+is\b"
