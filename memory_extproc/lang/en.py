@@ -367,7 +367,7 @@ _REQUESTS = Requests(
     | \bmy\s+(?:city|town|neighbou?rhood|hometown)\b | \baround\s+here\b""",
     # the user's own going to and being at work: not "get this script to work", nor "What
     # did Melanie do at work?"
-    work=r"""\b(?:i|we|me|us|my|our)\b[^.?!]{0,60}?(?:
+    work=r"""\b(?:i|we|me|us)\b[^.?!]{0,60}?(?:
         \b(?:before|after|at|from|off)\s+work\b
         | \b(?:go(?:ing)?|went|drive|driving|commute|commuting|walk|walking|bike|biking|cycle
           |cycling|ride|riding|late|way|ready|head(?:ing)?)\s+(?:to|for)\s+work\b)
@@ -560,9 +560,14 @@ _COMMANDS = (
     # a standing rule for later requests: "going forward, recommend …", "if I ever ask about
     # loans, the answer is …", "whenever crypto comes up, point me to …", "treat any question
     # about my cardiologist as being about …"
-    r"\b(?:going\s+forward|moving\s+forward|in\s+(?:the\s+)?future|from\s+here\s+on|henceforth"
-    r"|hereafter)\b,?[^.!?]{0,60}?\b(?:recommend|suggest|point|say|tell|answer|reply|respond|use"
-    r"|mention|refer|send|(?:steer|direct)\s+(?:me|us))\b",
+    r"\b(?:going\s+forward|in\s+(?:the\s+)?future|from\s+here\s+on|henceforth|hereafter)\b,?"
+    r"[^.!?]{0,60}?\b(?:recommend|suggest|point|say|tell|answer|reply|respond|use|mention|refer"
+    r"|send)\b",
+    # "Moving forward, any time insurance is the topic, steer me toward …": an opening, then the
+    # imperative after a comma (not "I'm moving forward with …", "…, my therapist wants to
+    # steer me toward …")
+    r"(?:^|[.;:]\s*)moving\s+forward\b[^.!?]{0,60}?,\s*(?:just\s+|please\s+|always\s+)?"
+    r"(?:steer|direct|point|send|refer|recommend|tell)\s+(?:me|us)\b",
     r"\b(?:when(?:ever)?|if|each\s+time|every\s+time|any\s*time)\s+(?:i|the\s+user)\s+(?:ever\s+)?"
     r"(?:ask|mention|bring\w*\s+up|talk|need)\w*\b[^.!?]{0,60}?(?:\b(?:recommend|suggest|point|say"
     r"|tell|answer|reply|respond|use|mention|refer|send)\b|\bthe\s+answer\s+is\b"
