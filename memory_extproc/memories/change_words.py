@@ -65,6 +65,12 @@ SELF = _words("speaker")
 SELF_UNSPACED = _longest_first("speaker")
 BE = _words("be")
 BE_UNSPACED = tuple(sorted((word for c in _UNSPACED for word in c.be), key=len, reverse=True))
+# …said to be someone, at the end of a text: "User is ", "La usuaria es la ", "用户是"
+USER_IS = re.compile(
+    rf"(?<!\w)(?:{'|'.join(sorted(SELF, key=len, reverse=True))})\s+(?:{'|'.join(BE)})\s+"
+    rf"(?:\w+\s+)?$|(?:{SELF_UNSPACED.pattern})(?:{'|'.join(BE_UNSPACED)})$",
+    re.IGNORECASE,
+)
 BECOME = _words("become")  # "I've gone vegan", "I became vegan": I am vegan now
 BECOME_UNSPACED = _longest_first("become")
 EXPANSIONS = {said: meant for c in _SPACED for said, meant in c.expansions.items()}

@@ -508,18 +508,23 @@ _WHOSE_BEFORE = re.compile(r"\s+(?:de|del|von|des)\s+(?:\w+\s+)?$")
 def _only_whose(name: str, text: str) -> bool:
     """``name`` is in ``text`` only as whose someone is: a breakup with 阿杰 does not end "阿杰的
     妹妹小雨是用户的大学室友" (his sister is still the user's roommate), as the real model's
-    reading of "跟阿杰分手了" did."""
+    reading of "跟阿杰分手了" did. Unless that someone is the user ("User is Jake's girlfriend")."""
     found = [m.span() for m in re.finditer(re.escape(name), text, re.IGNORECASE)]
     if not found:
         return False
     relatives = [m.span() for m in vocabulary.PEOPLE.finditer(text)]
     for start, end in found:
         after = _WHOSE_AFTER.match(text, end)
-        whose = after is not None and any(
-            s >= after.end() and _ONE_WORD.fullmatch(text, after.end(), s) for s, _ in relatives
-        )
+        whose = (
+            after is not None
+            and not vocabulary.USER_IS.search(text[:start])
+            and any(s >= after.end() and _ONE_WORD.fullmatch(text, after.end(), s)
+                    for s, _ in relatives)
+        )  # fmt: skip
         whose = whose or any(
-            _WHOSE_BEFORE.search(text[e:start]) for _, e in relatives if e <= start
+            _WHOSE_BEFORE.search(text[e:start]) and not vocabulary.USER_IS.search(text[:s])
+            for s, e in relatives
+            if e <= start
         )
         if not whose:
             return False

@@ -283,6 +283,8 @@ def test_a_home_said_with_a_change_word_ends_the_old_one(new: str, old: str) -> 
         ("User broke up with Jake", "Jake's younger sister Mia is User's roommate", False),
         ("User broke up with Jake", "User and boyfriend Jake hike every weekend", True),
         ("User broke up with Jake", "User and Jake's dog Rex walk every day", True),
+        ("User broke up with Jake", "User is Jake's girlfriend", True),  # the user is the one
+        ("用户已经和阿杰分手了", "用户是阿杰的女朋友", True),
         ("Der Nutzer hat sich von Jan getrennt", "Jans Schwester ist seine Mitbewohnerin", False),
         ("El usuario rompió con Jake", "La hermana de Jake, Mia, vive con el usuario", False),
         ("ユーザーは健太と別れた", "健太の妹はユーザーのルームメイト", False),
