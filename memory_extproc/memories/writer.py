@@ -133,18 +133,27 @@ class DirectiveRefused(Exception):
 _Placed = tuple[int, np.ndarray, Revision | None, Written]  # a fact, its vector, what it does
 
 
-def _revised_once(placed: Sequence[_Placed]) -> list[_Placed]:
-    """One memory is revised by one fact of a job: the one nearest it, the others are their
-    own. "Seit letztem Monat wohnen wir in Hamburg. Der Umzug war die Hölle." gave two facts
-    the model judged to end the Bremen home, and the second revision wrote over the first:
-    Hamburg was lost."""
-    chosen: dict[str, tuple[float, int]] = {}  # each target's nearest fact, the first of ties
-    for at, (_, _, revision, _) in enumerate(placed):
+def _revised_once(
+    placed: Sequence[_Placed], facts: Sequence[Fact], changed: Sequence[bool]
+) -> list[_Placed]:
+    """One memory is revised by one fact of a job; the others are their own. "Seit letztem
+    Monat wohnen wir in Hamburg. Der Umzug war die Hölle." gave two facts the model judged to
+    end the Bremen home, and the second revision wrote over the first: Hamburg was lost. The
+    one the rules relate to the memory revises it (the new home, not the remark; their scores
+    come from different searches: a home found by what a home says scores 0), then the nearest,
+    then the first."""
+
+    def claim(i: int, target: ScoredMemory) -> tuple[bool, float]:
+        said, held = statement(facts[i].content), statement(target.memory.content)
+        return changes.compare(said, held, change_said=changed[i]) is not None, target.score
+
+    chosen: dict[str, tuple[tuple[bool, float], int]] = {}
+    for at, (i, _, revision, _) in enumerate(placed):
         if revision is not None:
-            target = revision.target
-            nearest = chosen.get(target.memory.id)
-            if nearest is None or target.score > nearest[0]:
-                chosen[target.memory.id] = (target.score, at)
+            key = claim(i, revision.target)
+            best = chosen.get(revision.target.memory.id)
+            if best is None or key > best[0]:
+                chosen[revision.target.memory.id] = (key, at)
     return [
         (i, vector, None, Written.STORED)
         if revision is not None and chosen[revision.target.memory.id][1] != at
@@ -327,7 +336,7 @@ class MemoryWriter:
             ))
             for (i, vector), candidates in zip(kept, similar, strict=True)
         ]  # fmt: skip
-        placed = _revised_once(placed)
+        placed = _revised_once(placed, facts, changed)
         near = {i: candidates for (i, _), candidates in zip(kept, similar, strict=True)}
         updates = [  # what the user said: a note's date frame is not an amount
             statement(facts[i].content) for i, _, revision, _ in placed if revision is not None

@@ -13,10 +13,11 @@ from memory_extproc.embedding import model as english_model
 from memory_extproc.embedding.spaces import Embeddings, english_query, is_carried, score
 from memory_extproc.llm_client import JsonSchema, LlmError
 from memory_extproc.memories.facts import Fact
-from memory_extproc.memories.writer import MemoryWriter, Written, _nearest
+from memory_extproc.memories.reconcile import Revision
+from memory_extproc.memories.writer import MemoryWriter, Written, _nearest, _revised_once
 from memory_extproc.retrieval.plan import RetrievalPolicy
 from memory_extproc.store.memory import InMemoryStore
-from memory_extproc.store.model import Memory, MemoryType, SearchRequest
+from memory_extproc.store.model import Memory, MemoryType, ScoredMemory, SearchRequest
 from memory_extproc.words import in_memory_voice
 from memory_extproc.worker.turn_notes import turn_notes
 
@@ -726,3 +727,26 @@ async def test_one_memory_is_revised_once_in_a_job(
     (home_now,) = [m for m in await store.list("alice") if "Hamburg" in m.content]
     assert history(store, home_now.id) == ["Der Nutzer wohnt in Bremen."]
     assert "Der Umzug war die Hölle." in now
+
+
+def test_the_fact_the_rules_relate_to_a_memory_revises_it_whatever_it_scored() -> None:
+    """A home found by what a home says scores 0 (writer._homes): a remark that the model also
+    judged to end it, nearer by its own search, must not take the revision from the move."""
+    bremen = Memory.new("alice", "Der Nutzer wohnt in Bremen")
+    home = fact("Der Nutzer wohnt seit November 2026 in Hamburg")
+    remark = fact("Der Umzug war die Hölle")
+    vector = np.zeros(3)
+    placed = [
+        (
+            0,
+            vector,
+            Revision(ScoredMemory(bremen, 0.41), remark.content, "judged"),
+            Written.UPDATED,
+        ),
+        (1, vector, Revision(ScoredMemory(bremen, 0.0), home.content, "judged"), Written.UPDATED),
+    ]
+    said = [True, True]  # "So, seit letztem Monat wohnen wir in Hamburg": a change said
+    (_, _, kept_remark, outcome), (_, _, kept_home, _) = _revised_once(placed, [remark, home], said)
+    assert kept_remark is None
+    assert outcome is Written.STORED
+    assert kept_home is placed[1][2]
