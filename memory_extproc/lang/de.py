@@ -280,10 +280,10 @@ _REQUESTS = Requests(
     | \b(?:meine[rnms]?|unsere[rnms]?)\s+(?:Stadt|Gegend|Wohnort|Heimatstadt|Nachbarschaft
         |Viertel|Kiez|Umgebung)\b
     | \bbei\s+(?:mir|uns)\s+(?:in\s+der\s+(?:Nähe|Gegend|Stadt)|um\s+die\s+Ecke)\b
-    | \b(?:hier\s+in\s+der\s+Gegend|in\s+der\s+Nähe)\b""",
+    | \bhier\s+in\s+der\s+Gegend\b""",
     work=r"""\b(?:ich|wir|mir|mich|uns|mein\w*)\b[^.?!]{0,60}?
         \b(?:(?:vor|nach|bei|auf)\s+der\s+Arbeit|zur\s+Arbeit|Arbeitsweg)\b
-    | \b(?:meine[rnms]?)\s+(?:Job|Arbeit|Beruf|Schicht|Schichten|Büro|Arbeitsplatz|Arbeitgeber
+    | \b(?:meine[rnms]?)\s+(?:Job|Beruf|Schicht|Schichten|Büro|Arbeitsplatz|Arbeitgeber
         |Arbeitsstelle|Dienst)\b""",
 )
 

@@ -291,9 +291,9 @@ _REQUESTS = Requests(
     recounts=r"^\s*(?:cu[aá]ndo|por\s+qu[eé]|qui[eé]n)\b|\b(?:recomend[eé]|suger[ií]|me\s+dijo)\b",
     reminded=r"\bay[uú]dame\s+a\s+recordar\b",
     home=r"""\bdonde\s+(?:vivo|vivimos)\b
-    | \bcerca\s+de\s+(?:mí|mi|nosotros|casa|mi\s+casa|donde\s+vivo)\b
+    | \bcerca\s+de\s+(?:mí|nosotros|casa|mi\s+casa|donde\s+vivo)(?!\w)
     | \b(?:en|por|de)\s+(?:mi|nuestra?)\s+(?:ciudad|zona|barrio|pueblo|región|colonia|área)\b
-    | \bmi\s+(?:ciudad|barrio|pueblo)\b | \bpor\s+aquí\b | \bcerca\s+de\s+aquí\b""",
+    | \bmi\s+(?:ciudad|barrio|pueblo)\b""",
     work=r"""\b(?:antes|después)\s+de\s+(?:ir\s+a\s+)?(?:trabajar|el\s+trabajo|la\s+chamba)\b
     | \b(?:voy|ir|llegar|llego)\s+a\s+trabajar\b
     | \bmis?\s+(?:trabajo|turnos?|oficina|empleo|curro|chamba|guardias?)\b""",

@@ -119,7 +119,8 @@ class MemoryRetrieval:
         self._usage = usage
         self._rewriter = rewriter
         self._compression = compression
-        self._asked: dict[str, np.ndarray] = {}  # own_life's questions, embedded once
+        # own_life's questions, embedded once for each language they are asked in
+        self._asked: dict[tuple[str, str], np.ndarray] = {}
 
     async def process(self, request: ChatRequest, signals: HeaderSignals) -> RetrievalResult:
         compression = self._compression
@@ -240,10 +241,10 @@ class MemoryRetrieval:
         nearest to the question of it that says it. Best effort, as preferences."""
         question = asked(own, language)
         try:
-            vector = self._asked.get(question)
+            vector = self._asked.get((question, language))
             if vector is None:
                 vector = await self._embedder.query(question, language=language)
-                self._asked[question] = vector
+                self._asked[question, language] = vector
             with traced(tracing.SEARCH_MEMORY) as span:
                 found = await self._store.retrieve(
                     dataclasses.replace(

@@ -36,6 +36,16 @@ NEITHER = [
     "这个函数怎么工作？",
     "如何在本地安装？",
     "¿Cuál es la capital de Perú?",
+    # a review's near misses: a place that is not the user's, work that is not a job, or
+    # someone else's
+    "In der Nähe von Rom gibt es was?",
+    "Cerca de mi universidad hay algo?",
+    "当地时间和UTC差几个小时？",
+    "周边设备驱动怎么装？",
+    "この関数の近くでエラーが出る",
+    "シフト演算子の使い方は？",
+    "My husband is always late for work",
+    "Meine Arbeit über Kant ist fertig.",
 ]
 
 
