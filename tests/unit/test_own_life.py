@@ -20,6 +20,7 @@ REFERS = [
     ("上班前吃什么好？", (Own.WORK,)),
     ("近所でおすすめの店はある？", (Own.HOME,)),
     ("仕事の前に何を食べたらいい？", (Own.WORK,)),
+    ("うちの近くで週末行けるおすすめスポットある？", (Own.HOME,)),
     ("Any cafés near me where I could work before my shift?", (Own.HOME, Own.WORK)),
 ]
 NEITHER = [
