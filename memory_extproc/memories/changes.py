@@ -493,7 +493,7 @@ def _same_frame(new: str, old: str, a: _Read, b: _Read, said: bool) -> Change | 
     if not ends and a.negated == b.negated and _same_people(a, b) and _restates(a, b):
         return Change.RESTATED
     named = _read(obj).content - vocabulary.WHEN if obj is not None else frozenset()
-    if not (ends and named & b.content) or obj is None:
+    if obj is None or not (ends and named & b.content):
         return None
     return None if _only_whose(obj.strip(), old) else Change.ENDED
 

@@ -26,12 +26,13 @@ from memory_extproc.memories import change_words as vocabulary
 from memory_extproc.words import in_memory_voice
 
 # Each language's rules, read with every text: a word for a kind, in the text's language
+_WORK = tuple(re.compile(language.topics.work) for language in FILED)
 _RULES = tuple(
-    (re.compile(rule), word)
-    for language in FILED
+    (rule, word)
+    for language, work in zip(FILED, _WORK, strict=True)
     for rule, word in (
-        (language.topics.work, language.topics.work_word),
-        (language.topics.move, language.topics.move_word),
+        (work, language.topics.work_word),
+        (re.compile(language.topics.move), language.topics.move_word),
     )
 )
 
@@ -43,9 +44,6 @@ def topic_words(text: str) -> tuple[str, ...]:
     memory says them ("I'm doing an electrician apprenticeship now": "User is doing …")."""
     read = (text, in_memory_voice(text))  # not only: Spanish "Me acabo de mudar" is no "User"
     return tuple(word for rule, word in _RULES if any(rule.search(t) for t in read))
-
-
-_WORK = tuple(re.compile(language.topics.work) for language in FILED)
 
 
 def says_home(text: str) -> bool:

@@ -161,9 +161,7 @@ def with_preferences(
     most ``preference_limit``) ahead of what it matched itself, each memory once, ``limit`` in
     all (a request's ``retrieval_limit`` holds for preferences too)."""
     chosen = [p for p in preferences if p.score >= policy.preference_floor]
-    chosen = chosen[: policy.preference_limit]
-    ids = {p.memory.id for p in chosen}
-    return (chosen + [m for m in ranked if m.memory.id not in ids])[:limit]
+    return _ahead(chosen[: policy.preference_limit], ranked, limit)
 
 
 def with_own_life(
@@ -172,6 +170,12 @@ def with_own_life(
     """What the request refers to of the user's life (its home, its job: retrieval/own_life.py)
     ahead of what it matched itself (an open request's preferences go ahead of both), each
     memory once, ``limit`` in all."""
-    first = list({m.memory.id: m for m in own}.values())  # a move for a job is both
-    ids = {m.memory.id for m in first}
-    return (first + [m for m in ranked if m.memory.id not in ids])[:limit]
+    return _ahead(own, ranked, limit)  # a move for a job is both: once
+
+
+def _ahead(first: list[ScoredMemory], rest: list[ScoredMemory], limit: int) -> list[ScoredMemory]:
+    """``first`` ahead of ``rest``, each memory once, ``limit`` in all."""
+    once: dict[str, ScoredMemory] = {}
+    for memory in [*first, *rest]:
+        once.setdefault(memory.memory.id, memory)  # where it comes first, as it scored there
+    return list(once.values())[:limit]
